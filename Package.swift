@@ -1,0 +1,57 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// C libraries come in through pkg-config; each module map names one library.
+func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
+    .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+let package = Package(
+    name: "Trellis",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "trellis", targets: ["TrellisCLI"]),
+        .library(name: "TrellisCore", targets: ["TrellisCore"]),
+        .library(name: "TrellisEngine", targets: ["TrellisEngine"]),
+        .library(name: "TrellisUnits", targets: ["TrellisUnits"]),
+        .library(name: "TrellisGraph", targets: ["TrellisGraph"]),
+        .library(name: "TrellisAudioFile", targets: ["TrellisAudioFile"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        systemLibrary("CJack", pkgConfig: "jack", apt: "libjack-jackd2-dev"),
+        systemLibrary("CLilv", pkgConfig: "lilv-0", apt: "liblilv-dev"),
+        systemLibrary("CSndfile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
+        systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
+        .target(name: "CTrellisShim", dependencies: ["CJack"]),
+        .target(name: "CAllocationCounter"),
+
+        // The model: descriptions, formats, buffers, the unit contract. No Foundation.
+        .target(name: "TrellisCore", dependencies: ["CTrellisShim"]),
+        // What the audio thread runs: programs, rings, the publish/retire slot. No Foundation.
+        .target(name: "TrellisEngine", dependencies: ["TrellisCore", "CTrellisShim"]),
+        // Built-in units. DSP only; no Foundation.
+        .target(name: "TrellisUnits", dependencies: ["TrellisCore", "CSoxr"]),
+        // Audio files through libsndfile.
+        .target(name: "TrellisAudioFile", dependencies: ["TrellisCore", "CSndfile"]),
+        // The graph model and its compiler (control side).
+        .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"]),
+        .executableTarget(
+            name: "TrellisCLI",
+            dependencies: [
+                "TrellisCore", "TrellisUnits", "TrellisGraph", "TrellisAudioFile",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisUnits"]),
+        .testTarget(name: "TrellisAudioFileTests", dependencies: ["TrellisAudioFile", "TrellisCore"]),
+        .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore"]),
+        .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
+        .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI"]),
+    ]
+)

@@ -1,0 +1,34 @@
+#ifndef TRELLIS_SHIM_H
+#define TRELLIS_SHIM_H
+
+#include <stdint.h>
+#include <jack/jack.h>
+
+/// Opens a JACK client without the variadic call Swift cannot make.
+/// `server_name` may be NULL for the default server. Thread: control.
+jack_client_t *trellis_jack_client_open(const char *client_name,
+                                        jack_options_t options,
+                                        jack_status_t *status,
+                                        const char *server_name);
+
+/// Flushes denormals to zero (FTZ and DAZ) on the calling thread and returns
+/// the previous control state so it can be restored. Thread: audio.
+uint32_t trellis_enable_flush_denormals(void);
+
+/// Restores a control state returned by `trellis_enable_flush_denormals`.
+void trellis_restore_float_state(uint32_t state);
+
+/// Reports whether FTZ and DAZ are both in force on the calling thread.
+int trellis_flush_denormals_enabled(void);
+
+/// Marks the calling thread as (or no longer as) an audio thread, so
+/// debug builds can assert that control-only APIs are not called from it.
+void trellis_set_audio_thread(int is_audio);
+
+/// Reports whether the calling thread marked itself as an audio thread.
+int trellis_is_audio_thread(void);
+
+/// Monotonic host time in nanoseconds. Thread: any (no system call on Linux's vDSO).
+uint64_t trellis_host_time_ns(void);
+
+#endif

@@ -1,0 +1,69 @@
+#include "trellis_shim.h"
+
+#include <time.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#include <pmmintrin.h>
+#endif
+
+jack_client_t *trellis_jack_client_open(const char *client_name,
+                                        jack_options_t options,
+                                        jack_status_t *status,
+                                        const char *server_name) {
+    if (server_name != NULL) {
+        return jack_client_open(client_name, options | JackServerName, status, server_name);
+    }
+    return jack_client_open(client_name, options, status);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+static const uint32_t flush_bits = 0x8040; /* FTZ (bit 15) | DAZ (bit 6) */
+
+uint32_t trellis_enable_flush_denormals(void) {
+    uint32_t previous = _mm_getcsr();
+    _mm_setcsr(previous | flush_bits);
+    return previous;
+}
+
+void trellis_restore_float_state(uint32_t state) { _mm_setcsr(state); }
+
+int trellis_flush_denormals_enabled(void) { return (_mm_getcsr() & flush_bits) == flush_bits; }
+
+#elif defined(__aarch64__)
+static const uint64_t fz_bit = 1ull << 24;
+
+uint32_t trellis_enable_flush_denormals(void) {
+    uint64_t fpcr;
+    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+    __asm__ volatile("msr fpcr, %0" : : "r"(fpcr | fz_bit));
+    return (uint32_t)fpcr;
+}
+
+void trellis_restore_float_state(uint32_t state) {
+    uint64_t fpcr = state;
+    __asm__ volatile("msr fpcr, %0" : : "r"(fpcr));
+}
+
+int trellis_flush_denormals_enabled(void) {
+    uint64_t fpcr;
+    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+    return (fpcr & fz_bit) != 0;
+}
+#else
+uint32_t trellis_enable_flush_denormals(void) { return 0; }
+void trellis_restore_float_state(uint32_t state) { (void)state; }
+int trellis_flush_denormals_enabled(void) { return 0; }
+#endif
+
+static __thread int audio_thread;
+
+void trellis_set_audio_thread(int is_audio) { audio_thread = is_audio; }
+
+int trellis_is_audio_thread(void) { return audio_thread; }
+
+uint64_t trellis_host_time_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}

@@ -1,0 +1,28 @@
+import Synchronization
+
+/// A fixed array of floats that one thread may write while others read, without
+/// locks: parameter values and meters shared between the audio and control threads.
+public final class AtomicFloats: @unchecked Sendable {
+    public let count: Int
+    private let storage: UnsafeMutablePointer<Atomic<UInt32>>
+
+    public init(count: Int, initialValue: Float = 0) {
+        self.count = count
+        storage = .allocate(capacity: max(1, count))
+        for index in 0..<count {
+            (storage + index).initialize(to: Atomic(initialValue.bitPattern))
+        }
+    }
+
+    deinit {
+        storage.deinitialize(count: count)
+        storage.deallocate()
+    }
+
+    /// Thread: any.
+    @inline(__always)
+    public subscript(index: Int) -> Float {
+        get { Float(bitPattern: storage[index].load(ordering: .relaxed)) }
+        set { storage[index].store(newValue.bitPattern, ordering: .relaxed) }
+    }
+}

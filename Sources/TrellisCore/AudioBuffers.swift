@@ -1,0 +1,119 @@
+/// A borrowed view of one bus's non-interleaved float channels for one render call.
+///
+/// A view owns nothing and costs nothing to copy, so it may cross into the audio
+/// thread freely; whoever made the memory keeps it alive for as long as views exist.
+public struct AudioBuffers: @unchecked Sendable, BitwiseCopyable {
+    public let channelPointers: UnsafePointer<UnsafeMutablePointer<Float>>?
+    public let channelCount: Int
+
+    public init(channelPointers: UnsafePointer<UnsafeMutablePointer<Float>>?, channelCount: Int) {
+        self.channelPointers = channelPointers
+        self.channelCount = channelCount
+    }
+
+    public static let empty = AudioBuffers(channelPointers: nil, channelCount: 0)
+
+    /// The samples of one channel. Thread: any.
+    @inline(__always)
+    public subscript(channel: Int) -> UnsafeMutablePointer<Float> {
+        channelPointers.unsafelyUnwrapped[channel]
+    }
+
+    /// Writes zeros into `frameCount` frames of every channel. Thread: any.
+    @inline(__always)
+    public func clear(frameCount: Int) {
+        for channel in 0..<channelCount {
+            self[channel].update(repeating: 0, count: frameCount)
+        }
+    }
+
+    /// Copies `frameCount` frames channel by channel from `source`; a source with fewer
+    /// channels leaves the extra channels silent. Thread: any.
+    @inline(__always)
+    public func copy(from source: AudioBuffers, frameCount: Int) {
+        for channel in 0..<channelCount {
+            if channel < source.channelCount {
+                self[channel].update(from: source[channel], count: frameCount)
+            } else {
+                self[channel].update(repeating: 0, count: frameCount)
+            }
+        }
+    }
+}
+
+/// Views of several buses, indexed by element. Thread: any.
+public struct BusBuffers: @unchecked Sendable, BitwiseCopyable {
+    public let buses: UnsafePointer<AudioBuffers>?
+    public let count: Int
+
+    public init(buses: UnsafePointer<AudioBuffers>?, count: Int) {
+        self.buses = buses
+        self.count = count
+    }
+
+    public static let none = BusBuffers(buses: nil, count: 0)
+
+    @inline(__always)
+    public subscript(bus: Int) -> AudioBuffers {
+        buses.unsafelyUnwrapped[bus]
+    }
+}
+
+/// Owns the memory of one or more buses of non-interleaved float channels, allocated
+/// once at a fixed capacity and freed when the list is released.
+///
+/// Thread: made and freed on the control side; its views are used on any thread.
+public final class AudioBufferList: @unchecked Sendable {
+    public let channelCounts: [Int]
+    public let frameCapacity: Int
+    private let samples: UnsafeMutablePointer<Float>
+    private let channelTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let busTable: UnsafeMutablePointer<AudioBuffers>
+
+    /// One bus of `channelCount` channels.
+    public convenience init(channelCount: Int, frameCapacity: Int) {
+        self.init(channelCounts: [channelCount], frameCapacity: frameCapacity)
+    }
+
+    /// One bus per entry of `channelCounts`, zero-filled.
+    public init(channelCounts: [Int], frameCapacity: Int) {
+        precondition(frameCapacity > 0 && channelCounts.allSatisfy { $0 >= 0 })
+        self.channelCounts = channelCounts
+        self.frameCapacity = frameCapacity
+        let totalChannels = channelCounts.reduce(0, +)
+        // Each channel starts on a 64-byte boundary so kernels can use aligned vectors.
+        let stride = (frameCapacity + 15) & ~15
+        samples = UnsafeMutablePointer<Float>.allocate(capacity: max(1, totalChannels * stride))
+        samples.initialize(repeating: 0, count: max(1, totalChannels * stride))
+        channelTable = .allocate(capacity: max(1, totalChannels))
+        for channel in 0..<totalChannels {
+            (channelTable + channel).initialize(to: samples + channel * stride)
+        }
+        busTable = .allocate(capacity: max(1, channelCounts.count))
+        var first = 0
+        for (bus, count) in channelCounts.enumerated() {
+            (busTable + bus).initialize(to: AudioBuffers(channelPointers: UnsafePointer(channelTable + first), channelCount: count))
+            first += count
+        }
+    }
+
+    deinit {
+        samples.deallocate()
+        channelTable.deallocate()
+        busTable.deallocate()
+    }
+
+    public var busCount: Int { channelCounts.count }
+
+    /// The view of one bus. Thread: any.
+    public subscript(bus: Int) -> AudioBuffers { busTable[bus] }
+
+    /// Views of all buses. Thread: any.
+    public var buses: BusBuffers { BusBuffers(buses: UnsafePointer(busTable), count: channelCounts.count) }
+
+    /// Copies the samples of one channel out, for tests and control-side inspection.
+    public func samples(bus: Int = 0, channel: Int, frameCount: Int? = nil) -> [Float] {
+        let view = self[bus]
+        return Array(UnsafeBufferPointer(start: view[channel], count: frameCount ?? frameCapacity))
+    }
+}

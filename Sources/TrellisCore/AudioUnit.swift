@@ -1,0 +1,105 @@
+/// Everything one render call needs: how many frames, when, and the buses.
+///
+/// Inputs are already rendered (the program ran the unit's sources first) and must
+/// not be written; every output channel must be filled for `frameCount` frames.
+public struct RenderContext: BitwiseCopyable {
+    public var frameCount: Int
+    public var timeStamp: AudioTimeStamp
+    public var inputs: BusBuffers
+    public var outputs: BusBuffers
+
+    public init(frameCount: Int, timeStamp: AudioTimeStamp, inputs: BusBuffers, outputs: BusBuffers) {
+        self.frameCount = frameCount
+        self.timeStamp = timeStamp
+        self.inputs = inputs
+        self.outputs = outputs
+    }
+}
+
+/// Supplies a unit's input when the unit is pulled on its own, outside a graph: the
+/// analog of Core Audio's render callback on an input element.
+public protocol InputSource {
+    /// Fills `buffers` with `frameCount` frames of input `bus`. Thread: audio.
+    func pullInput(bus: Int, frameCount: Int, timeStamp: AudioTimeStamp, into buffers: AudioBuffers) -> RenderStatus
+}
+
+/// An input source with nothing to give: every pull is silence.
+public struct SilentInput: InputSource {
+    public init() {}
+    public func pullInput(bus: Int, frameCount: Int, timeStamp: AudioTimeStamp, into buffers: AudioBuffers) -> RenderStatus {
+        buffers.clear(frameCount: frameCount)
+        return .ok
+    }
+}
+
+/// A token that removes a listener when passed back to the unit.
+public struct ListenerToken: Hashable, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+}
+
+/// The contract every unit keeps: built-in DSP, hosted LV2 plugins and subgraphs.
+///
+/// Threads: configuration (formats, properties, element counts, initialize) is
+/// control-thread work; `render`, `reset` while rendering and `applyParameterEvent`
+/// are audio-thread work and never allocate, lock or block; parameters may be set from
+/// any thread.
+public protocol AudioUnit: AnyObject, Sendable {
+    var componentDescription: ComponentDescription { get }
+    /// A name for messages, e.g. `eq (aufx:nbeq:trls)`.
+    var name: String { get }
+    /// Unique for the life of the process; routes parameter events. Thread: any.
+    var unitID: UInt64 { get }
+
+    /// Thread: control.
+    func elementCount(_ scope: Scope) -> Int
+    /// Thread: control.
+    func format(scope: Scope, element: Int) throws(AudioUnitError) -> StreamFormat
+    /// Thread: control, while uninitialized.
+    func setFormat(_ format: StreamFormat, scope: Scope, element: Int) throws(AudioUnitError)
+
+    var isInitialized: Bool { get }
+    /// The most frames one render call may ask for. Thread: any.
+    var maximumFramesPerSlice: Int { get }
+    /// Allocates everything rendering needs. Thread: control.
+    func initialize() throws(AudioUnitError)
+    /// Frees what `initialize` allocated. Thread: control, never while rendering.
+    func uninitialize()
+    /// Clears filter and delay state. Thread: audio while rendering, else control.
+    func reset()
+    /// Renders one slice. Thread: audio.
+    func render(_ context: RenderContext) -> RenderStatus
+
+    /// Thread: control.
+    func propertyInfo(_ id: PropertyID, scope: Scope, element: Int) throws(AudioUnitError) -> PropertyInfo
+    /// Thread: control.
+    func property(_ id: PropertyID, scope: Scope, element: Int) throws(AudioUnitError) -> PropertyValue
+    /// Thread: control.
+    func setProperty(_ id: PropertyID, _ value: PropertyValue, scope: Scope, element: Int) throws(AudioUnitError)
+    /// Calls `listener` on the control thread after the property changes. Thread: control.
+    @discardableResult
+    func addPropertyListener(_ listener: @escaping @Sendable (PropertyID, Scope, Int) -> Void) -> ListenerToken
+    func removeListener(_ token: ListenerToken)
+
+    /// Every parameter in every scope. Thread: control.
+    var parameters: [ParameterInfo] { get }
+    /// Thread: any.
+    func parameterValue(_ address: ParameterAddress) throws(AudioUnitError) -> Float
+    /// Rejects values outside the parameter's range. While the unit is rendering, the
+    /// change travels to the audio thread through the engine's queue. Thread: any.
+    func setParameter(_ address: ParameterAddress, _ value: Float, rampFrames: Int) throws(AudioUnitError)
+    /// Calls `listener` on the setting thread after a parameter changes. Thread: control.
+    @discardableResult
+    func addParameterListener(_ listener: @escaping @Sendable (ParameterInfo, Float) -> Void) -> ListenerToken
+    /// Applies a queued change at the current position of the render. Thread: audio.
+    func applyParameterEvent(index: Int, value: Float, rampFrames: Int)
+    /// Set by the engine while the unit belongs to a running program. Thread: control.
+    var parameterSink: (any ParameterEventSink)? { get set }
+
+    /// Processing delay in frames at the current sample rate. Thread: any.
+    var latencyFrames: Int { get }
+    /// How long output continues after input stops, in seconds. Thread: any.
+    var tailTime: Double { get }
+    /// When true the engine passes input to output instead of rendering. Thread: any.
+    var isBypassed: Bool { get }
+}

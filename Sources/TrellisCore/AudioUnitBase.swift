@@ -1,0 +1,418 @@
+import Synchronization
+
+/// The shared machinery of every unit: elements and their formats, the standard
+/// properties, validated parameters with listeners, and standalone pulling.
+///
+/// Subclasses declare their parameters in `init`, allocate in
+/// `allocateRenderResources`, and render in `render(_:)`. Configuration calls come from
+/// one control thread at a time; the class is `@unchecked Sendable` because its
+/// audio-side state is handed over by the engine's publish protocol, not by locks.
+open class AudioUnitBase: AudioUnit, @unchecked Sendable {
+    public let componentDescription: ComponentDescription
+    public let unitID: UInt64
+    public let shortName: String
+
+    open var name: String { "\(shortName) (\(componentDescription))" }
+
+    public private(set) var isInitialized = false
+    public private(set) var maximumFramesPerSlice = 4096
+    public private(set) var sampleRate: Double = 48_000
+
+    private var formats: [Scope: [StreamFormat]] = [:]
+    private let fixedScopes: Set<Scope>
+    public private(set) var parameters: [ParameterInfo] = []
+    private var parameterIndex: [ParameterAddress: Int] = [:]
+    /// Current parameter values, readable from any thread.
+    public private(set) var values = AtomicFloats(count: 0)
+    private var propertyListeners: [Int: @Sendable (PropertyID, Scope, Int) -> Void] = [:]
+    private var parameterListeners: [Int: @Sendable (ParameterInfo, Float) -> Void] = [:]
+    private var nextListener = 0
+    private let sink = Mutex<(any ParameterEventSink)?>(nil)
+    private let bypassed = Atomic<Bool>(false)
+    private var pullBuffers: AudioBufferList?
+    private var pullTime: Int64 = .min
+
+    private static let nextID = Atomic<UInt64>(1)
+
+    /// `inputs` and `outputs` give the channel count of each bus; all start canonical at
+    /// 48 kHz. Element counts of the scopes in `fixedScopes` cannot change.
+    public init(
+        description: ComponentDescription,
+        shortName: String,
+        inputs: [Int],
+        outputs: [Int],
+        fixedScopes: Set<Scope> = [.input, .output]
+    ) {
+        componentDescription = description
+        self.shortName = shortName
+        unitID = Self.nextID.add(1, ordering: .relaxed).oldValue
+        self.fixedScopes = fixedScopes
+        formats[.input] = inputs.map { .canonical(sampleRate: 48_000, channelCount: $0) }
+        formats[.output] = outputs.map { .canonical(sampleRate: 48_000, channelCount: $0) }
+    }
+
+    // MARK: - Hooks for subclasses
+
+    /// Allocates DSP state for `sampleRate` and `maximumFramesPerSlice`. Thread: control.
+    open func allocateRenderResources() throws(AudioUnitError) {}
+    /// Frees what `allocateRenderResources` made. Thread: control.
+    open func deallocateRenderResources() {}
+    /// Renders one slice. Thread: audio.
+    open func render(_ context: RenderContext) -> RenderStatus {
+        for bus in 0..<context.outputs.count { context.outputs[bus].clear(frameCount: context.frameCount) }
+        return .ok
+    }
+    /// Clears DSP state. Thread: audio while rendering, else control.
+    open func reset() {}
+    /// Takes a parameter change into the DSP state, ramping over `rampFrames`.
+    /// Thread: audio while rendering, else control.
+    open func parameterDidChange(index: Int, value: Float, rampFrames: Int) {}
+    /// Vets a format before it is set; throw to refuse. Thread: control.
+    open func validateFormat(_ format: StreamFormat, scope: Scope, element: Int) throws(AudioUnitError) {
+        guard format.isCanonical else {
+            throw .formatNotSupported(format, reason: "buses inside a graph are non-interleaved float32", unit: name)
+        }
+    }
+    /// Called after an element count changed, to declare per-element parameters. Thread: control.
+    open func elementCountDidChange(scope: Scope) {}
+    /// Processing delay in frames. Thread: any.
+    open var latencyFrames: Int { 0 }
+    /// Seconds of output after input stops. Thread: any.
+    open var tailTime: Double { 0 }
+    /// Names of factory presets, by number.
+    open var factoryPresets: [Preset] { [] }
+    /// Applies a factory preset. Thread: control.
+    open func applyFactoryPreset(_ preset: Preset) throws(AudioUnitError) {
+        throw .invalidPreset(preset.name, available: factoryPresets.map(\.name), unit: name)
+    }
+    /// Unit-specific properties: info, get and set. Return nil for "not mine".
+    open func customPropertyInfo(_ id: PropertyID, scope: Scope, element: Int) -> PropertyInfo? { nil }
+    open func customProperty(_ id: PropertyID, scope: Scope, element: Int) throws(AudioUnitError) -> PropertyValue? { nil }
+    open func setCustomProperty(_ id: PropertyID, _ value: PropertyValue, scope: Scope, element: Int) throws(AudioUnitError) -> Bool { false }
+
+    private var currentPreset: Preset?
+
+    // MARK: - Parameters (declaration)
+
+    /// Declares a parameter; its index is its position in `parameters`. Thread: control,
+    /// while uninitialized.
+    @discardableResult
+    public func declareParameter(_ info: ParameterInfo) -> Int {
+        precondition(parameterIndex[info.address] == nil, "parameter \(info.address) declared twice in \(name)")
+        parameters.append(info)
+        parameterIndex[info.address] = parameters.count - 1
+        let old = values
+        values = AtomicFloats(count: parameters.count)
+        for index in 0..<parameters.count {
+            values[index] = index < old.count ? old[index] : parameters[index].defaultValue
+        }
+        return parameters.count - 1
+    }
+
+    /// Removes every parameter in a scope, so per-element parameters can be declared
+    /// again after an element count change. Thread: control, while uninitialized.
+    public func removeParameters(scope: Scope) {
+        let kept = parameters.enumerated().filter { $0.element.address.scope != scope }
+        let oldValues = values
+        parameters = kept.map(\.element)
+        parameterIndex = Dictionary(uniqueKeysWithValues: parameters.enumerated().map { ($1.address, $0) })
+        values = AtomicFloats(count: parameters.count)
+        for (newIndex, entry) in kept.enumerated() { values[newIndex] = oldValues[entry.offset] }
+    }
+
+    /// The index of a parameter, for the audio-side tables. Thread: control.
+    public func index(of address: ParameterAddress) throws(AudioUnitError) -> Int {
+        guard let index = parameterIndex[address] else { throw .invalidParameter(address, unit: name) }
+        return index
+    }
+
+    /// Finds a parameter by identifier or name, case-insensitively. Thread: control.
+    public func parameter(named identifier: String) throws(AudioUnitError) -> ParameterInfo {
+        let lowered = identifier.lowercased()
+        if let found = parameters.first(where: { $0.identifier.lowercased() == lowered || $0.name.lowercased() == lowered }) {
+            return found
+        }
+        let suggestions = Suggestions.closest(to: identifier, among: parameters.map(\.identifier))
+        throw .unknownParameter(identifier, unit: name, suggestions: suggestions)
+    }
+
+    /// Publishes a value the unit computed (a meter). Thread: audio.
+    @inline(__always)
+    public func publishOutputValue(index: Int, _ value: Float) {
+        values[index] = value
+    }
+
+    // MARK: - Parameters (AudioUnit)
+
+    public func parameterValue(_ address: ParameterAddress) throws(AudioUnitError) -> Float {
+        values[try index(of: address)]
+    }
+
+    public func setParameter(_ address: ParameterAddress, _ value: Float, rampFrames: Int = 0) throws(AudioUnitError) {
+        let index = try index(of: address)
+        let info = parameters[index]
+        guard info.isWritable else { throw .readOnlyParameter(info.identifier, unit: name) }
+        guard value.isFinite, info.range.contains(value) else {
+            throw .parameterValueOutOfRange(parameter: info.identifier, value: value, range: info.range, unit: name)
+        }
+        values[index] = value
+        let delivered: Bool = sink.withLock { sink in
+            guard let sink else { return false }
+            let event = ParameterEvent(unitID: unitID, index: Int32(index), value: value, rampFrames: Int32(clamping: max(0, rampFrames)))
+            // A full queue means the audio thread has stalled; the value still lands
+            // when it resumes because `values` already holds it.
+            _ = sink.enqueue(event)
+            return true
+        }
+        if !delivered { parameterDidChange(index: index, value: value, rampFrames: 0) }
+        for listener in parameterListeners.values { listener(info, value) }
+    }
+
+    /// Sets a parameter by identifier. Thread: any.
+    public func setParameter(named identifier: String, _ value: Float, rampFrames: Int = 0) throws(AudioUnitError) {
+        try setParameter(try parameter(named: identifier).address, value, rampFrames: rampFrames)
+    }
+
+    public func applyParameterEvent(index: Int, value: Float, rampFrames: Int) {
+        parameterDidChange(index: index, value: value, rampFrames: rampFrames)
+    }
+
+    public var parameterSink: (any ParameterEventSink)? {
+        get { sink.withLock { $0 } }
+        set { sink.withLock { $0 = newValue } }
+    }
+
+    @discardableResult
+    public func addParameterListener(_ listener: @escaping @Sendable (ParameterInfo, Float) -> Void) -> ListenerToken {
+        nextListener += 1
+        parameterListeners[nextListener] = listener
+        return ListenerToken(rawValue: nextListener)
+    }
+
+    @discardableResult
+    public func addPropertyListener(_ listener: @escaping @Sendable (PropertyID, Scope, Int) -> Void) -> ListenerToken {
+        nextListener += 1
+        propertyListeners[nextListener] = listener
+        return ListenerToken(rawValue: nextListener)
+    }
+
+    public func removeListener(_ token: ListenerToken) {
+        propertyListeners[token.rawValue] = nil
+        parameterListeners[token.rawValue] = nil
+    }
+
+    private func propertyChanged(_ id: PropertyID, scope: Scope, element: Int) {
+        for listener in propertyListeners.values { listener(id, scope, element) }
+    }
+
+    // MARK: - Elements and formats
+
+    public func elementCount(_ scope: Scope) -> Int {
+        scope == .global ? 1 : formats[scope]!.count
+    }
+
+    /// Changes how many buses a scope has; new buses copy the last one's format.
+    /// Thread: control, while uninitialized.
+    public func setElementCount(_ count: Int, scope: Scope) throws(AudioUnitError) {
+        try setProperty(.elementCount, .int(count), scope: scope, element: 0)
+    }
+
+    public func format(scope: Scope, element: Int) throws(AudioUnitError) -> StreamFormat {
+        guard scope != .global else { throw .invalidScope(scope, property: .streamFormat, unit: name) }
+        let list = formats[scope]!
+        guard list.indices.contains(element) else {
+            throw .invalidElement(element, scope: scope, elementCount: list.count, unit: name)
+        }
+        return list[element]
+    }
+
+    public func setFormat(_ format: StreamFormat, scope: Scope, element: Int) throws(AudioUnitError) {
+        try setProperty(.streamFormat, .format(format), scope: scope, element: element)
+    }
+
+    /// Sets the sample rate of every bus at once. Thread: control, while uninitialized.
+    public func setSampleRate(_ rate: Double) throws(AudioUnitError) {
+        for scope in [Scope.input, .output] {
+            for element in 0..<elementCount(scope) {
+                var format = try format(scope: scope, element: element)
+                format.sampleRate = rate
+                try setFormat(format, scope: scope, element: element)
+            }
+        }
+    }
+
+    // MARK: - Life cycle
+
+    public func initialize() throws(AudioUnitError) {
+        guard !isInitialized else { return }
+        let all = (formats[.input]! + formats[.output]!)
+        if let first = all.first, all.contains(where: { $0.sampleRate != first.sampleRate }) {
+            throw .failedToInitialize("its buses disagree on the sample rate", unit: name)
+        }
+        sampleRate = all.first?.sampleRate ?? sampleRate
+        try allocateRenderResources()
+        for index in parameters.indices where !parameters[index].flags.contains(.output) {
+            parameterDidChange(index: index, value: values[index], rampFrames: 0)
+        }
+        isInitialized = true
+    }
+
+    public func uninitialize() {
+        guard isInitialized else { return }
+        deallocateRenderResources()
+        pullBuffers = nil
+        isInitialized = false
+    }
+
+    /// Sets the largest slice. Thread: control, while uninitialized.
+    public func setMaximumFramesPerSlice(_ frames: Int) throws(AudioUnitError) {
+        try setProperty(.maximumFramesPerSlice, .int(frames), scope: .global, element: 0)
+    }
+
+    public var isBypassed: Bool { bypassed.load(ordering: .relaxed) }
+
+    // MARK: - Properties
+
+    public func propertyInfo(_ id: PropertyID, scope: Scope, element: Int) throws(AudioUnitError) -> PropertyInfo {
+        if let info = customPropertyInfo(id, scope: scope, element: element) { return info }
+        switch id {
+        case .streamFormat:
+            _ = try format(scope: scope, element: element)
+            return PropertyInfo(isWritable: !isInitialized, kindName: "stream format")
+        case .elementCount:
+            guard scope != .global else { throw .invalidScope(scope, property: id, unit: name) }
+            return PropertyInfo(isWritable: !isInitialized && !fixedScopes.contains(scope), kindName: "integer")
+        case .maximumFramesPerSlice:
+            try requireGlobal(id, scope)
+            return PropertyInfo(isWritable: !isInitialized, kindName: "integer")
+        case .latency, .tailTime:
+            try requireGlobal(id, scope)
+            return PropertyInfo(isWritable: false, kindName: "number")
+        case .parameterList:
+            return PropertyInfo(isWritable: false, kindName: "parameter list")
+        case .bypassEffect:
+            try requireGlobal(id, scope)
+            return PropertyInfo(isWritable: true, kindName: "boolean")
+        case .factoryPresets:
+            try requireGlobal(id, scope)
+            return PropertyInfo(isWritable: false, kindName: "list of strings")
+        case .presentPreset:
+            try requireGlobal(id, scope)
+            return PropertyInfo(isWritable: !factoryPresets.isEmpty, kindName: "string")
+        default:
+            throw .invalidProperty(id, unit: name)
+        }
+    }
+
+    public func property(_ id: PropertyID, scope: Scope, element: Int) throws(AudioUnitError) -> PropertyValue {
+        if let value = try customProperty(id, scope: scope, element: element) { return value }
+        _ = try propertyInfo(id, scope: scope, element: element)
+        switch id {
+        case .streamFormat: return .format(try format(scope: scope, element: element))
+        case .elementCount: return .int(elementCount(scope))
+        case .maximumFramesPerSlice: return .int(maximumFramesPerSlice)
+        case .latency: return .double(Double(latencyFrames) / sampleRate)
+        case .tailTime: return .double(tailTime)
+        case .parameterList: return .parameters(parameters.filter { $0.address.scope == scope })
+        case .bypassEffect: return .bool(isBypassed)
+        case .factoryPresets: return .strings(factoryPresets.map(\.name))
+        case .presentPreset: return .string(currentPreset?.name ?? "")
+        default: throw .invalidProperty(id, unit: name)
+        }
+    }
+
+    public func setProperty(_ id: PropertyID, _ value: PropertyValue, scope: Scope, element: Int) throws(AudioUnitError) {
+        if try setCustomProperty(id, value, scope: scope, element: element) {
+            propertyChanged(id, scope: scope, element: element)
+            return
+        }
+        let info = try propertyInfo(id, scope: scope, element: element)
+        if !info.isWritable {
+            let changesOnlyWhenUninitialized: Set<PropertyID> = [.streamFormat, .maximumFramesPerSlice, .elementCount]
+            if isInitialized && changesOnlyWhenUninitialized.contains(id) {
+                throw .cannotChangeWhileInitialized(id, unit: name)
+            }
+            if id == .elementCount { throw .elementCountNotChangeable(scope, unit: name) }
+            throw .readOnlyProperty(id, unit: name)
+        }
+        switch (id, value) {
+        case (.streamFormat, .format(let format)):
+            do { try format.validate() } catch { throw .invalidFormat(error, unit: name) }
+            try validateFormat(format, scope: scope, element: element)
+            formats[scope]![element] = format
+        case (.elementCount, .int(let count)):
+            guard (0...1024).contains(count) else {
+                throw .invalidPropertyValue(id, expected: "count in 0...1024", got: "\(count)", unit: name)
+            }
+            var list = formats[scope]!
+            let template = list.last ?? .canonical(sampleRate: sampleRate, channelCount: 2)
+            if count < list.count { list.removeLast(list.count - count) }
+            while list.count < count { list.append(template) }
+            formats[scope] = list
+            elementCountDidChange(scope: scope)
+        case (.maximumFramesPerSlice, .int(let frames)):
+            guard (1...65_536).contains(frames) else {
+                throw .invalidPropertyValue(id, expected: "frame count in 1...65536", got: "\(frames)", unit: name)
+            }
+            maximumFramesPerSlice = frames
+        case (.bypassEffect, .bool(let on)):
+            bypassed.store(on, ordering: .relaxed)
+        case (.presentPreset, .string(let presetName)):
+            guard let preset = factoryPresets.first(where: { $0.name.lowercased() == presetName.lowercased() })
+                ?? Int(presetName).flatMap({ number in factoryPresets.first { $0.number == number } })
+            else {
+                throw .invalidPreset(presetName, available: factoryPresets.map(\.name), unit: name)
+            }
+            try applyFactoryPreset(preset)
+            currentPreset = preset
+        default:
+            throw .invalidPropertyValue(id, expected: info.kindName, got: value.kindName, unit: name)
+        }
+        propertyChanged(id, scope: scope, element: element)
+    }
+
+    private func requireGlobal(_ id: PropertyID, _ scope: Scope) throws(AudioUnitError) {
+        guard scope == .global else { throw .invalidScope(scope, property: id, unit: name) }
+    }
+
+    // MARK: - Standalone pull
+
+    /// Renders `frameCount` frames of output `bus` into `output`, pulling each input bus
+    /// from `source` first, the way `AudioUnitRender` pulls a render callback. Pulling
+    /// several buses at the same time stamp renders once. Thread: audio.
+    public func render(
+        frameCount: Int,
+        timeStamp: AudioTimeStamp,
+        outputBus bus: Int,
+        into output: AudioBuffers,
+        pullingFrom source: some InputSource
+    ) -> RenderStatus {
+        guard isInitialized, let buffers = pullBuffers else { return .notInitialized }
+        guard frameCount <= maximumFramesPerSlice else { return .tooManyFrames }
+        let inputCount = elementCount(.input)
+        if pullTime != timeStamp.sampleTime {
+            for input in 0..<inputCount {
+                let status = source.pullInput(bus: input, frameCount: frameCount, timeStamp: timeStamp, into: buffers[input])
+                if status != .ok { return status }
+            }
+            let all = buffers.buses
+            let context = RenderContext(
+                frameCount: frameCount, timeStamp: timeStamp,
+                inputs: BusBuffers(buses: all.buses, count: inputCount),
+                outputs: BusBuffers(buses: all.buses.map { $0 + inputCount }, count: elementCount(.output)))
+            let status = render(context)
+            if status != .ok { return status }
+            pullTime = timeStamp.sampleTime
+        }
+        output.copy(from: buffers[inputCount + bus], frameCount: frameCount)
+        return .ok
+    }
+
+    /// Prepares the buffers `render(frameCount:timeStamp:outputBus:into:pullingFrom:)`
+    /// needs. Thread: control, after `initialize`.
+    public func preparePulling() {
+        let counts = formats[.input]!.map(\.channelCount) + formats[.output]!.map(\.channelCount)
+        pullBuffers = AudioBufferList(channelCounts: counts, frameCapacity: maximumFramesPerSlice)
+        pullTime = .min
+    }
+}

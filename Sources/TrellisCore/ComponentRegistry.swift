@@ -1,0 +1,163 @@
+import Synchronization
+
+/// A kind of unit that can be instantiated: Core Audio's `AudioComponent`.
+public struct Component: Sendable {
+    public enum Origin: String, Sendable {
+        case builtIn = "built-in"
+        case lv2
+        case subgraph
+    }
+
+    public var description: ComponentDescription
+    /// The name sessions and the command line use, e.g. `eq`.
+    public var shortName: String
+    /// A readable name, e.g. "N-Band EQ".
+    public var displayName: String
+    public var origin: Origin
+    /// The plugin URI of an LV2 component.
+    public var uri: String?
+    public let factory: @Sendable () throws(AudioUnitError) -> any AudioUnit
+
+    public init(
+        description: ComponentDescription,
+        shortName: String,
+        displayName: String,
+        origin: Origin = .builtIn,
+        uri: String? = nil,
+        factory: @escaping @Sendable () throws(AudioUnitError) -> any AudioUnit
+    ) {
+        self.description = description
+        self.shortName = shortName
+        self.displayName = displayName
+        self.origin = origin
+        self.uri = uri
+        self.factory = factory
+    }
+
+    /// A readable kind, from the type code: "effect", "mixer", ...
+    public var kind: String { ComponentType.name(of: description.type) }
+}
+
+/// Where every unit kind is found: by exact description, by a description with
+/// wildcards (as `AudioComponentFindNext`), by short name, or by URI.
+///
+/// Thread: any; lookups and registration are serialized by a lock, never on the audio thread.
+public final class ComponentRegistry: Sendable {
+    /// Looks up components that are not registered yet, such as LV2 plugins loaded on
+    /// demand; returns nil when it knows nothing of the key.
+    public typealias Resolver = @Sendable (String) -> Component?
+
+    private struct State {
+        var components: [Component] = []
+        var resolvers: [Resolver] = []
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Adds a component; a second with the same description, short name or URI is refused.
+    public func register(_ component: Component) throws(RegistryError) {
+        let conflict: RegistryError? = state.withLock { state in
+            if let existing = state.components.first(where: { $0.description == component.description }) {
+                return .duplicateDescription(component.description, existing: existing.shortName)
+            }
+            if state.components.contains(where: { $0.shortName.lowercased() == component.shortName.lowercased() }) {
+                return .duplicateName(component.shortName)
+            }
+            if let uri = component.uri, state.components.contains(where: { $0.uri == uri }) {
+                return .duplicateName(uri)
+            }
+            state.components.append(component)
+            return nil
+        }
+        if let conflict { throw conflict }
+    }
+
+    /// Adds a resolver consulted when a name, description or URI is not registered.
+    public func addResolver(_ resolver: @escaping Resolver) {
+        state.withLock { $0.resolvers.append(resolver) }
+    }
+
+    /// Every registered component, sorted by type, then subtype, then manufacturer.
+    public var components: [Component] {
+        state.withLock { $0.components }.sorted {
+            ($0.description.type, $0.description.subtype, $0.description.manufacturer)
+                < ($1.description.type, $1.description.subtype, $1.description.manufacturer)
+        }
+    }
+
+    /// Every component a description matches, zero fields being wildcards, in order.
+    public func components(matching query: ComponentDescription) -> [Component] {
+        components.filter { query.matches($0.description) }
+    }
+
+    /// The component with exactly this description (or the first match of a wildcard query).
+    public func component(matching query: ComponentDescription) throws(RegistryError) -> Component {
+        if let found = components(matching: query).first { return found }
+        if let resolved = resolve(query.description) { return resolved }
+        throw .unknownDescription(query, suggestions: Suggestions.closest(
+            to: query.description, among: components.map(\.description.description)))
+    }
+
+    /// Finds a component by short name (case-insensitive), by `type:subtype:manufacturer`
+    /// text, by LV2 URI, or by `lv2:URI`.
+    public func component(named key: String) throws(RegistryError) -> Component {
+        let all = components
+        let lowered = key.lowercased()
+        if let found = all.first(where: { $0.shortName.lowercased() == lowered }) { return found }
+        let uri = key.hasPrefix("lv2:") ? String(key.dropFirst(4)) : key
+        if let found = all.first(where: { $0.uri == uri }) { return found }
+        if key.split(separator: ":").count == 3, !key.contains("/"), let description = try? ComponentDescription(key) {
+            return try component(matching: description)
+        }
+        if let resolved = resolve(uri) { return resolved }
+        let names = all.map(\.shortName) + all.compactMap(\.uri)
+        throw .unknownName(key, suggestions: Suggestions.closest(to: uri, among: names))
+    }
+
+    /// Makes a new unit of a component.
+    public func instantiate(_ component: Component) throws(AudioUnitError) -> any AudioUnit {
+        try component.factory()
+    }
+
+    /// Makes a new unit of the component named `key` (see `component(named:)`).
+    public func instantiate(named key: String) throws(RegistryError) -> any AudioUnit {
+        let found = try component(named: key)
+        do { return try found.factory() } catch { throw .instantiationFailed(key, error) }
+    }
+
+    private func resolve(_ key: String) -> Component? {
+        let resolvers = state.withLock { $0.resolvers }
+        for resolver in resolvers {
+            guard let component = resolver(key) else { continue }
+            // Another thread may have resolved it first; either copy is the same component.
+            try? register(component)
+            return component
+        }
+        return nil
+    }
+}
+
+public enum RegistryError: Error, CustomStringConvertible {
+    case duplicateDescription(ComponentDescription, existing: String)
+    case duplicateName(String)
+    case unknownName(String, suggestions: [String])
+    case unknownDescription(ComponentDescription, suggestions: [String])
+    case instantiationFailed(String, AudioUnitError)
+
+    public var description: String {
+        switch self {
+        case .duplicateDescription(let description, let existing):
+            return "component \(description) is already registered as \(existing)"
+        case .duplicateName(let name):
+            return "a component named \(name) is already registered"
+        case .unknownName(let name, let suggestions):
+            return "no unit named \"\(name)\"\(Suggestions.didYouMean(suggestions))"
+        case .unknownDescription(let description, let suggestions):
+            return "no unit matches \(description)\(Suggestions.didYouMean(suggestions))"
+        case .instantiationFailed(let name, let error):
+            return "could not create \(name): \(error)"
+        }
+    }
+}

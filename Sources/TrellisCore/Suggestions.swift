@@ -1,0 +1,44 @@
+/// Finds the candidates closest to a misspelt name, for "did you mean" messages.
+public enum Suggestions {
+    /// Up to `limit` candidates within a small edit distance of `name`, closest first;
+    /// candidates that contain `name` count as close.
+    public static func closest(to name: String, among candidates: [String], limit: Int = 3) -> [String] {
+        let needle = name.lowercased()
+        let threshold = max(2, needle.count / 3)
+        var scored: [(String, Int)] = []
+        for candidate in candidates {
+            let lowered = candidate.lowercased()
+            var distance = editDistance(needle, lowered)
+            if !needle.isEmpty, lowered.contains(needle) || needle.contains(lowered) {
+                distance = min(distance, 1)
+            }
+            if distance <= threshold { scored.append((candidate, distance)) }
+        }
+        scored.sort { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }
+        var seen = Set<String>()
+        return scored.map(\.0).filter { seen.insert($0).inserted }.prefix(limit).map { $0 }
+    }
+
+    /// Levenshtein distance over Unicode scalars.
+    public static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+            }
+            swap(&previous, &current)
+        }
+        return previous[b.count]
+    }
+
+    /// " (did you mean a, b?)" or "" when there is nothing close.
+    public static func didYouMean(_ suggestions: [String]) -> String {
+        suggestions.isEmpty ? "" : " (did you mean \(suggestions.joined(separator: ", "))?)"
+    }
+}
