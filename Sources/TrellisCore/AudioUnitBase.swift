@@ -73,6 +73,9 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
             throw .formatNotSupported(format, reason: "buses inside a graph are non-interleaved float32", unit: name)
         }
     }
+    /// Checks that the buses fit together before `initialize` allocates; throw to refuse.
+    /// Thread: control.
+    open func validateConfiguration() throws(AudioUnitError) {}
     /// Called after an element count changed, to declare per-element parameters. Thread: control.
     open func elementCountDidChange(scope: Scope) {}
     /// Processing delay in frames. Thread: any.
@@ -250,6 +253,7 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
             throw .failedToInitialize("its buses disagree on the sample rate", unit: name)
         }
         sampleRate = all.first?.sampleRate ?? sampleRate
+        try validateConfiguration()
         try allocateRenderResources()
         for index in parameters.indices where !parameters[index].flags.contains(.output) {
             parameterDidChange(index: index, value: values[index], rampFrames: 0)
