@@ -158,16 +158,18 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
         guard value.isFinite, info.range.contains(value) else {
             throw .parameterValueOutOfRange(parameter: info.identifier, value: value, range: info.range, unit: name)
         }
+        let previous = values[index]
         values[index] = value
-        let delivered: Bool = sink.withLock { sink in
-            guard let sink else { return false }
-            let event = ParameterEvent(unitID: unitID, index: Int32(index), value: value, rampFrames: Int32(clamping: max(0, rampFrames)))
-            // A full queue means the audio thread has stalled; the value still lands
-            // when it resumes because `values` already holds it.
-            _ = sink.enqueue(event)
-            return true
+        let event = ParameterEvent(unitID: unitID, index: Int32(index), value: value, rampFrames: Int32(clamping: max(0, rampFrames)))
+        switch sink.withLock({ $0?.enqueue(event) }) ?? .notRendering {
+        case .queued:
+            break
+        case .notRendering:
+            parameterDidChange(index: index, value: value, rampFrames: 0)
+        case .full:
+            values[index] = previous
+            throw .parameterQueueFull(info.identifier, unit: name)
         }
-        if !delivered { parameterDidChange(index: index, value: value, rampFrames: 0) }
         for listener in parameterListeners.values { listener(info, value) }
     }
 

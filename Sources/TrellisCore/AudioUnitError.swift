@@ -18,6 +18,7 @@ public enum AudioUnitError: Error, Equatable, CustomStringConvertible {
     case invalidPreset(String, available: [String], unit: String)
     case elementCountNotChangeable(Scope, unit: String)
     case failedToInitialize(String, unit: String)
+    case parameterQueueFull(String, unit: String)
 
     public var description: String {
         switch self {
@@ -56,6 +57,8 @@ public enum AudioUnitError: Error, Equatable, CustomStringConvertible {
             return "\(unit): the number of \(scope) elements is fixed"
         case .failedToInitialize(let reason, let unit):
             return "\(unit): could not initialize: \(reason)"
+        case .parameterQueueFull(let parameter, let unit):
+            return "\(unit): parameter \(parameter) not changed: the audio thread is not keeping up with changes"
         }
     }
 }

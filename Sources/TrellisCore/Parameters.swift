@@ -104,6 +104,16 @@ public struct ParameterEvent: Sendable, BitwiseCopyable {
 /// Where a unit that is being rendered sends its parameter changes, so that they reach
 /// the audio thread instead of racing it. The graph's engine implements it.
 public protocol ParameterEventSink: AnyObject, Sendable {
-    /// Queues an event; false when the queue is full. Thread: any.
-    func enqueue(_ event: ParameterEvent) -> Bool
+    /// Queues an event for the audio thread. Thread: any but audio.
+    func enqueue(_ event: ParameterEvent) -> ParameterDelivery
+}
+
+/// What became of a parameter change handed to a sink.
+public enum ParameterDelivery: Sendable {
+    /// On its way to the audio thread.
+    case queued
+    /// Nothing renders now; the caller applies the change itself.
+    case notRendering
+    /// The queue is full (the audio thread has stalled); the change was not made.
+    case full
 }

@@ -25,7 +25,7 @@ public final class ToneGenerator: AudioUnitBase, @unchecked Sendable {
     private var amplitude = SmoothedValue(0.5)
     private var noiseState: UInt64 = 0x9E37_79B9_7F4A_7C15
 
-    public init(channelCount: Int = 1) {
+    public init(channelCount: Int = 2) {
         super.init(description: Self.description, shortName: "tone", inputs: [], outputs: [channelCount], fixedScopes: [.input, .output])
         declareParameter(ParameterInfo(
             address: Parameter.waveform, identifier: "waveform", name: "Waveform", unit: .indexed,

@@ -1,0 +1,109 @@
+import TrellisCore
+
+/// A compiled graph as plain data: which buffers each bus uses, which units run in
+/// which order, which delays and conversions the compiler inserted. The graph compiler
+/// makes a plan; `RenderProgram` turns it into memory the audio thread can run.
+public struct ProgramPlan: Sendable {
+    /// One step of the program.
+    public enum Operation: Sendable, Hashable, BitwiseCopyable {
+        /// Copies the backend's input into a bus.
+        case fillInput(bus: Int32)
+        /// Runs unit `unit` over its planned buses.
+        case render(unit: Int32)
+        /// Copies channel by channel.
+        case copy(from: Int32, to: Int32)
+        /// Maps channels between buses of different width: mono is copied to every
+        /// channel, several channels to mono are averaged, otherwise channel i to i.
+        case convertChannels(from: Int32, to: Int32)
+        /// Delays a bus by a compensating delay line.
+        case delay(line: Int32, from: Int32, to: Int32)
+        /// Copies a bus to the backend's output.
+        case emitOutput(bus: Int32)
+    }
+
+    /// A bus: one pool buffer per channel; `silence` marks the shared zero buffer.
+    public struct Bus: Sendable, Hashable {
+        public var buffers: [Int]
+        public init(buffers: [Int]) { self.buffers = buffers }
+        public var channelCount: Int { buffers.count }
+    }
+
+    public struct PlannedUnit: @unchecked Sendable {
+        public var unit: any AudioUnit
+        /// Where messages and printouts name it, e.g. `mix/eq1`.
+        public var name: String
+        public var inputs: [Int]
+        public var outputs: [Int]
+        /// Check the outputs for NaN and infinity after each render (units not built in).
+        public var checkOutput: Bool
+
+        public init(unit: any AudioUnit, name: String, inputs: [Int], outputs: [Int], checkOutput: Bool) {
+            self.unit = unit
+            self.name = name
+            self.inputs = inputs
+            self.outputs = outputs
+            self.checkOutput = checkOutput
+        }
+    }
+
+    public struct DelayLine: Sendable, Hashable {
+        public var frames: Int
+        public var channelCount: Int
+        /// What it compensates, for the printout.
+        public var reason: String
+        public init(frames: Int, channelCount: Int, reason: String) {
+            self.frames = frames
+            self.channelCount = channelCount
+            self.reason = reason
+        }
+    }
+
+    public static let silence = -1
+
+    public var bufferCount = 0
+    public var buses: [Bus] = []
+    public var units: [PlannedUnit] = []
+    public var delays: [DelayLine] = []
+    public var operations: [Operation] = []
+    /// Channels the backend's input and output carry.
+    public var inputChannelCount = 0
+    public var outputChannelCount = 0
+    /// Frames from the graph's input to its output along the slowest path.
+    public var latency = 0
+
+    public init() {}
+
+    /// Adds a bus and returns its index.
+    public mutating func addBus(buffers: [Int]) -> Int {
+        buses.append(Bus(buffers: buffers))
+        return buses.count - 1
+    }
+
+    /// A readable listing: order, buffers, inserted delays and conversions.
+    public var listing: String {
+        func bus(_ index: Int32) -> String {
+            let buffers = buses[Int(index)].buffers.map { $0 == Self.silence ? "0" : "b\($0)" }
+            return "#\(index)[\(buffers.joined(separator: ","))]"
+        }
+        var lines = ["program: \(operations.count) steps, \(bufferCount) buffers, \(delays.count) delays, latency \(latency) frames"]
+        for (step, operation) in operations.enumerated() {
+            let text: String
+            switch operation {
+            case .fillInput(let b): text = "input -> \(bus(b))"
+            case .render(let u):
+                let unit = units[Int(u)]
+                let ins = unit.inputs.map { bus(Int32($0)) }.joined(separator: " ")
+                let outs = unit.outputs.map { bus(Int32($0)) }.joined(separator: " ")
+                text = "render \(unit.name) (\(unit.unit.componentDescription)) in: \(ins.isEmpty ? "-" : ins) out: \(outs.isEmpty ? "-" : outs)"
+            case .copy(let from, let to): text = "copy \(bus(from)) -> \(bus(to))"
+            case .convertChannels(let from, let to): text = "convert \(bus(from)) -> \(bus(to))"
+            case .delay(let line, let from, let to):
+                let delay = delays[Int(line)]
+                text = "delay \(delay.frames) frames \(bus(from)) -> \(bus(to)) (\(delay.reason))"
+            case .emitOutput(let b): text = "\(bus(b)) -> output"
+            }
+            lines.append("  \(step): \(text)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

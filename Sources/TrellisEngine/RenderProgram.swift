@@ -1,0 +1,341 @@
+import TrellisCore
+
+/// A plan turned into memory: every buffer, view and delay line allocated once, so
+/// running it touches no allocator. Made and freed on the control side; run on the
+/// audio thread, or on any single thread for an offline render.
+public final class RenderProgram: @unchecked Sendable {
+    public let plan: ProgramPlan
+    public let maximumFrames: Int
+
+    private let pool: UnsafeMutablePointer<Float>
+    private let silence: UnsafeMutablePointer<Float>
+    private let channelTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let busViews: UnsafeMutablePointer<AudioBuffers>
+    private let slots: UnsafeMutablePointer<UnitSlot>
+    private let unitViews: UnsafeMutablePointer<AudioBuffers>
+    private let splitViews: UnsafeMutablePointer<AudioBuffers>
+    private let splitChannels: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let operations: UnsafeMutablePointer<ProgramPlan.Operation>
+    private let delayLines: UnsafeMutablePointer<DelayLineState>
+    private let lookup: UnsafeMutablePointer<UnitLookupEntry>
+    private let totalChannels: Int
+    private let totalUnitBuses: Int
+    private let totalUnitChannels: Int
+
+    /// Allocates everything `plan` needs for slices of up to `maximumFrames`. The
+    /// plan's units must be initialized. Thread: control.
+    public init(plan: ProgramPlan, maximumFrames: Int) {
+        self.plan = plan
+        self.maximumFrames = maximumFrames
+        let stride = (maximumFrames + 15) & ~15
+        pool = .allocate(capacity: (plan.bufferCount + 1) * stride)
+        pool.initialize(repeating: 0, count: (plan.bufferCount + 1) * stride)
+        let pool = self.pool, silence = pool + plan.bufferCount * stride
+        self.silence = silence
+
+        func pointer(_ buffer: Int) -> UnsafeMutablePointer<Float> {
+            buffer == ProgramPlan.silence ? silence : pool + buffer * stride
+        }
+
+        totalChannels = plan.buses.reduce(0) { $0 + $1.channelCount }
+        channelTable = .allocate(capacity: max(1, totalChannels))
+        busViews = .allocate(capacity: max(1, plan.buses.count))
+        var next = 0
+        for (index, bus) in plan.buses.enumerated() {
+            let first = channelTable + next
+            for (channel, buffer) in bus.buffers.enumerated() { (first + channel).initialize(to: pointer(buffer)) }
+            (busViews + index).initialize(to: AudioBuffers(channelPointers: UnsafePointer(first), channelCount: bus.channelCount))
+            next += bus.channelCount
+        }
+
+        totalUnitBuses = plan.units.reduce(0) { $0 + $1.inputs.count + $1.outputs.count }
+        totalUnitChannels = plan.units.reduce(0) { total, unit in
+            total + (unit.inputs + unit.outputs).reduce(0) { $0 + plan.buses[$1].channelCount }
+        }
+        unitViews = .allocate(capacity: max(1, totalUnitBuses))
+        splitViews = .allocate(capacity: max(1, totalUnitBuses))
+        splitChannels = .allocate(capacity: max(1, totalUnitChannels))
+        splitChannels.initialize(repeating: silence, count: max(1, totalUnitChannels))
+        slots = .allocate(capacity: max(1, plan.units.count))
+        var viewIndex = 0, splitChannel = 0
+        for (index, planned) in plan.units.enumerated() {
+            let first = viewIndex
+            for bus in planned.inputs + planned.outputs {
+                (unitViews + viewIndex).initialize(to: busViews[bus])
+                let channels = plan.buses[bus].channelCount
+                (splitViews + viewIndex).initialize(
+                    to: AudioBuffers(channelPointers: UnsafePointer(splitChannels + splitChannel), channelCount: channels))
+                splitChannel += channels
+                viewIndex += 1
+            }
+            let inputCount = planned.inputs.count, outputCount = planned.outputs.count
+            (slots + index).initialize(to: UnitSlot(
+                unit: planned.unit,
+                inputs: BusBuffers(buses: UnsafePointer(unitViews + first), count: inputCount),
+                outputs: BusBuffers(buses: UnsafePointer(unitViews + first + inputCount), count: outputCount),
+                splitInputs: BusBuffers(buses: UnsafePointer(splitViews + first), count: inputCount),
+                splitOutputs: BusBuffers(buses: UnsafePointer(splitViews + first + inputCount), count: outputCount),
+                checkOutput: planned.checkOutput))
+        }
+
+        operations = .allocate(capacity: max(1, plan.operations.count))
+        operations.initialize(from: plan.operations, count: plan.operations.count)
+
+        delayLines = .allocate(capacity: max(1, plan.delays.count))
+        for (index, delay) in plan.delays.enumerated() {
+            (delayLines + index).initialize(to: DelayLineState(frames: delay.frames, channelCount: delay.channelCount))
+        }
+
+        let entries = plan.units.enumerated().map { UnitLookupEntry(unitID: $1.unit.unitID, slot: Int32($0)) }
+            .sorted { $0.unitID < $1.unitID }
+        lookup = .allocate(capacity: max(1, entries.count))
+        lookup.initialize(from: entries, count: entries.count)
+    }
+
+    deinit {
+        for index in 0..<plan.delays.count { delayLines[index].free() }
+        pool.deallocate()
+        channelTable.deallocate()
+        busViews.deallocate()
+        slots.deinitialize(count: plan.units.count)
+        slots.deallocate()
+        unitViews.deallocate()
+        splitViews.deallocate()
+        splitChannels.deallocate()
+        operations.deallocate()
+        delayLines.deallocate()
+        lookup.deallocate()
+    }
+
+    /// The listing of the plan.
+    public var listing: String { plan.listing }
+
+    /// The slot of a unit in this program, or -1. Thread: any.
+    @inline(__always)
+    func slot(of unitID: UInt64) -> Int32 {
+        var low = 0, high = plan.units.count - 1
+        while low <= high {
+            let middle = (low + high) >> 1
+            let entry = lookup[middle]
+            if entry.unitID == unitID { return entry.slot }
+            if entry.unitID < unitID { low = middle + 1 } else { high = middle - 1 }
+        }
+        return -1
+    }
+
+    /// Runs the program once. Events must be sorted by slot, then offset; each slot's
+    /// range was set by `assignEvents`. Thread: audio (or one offline thread).
+    public func run(
+        frameCount: Int,
+        timeStamp: AudioTimeStamp,
+        input: AudioBuffers,
+        output: AudioBuffers,
+        events: UnsafeMutablePointer<DueEvent>? = nil,
+        faults: SPSCRing<EngineNotification>? = nil
+    ) -> RenderStatus {
+        guard frameCount <= maximumFrames else { return .tooManyFrames }
+        for step in 0..<plan.operations.count {
+            switch operations[step] {
+            case .fillInput(let bus):
+                busViews[Int(bus)].copy(from: input, frameCount: frameCount)
+            case .render(let unit):
+                renderUnit(Int(unit), frameCount: frameCount, timeStamp: timeStamp, events: events, faults: faults)
+            case .copy(let from, let to):
+                busViews[Int(to)].copy(from: busViews[Int(from)], frameCount: frameCount)
+            case .convertChannels(let from, let to):
+                convertChannels(from: busViews[Int(from)], to: busViews[Int(to)], frameCount: frameCount)
+            case .delay(let line, let from, let to):
+                delayLines[Int(line)].process(from: busViews[Int(from)], to: busViews[Int(to)], frameCount: frameCount)
+            case .emitOutput(let bus):
+                output.copy(from: busViews[Int(bus)], frameCount: frameCount)
+            }
+        }
+        for slot in 0..<plan.units.count { slots[slot].eventCount = 0 }
+        return .ok
+    }
+
+    /// Records, for each slot, which of `events` (sorted by slot) belong to it.
+    /// Thread: audio.
+    func assignEvents(_ events: UnsafeMutablePointer<DueEvent>, count: Int) {
+        var index = 0
+        while index < count {
+            let slot = Int(events[index].slot)
+            let start = index
+            while index < count && Int(events[index].slot) == slot { index += 1 }
+            slots[slot].eventStart = Int32(start)
+            slots[slot].eventCount = Int32(index - start)
+        }
+    }
+
+    /// Clears every unit's DSP state and the delay lines. Thread: audio or control.
+    public func reset() {
+        for slot in 0..<plan.units.count { slots[slot].unit.reset() }
+        for line in 0..<plan.delays.count { delayLines[line].clear() }
+    }
+
+    @inline(__always)
+    private func renderUnit(
+        _ index: Int, frameCount: Int, timeStamp: AudioTimeStamp,
+        events: UnsafeMutablePointer<DueEvent>?, faults: SPSCRing<EngineNotification>?
+    ) {
+        let slot = slots[index]
+        if slot.faulted {
+            for bus in 0..<slot.outputs.count { slot.outputs[bus].clear(frameCount: frameCount) }
+            return
+        }
+        if slot.unit.isBypassed {
+            for bus in 0..<slot.outputs.count {
+                if bus < slot.inputs.count {
+                    slot.outputs[bus].copy(from: slot.inputs[bus], frameCount: frameCount)
+                } else {
+                    slot.outputs[bus].clear(frameCount: frameCount)
+                }
+            }
+            return
+        }
+        var status = RenderStatus.ok
+        if slot.eventCount == 0 || events == nil {
+            status = slot.unit.render(RenderContext(
+                frameCount: frameCount, timeStamp: timeStamp, inputs: slot.inputs, outputs: slot.outputs))
+        } else {
+            status = renderSplit(slot, events: events.unsafelyUnwrapped, frameCount: frameCount, timeStamp: timeStamp)
+        }
+        if status != .ok {
+            for bus in 0..<slot.outputs.count { slot.outputs[bus].clear(frameCount: frameCount) }
+        }
+        if slot.checkOutput && !outputsAreFinite(slot.outputs, frameCount: frameCount) {
+            for bus in 0..<slot.outputs.count { slot.outputs[bus].clear(frameCount: frameCount) }
+            slots[index].faulted = true
+            _ = faults?.push(EngineNotification(kind: .nonFiniteOutput, unitID: slot.unit.unitID, sampleTime: timeStamp.sampleTime))
+        }
+    }
+
+    /// Renders in pieces so each event lands on its exact frame.
+    private func renderSplit(
+        _ slot: UnitSlot, events: UnsafeMutablePointer<DueEvent>, frameCount: Int, timeStamp: AudioTimeStamp
+    ) -> RenderStatus {
+        var position = 0
+        var next = Int(slot.eventStart)
+        let end = next + Int(slot.eventCount)
+        while position < frameCount {
+            while next < end && Int(events[next].offset) <= position {
+                let event = events[next]
+                slot.unit.applyParameterEvent(index: Int(event.index), value: event.value, rampFrames: Int(event.rampFrames))
+                next += 1
+            }
+            let stop = next < end ? min(frameCount, Int(events[next].offset)) : frameCount
+            let length = stop - position
+            let status: RenderStatus
+            if position == 0 && stop == frameCount {
+                status = slot.unit.render(RenderContext(
+                    frameCount: length, timeStamp: timeStamp, inputs: slot.inputs, outputs: slot.outputs))
+            } else {
+                offsetViews(slot, by: position)
+                status = slot.unit.render(RenderContext(
+                    frameCount: length, timeStamp: timeStamp.advanced(by: position),
+                    inputs: slot.splitInputs, outputs: slot.splitOutputs))
+            }
+            if status != .ok { return status }
+            position = stop
+        }
+        return .ok
+    }
+
+    @inline(__always)
+    private func offsetViews(_ slot: UnitSlot, by offset: Int) {
+        for bus in 0..<slot.inputs.count { offset1(slot.inputs[bus], into: slot.splitInputs[bus], by: offset) }
+        for bus in 0..<slot.outputs.count { offset1(slot.outputs[bus], into: slot.splitOutputs[bus], by: offset) }
+    }
+
+    @inline(__always)
+    private func offset1(_ base: AudioBuffers, into split: AudioBuffers, by offset: Int) {
+        let table = UnsafeMutablePointer(mutating: split.channelPointers.unsafelyUnwrapped)
+        for channel in 0..<base.channelCount { table[channel] = base[channel] + offset }
+    }
+}
+
+/// A parameter event due in the current cycle, resolved to a slot of the program.
+public struct DueEvent: BitwiseCopyable {
+    public var slot: Int32
+    public var offset: Int32
+    public var index: Int32
+    public var value: Float
+    public var rampFrames: Int32
+}
+
+/// What the audio thread reports to the control side.
+public struct EngineNotification: BitwiseCopyable, Sendable {
+    public enum Kind: UInt8, Sendable, BitwiseCopyable {
+        /// A unit produced NaN or infinity; it was silenced.
+        case nonFiniteOutput
+        /// The parameter queue was full; values will land when it drains.
+        case parameterQueueFull
+        /// A new program was adopted.
+        case programSwapped
+    }
+    public var kind: Kind
+    public var unitID: UInt64
+    public var sampleTime: Int64
+}
+
+struct UnitSlot {
+    unowned(unsafe) let unit: any AudioUnit
+    let inputs: BusBuffers
+    let outputs: BusBuffers
+    let splitInputs: BusBuffers
+    let splitOutputs: BusBuffers
+    let checkOutput: Bool
+    var faulted = false
+    var eventStart: Int32 = 0
+    var eventCount: Int32 = 0
+
+    init(unit: any AudioUnit, inputs: BusBuffers, outputs: BusBuffers, splitInputs: BusBuffers, splitOutputs: BusBuffers, checkOutput: Bool) {
+        self.unit = unit
+        self.inputs = inputs
+        self.outputs = outputs
+        self.splitInputs = splitInputs
+        self.splitOutputs = splitOutputs
+        self.checkOutput = checkOutput
+    }
+}
+
+struct UnitLookupEntry {
+    var unitID: UInt64
+    var slot: Int32
+}
+
+@inline(__always)
+func outputsAreFinite(_ buses: BusBuffers, frameCount: Int) -> Bool {
+    for bus in 0..<buses.count {
+        let view = buses[bus]
+        for channel in 0..<view.channelCount {
+            let samples = view[channel]
+            // x * 0 is NaN exactly when x is NaN or infinite, so one running sum
+            // catches both without a branch per sample.
+            var probe: Float = 0
+            for frame in 0..<frameCount { probe += samples[frame] * 0 }
+            if probe.isNaN { return false }
+        }
+    }
+    return true
+}
+
+@inline(__always)
+func convertChannels(from source: AudioBuffers, to destination: AudioBuffers, frameCount: Int) {
+    if source.channelCount == 1 {
+        for channel in 0..<destination.channelCount {
+            destination[channel].update(from: source[0], count: frameCount)
+        }
+    } else if destination.channelCount == 1 {
+        let out = destination[0]
+        let scale = 1 / Float(source.channelCount)
+        out.update(from: source[0], count: frameCount)
+        for channel in 1..<source.channelCount {
+            let samples = source[channel]
+            for frame in 0..<frameCount { out[frame] += samples[frame] }
+        }
+        for frame in 0..<frameCount { out[frame] *= scale }
+    } else {
+        destination.copy(from: source, frameCount: frameCount)
+    }
+}

@@ -1,0 +1,335 @@
+import TrellisCore
+import TrellisEngine
+import TrellisUnits
+
+/// A processing graph: Core Audio's AUGraph. Nodes hold units; connections join one
+/// output bus to one input bus; a generic output node is what a backend pulls.
+///
+/// Every edit is a transaction. While the graph is initialized, an edit is prepared
+/// (validated, compiled, allocated) here, committed by one pointer swap on the audio
+/// thread, and finished (the old program freed) back here. An edit that fails leaves
+/// the graph and the running program as they were.
+///
+/// Thread: control. One control thread at a time edits a graph; the engine's render
+/// runs on the audio thread.
+public final class Graph: @unchecked Sendable {
+    struct Model {
+        var nodes: [NodeID: Node] = [:]
+        var order: [NodeID] = []
+        var connections: [Connection] = []
+        var nextID = 1
+    }
+
+    public let registry: ComponentRegistry
+    public private(set) var sampleRate: Double
+    public private(set) var maximumFrames: Int
+    /// What a backend pulls. Its program changes with every committed edit.
+    public private(set) var engine: RenderEngine
+    public private(set) var isInitialized = false
+    /// The plan of the program last published.
+    public private(set) var plan: ProgramPlan?
+    var model = Model()
+    private var batchDepth = 0
+
+    public init(registry: ComponentRegistry = BuiltInUnits.registry(), sampleRate: Double = 48_000, maximumFrames: Int = 1024) {
+        self.registry = registry
+        self.sampleRate = sampleRate
+        self.maximumFrames = maximumFrames
+        engine = RenderEngine(maximumFrames: maximumFrames)
+    }
+
+    // MARK: - Reading
+
+    /// The nodes in the order they were added.
+    public var nodes: [Node] { model.order.map { model.nodes[$0]! } }
+    public var connections: [Connection] { model.connections }
+
+    public func node(_ id: NodeID) throws(GraphError) -> Node {
+        guard let node = model.nodes[id] else { throw .unknownNode(id) }
+        return node
+    }
+
+    public func node(named name: String) throws(GraphError) -> Node {
+        if let node = model.nodes.values.first(where: { $0.name == name }) { return node }
+        throw .unknownNodeName(name, suggestions: Suggestions.closest(to: name, among: model.nodes.values.map(\.name)))
+    }
+
+    public func unit(_ id: NodeID) throws(GraphError) -> any AudioUnit { try node(id).unit }
+
+    /// Frames from the graph's input to its output along the slowest path, as compiled.
+    public var latency: Int { plan?.latency ?? 0 }
+
+    /// The compiled program as readable text.
+    public var programListing: String { plan?.listing ?? "(not compiled)" }
+
+    // MARK: - Nodes
+
+    /// Adds a unit. `name` defaults to the unit's short name and a number.
+    @discardableResult
+    public func addNode(_ unit: any AudioUnit, name: String? = nil) throws(GraphError) -> NodeID {
+        var added = NodeID(rawValue: 0)
+        try edit { model throws(GraphError) in
+            let nodeName = name ?? Self.defaultName(for: unit, in: model)
+            guard !model.nodes.values.contains(where: { $0.name == nodeName }) else { throw .duplicateNodeName(nodeName) }
+            added = NodeID(rawValue: model.nextID)
+            model.nextID += 1
+            model.nodes[added] = Node(id: added, name: nodeName, unit: unit)
+            model.order.append(added)
+        }
+        return added
+    }
+
+    /// Adds a unit found in the registry by short name, `type:subtype:manufacturer`, or URI.
+    @discardableResult
+    public func addNode(named key: String, name: String? = nil) throws(GraphError) -> NodeID {
+        let unit: any AudioUnit
+        do { unit = try registry.instantiate(named: key) } catch { throw .registry(error) }
+        return try addNode(unit, name: name)
+    }
+
+    /// Adds a unit found in the registry by description.
+    @discardableResult
+    public func addNode(_ description: ComponentDescription, name: String? = nil) throws(GraphError) -> NodeID {
+        let component: Component
+        do { component = try registry.component(matching: description) } catch { throw .registry(error) }
+        let unit: any AudioUnit
+        do { unit = try registry.instantiate(component) } catch {
+            throw .registry(.instantiationFailed(component.shortName, error))
+        }
+        return try addNode(unit, name: name)
+    }
+
+    /// Removes a node and every connection to or from it.
+    public func removeNode(_ id: NodeID) throws(GraphError) {
+        try edit { model throws(GraphError) in
+            guard model.nodes[id] != nil else { throw .unknownNode(id) }
+            model.nodes[id] = nil
+            model.order.removeAll { $0 == id }
+            model.connections.removeAll { $0.source == id || $0.destination == id }
+        }
+    }
+
+    /// Puts another unit in a node's place, keeping its name and connections.
+    public func replaceUnit(of id: NodeID, with unit: any AudioUnit) throws(GraphError) {
+        try edit { model throws(GraphError) in
+            guard let node = model.nodes[id] else { throw .unknownNode(id) }
+            model.nodes[id] = Node(id: id, name: node.name, unit: unit)
+            for connection in model.connections where connection.source == id || connection.destination == id {
+                try Self.checkElements(connection, in: model)
+            }
+        }
+    }
+
+    // MARK: - Connections
+
+    /// Connects output `sourceBus` of `source` to input `destinationBus` of `destination`.
+    public func connect(
+        _ source: NodeID, _ sourceBus: Int = 0, to destination: NodeID, _ destinationBus: Int = 0, converting: Bool = false
+    ) throws(GraphError) {
+        let connection = Connection(source: source, sourceBus: sourceBus, destination: destination, destinationBus: destinationBus, converts: converting)
+        try edit { model throws(GraphError) in
+            try Self.checkElements(connection, in: model)
+            let from = Self.endpoint(connection.source, .output, connection.sourceBus, model)
+            let to = Self.endpoint(connection.destination, .input, connection.destinationBus, model)
+            if let existing = model.connections.first(where: { $0.source == source && $0.sourceBus == sourceBus }) {
+                throw .fanOut(source: from, feeds: Self.endpoint(existing.destination, .input, existing.destinationBus, model), attempted: to)
+            }
+            if let existing = model.connections.first(where: { $0.destination == destination && $0.destinationBus == destinationBus }) {
+                throw .inputTaken(destination: to, by: Self.endpoint(existing.source, .output, existing.sourceBus, model))
+            }
+            if let path = Self.path(from: destination, to: source, in: model) {
+                throw .feedback(cycle: ([source] + path).map { model.nodes[$0]!.name })
+            }
+            model.connections.append(connection)
+        }
+    }
+
+    /// Removes the connection into an input bus.
+    public func disconnect(_ destination: NodeID, _ destinationBus: Int = 0) throws(GraphError) {
+        try edit { model throws(GraphError) in
+            guard model.nodes[destination] != nil else { throw .unknownNode(destination) }
+            guard let index = model.connections.firstIndex(where: { $0.destination == destination && $0.destinationBus == destinationBus }) else {
+                throw .notConnected(Self.endpoint(destination, .input, destinationBus, model))
+            }
+            model.connections.remove(at: index)
+        }
+    }
+
+    // MARK: - Life cycle
+
+    /// Configures every unit for the graph's rate and slice size, initializes them all
+    /// (one-step instantiation), compiles and publishes the program. Thread: control.
+    public func initialize() throws(GraphError) {
+        guard !isInitialized else { return }
+        try commitProgram()
+        isInitialized = true
+    }
+
+    /// Stops publishing and uninitializes every unit. Thread: control, with the backend
+    /// stopped (no render in flight).
+    public func uninitialize() {
+        guard isInitialized else { return }
+        engine = RenderEngine(maximumFrames: maximumFrames)
+        plan = nil
+        for node in nodes {
+            node.unit.parameterSink = nil
+            node.unit.uninitialize()
+        }
+        isInitialized = false
+    }
+
+    /// Changes the sample rate and slice size, re-initializing every unit; the graph
+    /// must be uninitialized or its backend stopped. Thread: control.
+    public func reconfigure(sampleRate: Double, maximumFrames: Int) throws(GraphError) {
+        let wasInitialized = isInitialized
+        uninitialize()
+        self.sampleRate = sampleRate
+        self.maximumFrames = maximumFrames
+        engine = RenderEngine(maximumFrames: maximumFrames)
+        if wasInitialized { try initialize() }
+    }
+
+    /// Runs `body`'s edits as one transaction: compiled once at the end, or not at all
+    /// if any edit or the compilation fails, in which case the graph is as before.
+    public func transaction(_ body: () throws(GraphError) -> Void) throws(GraphError) {
+        let snapshot = model
+        batchDepth += 1
+        do {
+            try body()
+        } catch {
+            batchDepth -= 1
+            model = snapshot
+            throw error
+        }
+        batchDepth -= 1
+        guard batchDepth == 0, isInitialized else { return }
+        do { try commitProgram() } catch {
+            model = snapshot
+            throw error
+        }
+    }
+
+    /// Sets a parameter of a node by identifier; while rendering the change lands on the
+    /// audio thread at the next cycle, ramped over `rampFrames`. Thread: any but audio.
+    public func setParameter(_ node: NodeID, _ identifier: String, _ value: Float, rampFrames: Int = 0) throws(GraphError) {
+        let unit = try self.node(node).unit
+        let name = try self.node(node).name
+        guard let info = unit.parameters.first(where: { $0.identifier == identifier || $0.name == identifier }) else {
+            throw .unit(node: name, .unknownParameter(identifier, unit: unit.name, suggestions: Suggestions.closest(to: identifier, among: unit.parameters.map(\.identifier))))
+        }
+        do { try unit.setParameter(info.address, value, rampFrames: rampFrames) } catch { throw .unit(node: name, error) }
+    }
+
+    // MARK: - Internals
+
+    private func edit(_ change: (inout Model) throws(GraphError) -> Void) throws(GraphError) {
+        let snapshot = model
+        do { try change(&model) } catch {
+            model = snapshot
+            throw error
+        }
+        guard batchDepth == 0, isInitialized else { return }
+        do { try commitProgram() } catch {
+            model = snapshot
+            throw error
+        }
+    }
+
+    /// Prepare (configure, initialize, compile, allocate), commit (publish), finish
+    /// (route parameters, reclaim what the audio thread let go of).
+    private func commitProgram() throws(GraphError) {
+        for node in nodes { try configure(node) }
+        let plan = try GraphCompiler(graph: self).compile()
+        let program = RenderProgram(plan: plan, maximumFrames: maximumFrames)
+        engine.publish(program)
+        self.plan = plan
+        for unit in plan.units.map(\.unit) { unit.parameterSink = engine }
+        engine.collectRetired()
+    }
+
+    /// Sets a unit's rate and slice size and initializes it, unless it already runs so.
+    func configure(_ node: Node) throws(GraphError) {
+        let unit = node.unit
+        do {
+            let rateMatches = (0..<unit.elementCount(.output)).allSatisfy { (try? unit.format(scope: .output, element: $0).sampleRate) == sampleRate }
+                && (0..<unit.elementCount(.input)).allSatisfy { (try? unit.format(scope: .input, element: $0).sampleRate) == sampleRate }
+            if unit.isInitialized && rateMatches && unit.maximumFramesPerSlice >= maximumFrames { return }
+            unit.uninitialize()
+            for scope in [Scope.input, .output] {
+                for element in 0..<unit.elementCount(scope) {
+                    var format = try unit.format(scope: scope, element: element)
+                    format.sampleRate = sampleRate
+                    try unit.setFormat(format, scope: scope, element: element)
+                }
+            }
+            try unit.setProperty(.maximumFramesPerSlice, .int(maximumFrames), scope: .global, element: 0)
+            if let subgraph = unit as? Subgraph { try subgraph.graph.prepareAsSubgraph(sampleRate: sampleRate, maximumFrames: maximumFrames) }
+            try unit.initialize()
+        } catch let error as GraphError {
+            throw error
+        } catch let error as AudioUnitError {
+            throw .unit(node: node.name, error)
+        } catch {
+            throw .subgraph(node: node.name, reason: "\(error)")
+        }
+    }
+
+    /// Configures and initializes the units of a graph used inside another.
+    func prepareAsSubgraph(sampleRate: Double, maximumFrames: Int) throws(GraphError) {
+        self.sampleRate = sampleRate
+        self.maximumFrames = maximumFrames
+        for node in nodes { try configure(node) }
+    }
+
+    static func defaultName(for unit: any AudioUnit, in model: Model) -> String {
+        let base = (unit as? AudioUnitBase)?.shortName ?? unit.componentDescription.subtype.description.trimmingCharacters(in: " ")
+        var number = 1
+        while model.nodes.values.contains(where: { $0.name == "\(base)\(number)" }) { number += 1 }
+        return "\(base)\(number)"
+    }
+
+    static func endpoint(_ id: NodeID, _ scope: Scope, _ bus: Int, _ model: Model) -> Endpoint {
+        Endpoint(node: model.nodes[id]?.name ?? id.description, scope: scope, bus: bus)
+    }
+
+    static func checkElements(_ connection: Connection, in model: Model) throws(GraphError) {
+        guard let source = model.nodes[connection.source] else { throw .unknownNode(connection.source) }
+        guard let destination = model.nodes[connection.destination] else { throw .unknownNode(connection.destination) }
+        let outputs = source.unit.elementCount(.output)
+        guard connection.sourceBus >= 0 && connection.sourceBus < outputs else {
+            throw .invalidElement(endpoint(connection.source, .output, connection.sourceBus, model), available: outputs)
+        }
+        let inputs = destination.unit.elementCount(.input)
+        guard connection.destinationBus >= 0 && connection.destinationBus < inputs else {
+            throw .invalidElement(endpoint(connection.destination, .input, connection.destinationBus, model), available: inputs)
+        }
+    }
+
+    /// A path of nodes from `start` to `goal` along connections, if one exists.
+    static func path(from start: NodeID, to goal: NodeID, in model: Model) -> [NodeID]? {
+        if start == goal { return [start] }
+        var previous: [NodeID: NodeID] = [:]
+        var queue = [start]
+        var visited: Set<NodeID> = [start]
+        while !queue.isEmpty {
+            let node = queue.removeFirst()
+            for connection in model.connections where connection.source == node && !visited.contains(connection.destination) {
+                visited.insert(connection.destination)
+                previous[connection.destination] = node
+                if connection.destination == goal {
+                    var path = [goal]
+                    while let step = previous[path[0]] { path.insert(step, at: 0) }
+                    return path
+                }
+                queue.append(connection.destination)
+            }
+        }
+        return nil
+    }
+}
+
+extension String {
+    fileprivate func trimmingCharacters(in set: Character) -> String {
+        String(self.filter { $0 != set })
+    }
+}

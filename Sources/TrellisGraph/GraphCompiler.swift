@@ -1,0 +1,292 @@
+import TrellisCore
+import TrellisEngine
+import TrellisUnits
+
+/// Turns a graph into a flat program: subgraphs inlined, nodes in topological order,
+/// formats checked, latency compensated with inserted delays, and buffers reused as
+/// soon as their last reader has run, so memory grows with the graph's width.
+struct GraphCompiler {
+    let graph: Graph
+
+    /// A graph being flattened, and where it sits inside its parent.
+    final class Context {
+        let graph: Graph
+        let prefix: String
+        let parent: Context?
+        let nodeInParent: NodeID?
+        var children: [NodeID: Context] = [:]
+
+        init(graph: Graph, prefix: String, parent: Context?, nodeInParent: NodeID?) {
+            self.graph = graph
+            self.prefix = prefix
+            self.parent = parent
+            self.nodeInParent = nodeInParent
+        }
+
+        func name(_ id: NodeID) -> String { prefix + (graph.model.nodes[id]?.name ?? id.description) }
+        var isTop: Bool { parent == nil }
+    }
+
+    enum Role { case unit, input, output }
+
+    struct FlatSource {
+        var node: Int
+        var bus: Int
+        var converts: Bool
+        var from: Endpoint
+    }
+
+    struct FlatNode {
+        var unit: any AudioUnit
+        var name: String
+        var role: Role
+        var context: Context
+        var id: NodeID
+        var inputs: [FlatSource?] = []
+    }
+
+    private final class State {
+        var nodes: [FlatNode] = []
+        var index: [ObjectIdentifier: [NodeID: Int]] = [:]
+    }
+
+    func compile() throws(GraphError) -> ProgramPlan {
+        let state = State()
+        let top = Context(graph: graph, prefix: "", parent: nil, nodeInParent: nil)
+        try collect(top, state, depth: 0)
+        for position in state.nodes.indices {
+            let node = state.nodes[position]
+            var inputs: [FlatSource?] = []
+            for bus in 0..<inputCount(of: node) {
+                inputs.append(try resolveInput(node.context, node.id, bus, state))
+            }
+            state.nodes[position].inputs = inputs
+        }
+        let outputs = state.nodes.filter { $0.role == .output }
+        guard !outputs.isEmpty else { throw .noOutputNode }
+        guard outputs.count == 1 else { throw .multipleOutputNodes(outputs.map(\.name)) }
+        let inputs = state.nodes.filter { $0.role == .input }
+        guard inputs.count <= 1 else { throw .multipleInputNodes(inputs.map(\.name)) }
+        try checkFormats(state.nodes)
+        let order = try topologicalOrder(state.nodes)
+        return plan(state.nodes, order: order)
+    }
+
+    private func inputCount(of node: FlatNode) -> Int {
+        node.role == .input ? 0 : node.unit.elementCount(.input)
+    }
+
+    // MARK: - Flattening
+
+    private func collect(_ context: Context, _ state: State, depth: Int) throws(GraphError) {
+        guard depth < 32 else { throw .subgraph(node: context.prefix, reason: "subgraphs nest more than 32 deep (does one contain itself?)") }
+        var table: [NodeID: Int] = [:]
+        let nodes = context.graph.nodes
+        if !context.isTop {
+            let parentName = context.parent!.name(context.nodeInParent!)
+            let outputs = nodes.filter { $0.unit.componentDescription == GenericOutput.description }
+            guard outputs.count == 1 else {
+                throw .subgraph(node: parentName, reason: outputs.isEmpty ? "it has no output node" : "it has \(outputs.count) output nodes")
+            }
+            let inputs = nodes.filter { $0.unit.componentDescription == GraphInput.description }
+            guard inputs.count <= 1 else { throw .subgraph(node: parentName, reason: "it has \(inputs.count) input nodes") }
+        }
+        for node in nodes {
+            if let subgraph = node.unit as? Subgraph {
+                let child = Context(graph: subgraph.graph, prefix: context.name(node.id) + "/", parent: context, nodeInParent: node.id)
+                context.children[node.id] = child
+                try collect(child, state, depth: depth + 1)
+                continue
+            }
+            let isOutput = node.unit.componentDescription == GenericOutput.description
+            let isInput = node.unit.componentDescription == GraphInput.description
+            if !context.isTop && (isOutput || isInput) { continue }  // boundaries of a subgraph are aliases
+            table[node.id] = state.nodes.count
+            state.nodes.append(FlatNode(
+                unit: node.unit, name: context.name(node.id),
+                role: isOutput ? .output : (isInput ? .input : .unit), context: context, id: node.id))
+        }
+        state.index[ObjectIdentifier(context), default: [:]].merge(table) { $1 }
+    }
+
+    /// What feeds input `bus` of node `id` in `context`, through any subgraph boundaries.
+    private func resolveInput(_ context: Context, _ id: NodeID, _ bus: Int, _ state: State) throws(GraphError) -> FlatSource? {
+        guard let connection = context.graph.model.connections.first(where: { $0.destination == id && $0.destinationBus == bus }) else {
+            return nil
+        }
+        let from = Endpoint(node: context.name(connection.source), scope: .output, bus: connection.sourceBus)
+        guard var source = try resolveSource(context, connection.source, connection.sourceBus, from: from, state) else { return nil }
+        source.converts = source.converts || connection.converts
+        return source
+    }
+
+    private func resolveSource(_ context: Context, _ id: NodeID, _ bus: Int, from: Endpoint, _ state: State) throws(GraphError) -> FlatSource? {
+        if let child = context.children[id] {
+            let output = child.graph.nodes.first { $0.unit.componentDescription == GenericOutput.description }!
+            return try resolveInput(child, output.id, 0, state)
+        }
+        if let parent = context.parent, context.graph.model.nodes[id]?.unit.componentDescription == GraphInput.description {
+            return try resolveInput(parent, context.nodeInParent!, bus, state)
+        }
+        guard let index = state.index[ObjectIdentifier(context)]?[id] else { throw .unknownNode(id) }
+        return FlatSource(node: index, bus: bus, converts: false, from: from)
+    }
+
+    // MARK: - Checks
+
+    private func outputFormat(_ node: FlatNode, _ bus: Int) throws(GraphError) -> StreamFormat {
+        do { return try node.unit.format(scope: .output, element: bus) } catch { throw .unit(node: node.name, error) }
+    }
+
+    private func inputFormat(_ node: FlatNode, _ bus: Int) throws(GraphError) -> StreamFormat {
+        do { return try node.unit.format(scope: .input, element: bus) } catch { throw .unit(node: node.name, error) }
+    }
+
+    private func checkFormats(_ nodes: [FlatNode]) throws(GraphError) {
+        for node in nodes {
+            for (bus, source) in node.inputs.enumerated() {
+                guard let source else { continue }
+                let from = try outputFormat(nodes[source.node], source.bus)
+                let to = try inputFormat(node, bus)
+                let sameWidth = from.channelCount == to.channelCount
+                if from.sampleRate != to.sampleRate || (!sameWidth && !source.converts) {
+                    throw .formatMismatch(
+                        from: Endpoint(node: nodes[source.node].name, scope: .output, bus: source.bus), from,
+                        to: Endpoint(node: node.name, scope: .input, bus: bus), to)
+                }
+            }
+        }
+    }
+
+    private func topologicalOrder(_ nodes: [FlatNode]) throws(GraphError) -> [Int] {
+        var consumers = Array(repeating: [Int](), count: nodes.count)
+        var waiting = Array(repeating: 0, count: nodes.count)
+        for (index, node) in nodes.enumerated() {
+            for source in node.inputs.compactMap({ $0 }) {
+                consumers[source.node].append(index)
+                waiting[index] += 1
+            }
+        }
+        var ready = (0..<nodes.count).filter { waiting[$0] == 0 }
+        var order: [Int] = []
+        var cursor = 0
+        while cursor < ready.count {
+            let node = ready[cursor]
+            cursor += 1
+            order.append(node)
+            for consumer in consumers[node] {
+                waiting[consumer] -= 1
+                if waiting[consumer] == 0 { ready.append(consumer) }
+            }
+        }
+        guard order.count == nodes.count else {
+            throw .feedback(cycle: (0..<nodes.count).filter { waiting[$0] > 0 }.map { nodes[$0].name })
+        }
+        return order
+    }
+
+    // MARK: - Planning
+
+    private func plan(_ nodes: [FlatNode], order: [Int]) -> ProgramPlan {
+        var plan = ProgramPlan()
+        var allocator = BufferAllocator()
+        var outputBus = Array(repeating: [Int](), count: nodes.count)
+        var arrival = Array(repeating: 0, count: nodes.count)
+        var silentBuses: [Int: Int] = [:]
+
+        func latency(_ node: Int) -> Int { nodes[node].role == .unit ? max(0, nodes[node].unit.latencyFrames) : 0 }
+        func releaseBus(_ bus: Int) { allocator.release(plan.buses[bus].buffers) }
+        func silentBus(_ channels: Int) -> Int {
+            if let bus = silentBuses[channels] { return bus }
+            let bus = plan.addBus(buffers: Array(repeating: ProgramPlan.silence, count: channels))
+            silentBuses[channels] = bus
+            return bus
+        }
+
+        for index in order {
+            let node = nodes[index]
+            let sources = node.inputs
+            let readyAt = sources.compactMap { $0 }.map { arrival[$0.node] + latency($0.node) }
+            arrival[index] = readyAt.max() ?? 0
+
+            var inputBuses: [Int] = []
+            var temporaries: [Int] = []
+            for (bus, source) in sources.enumerated() {
+                let channels = (try? node.unit.format(scope: .input, element: bus).channelCount) ?? 2
+                guard let source else {
+                    inputBuses.append(silentBus(channels))
+                    continue
+                }
+                var current = outputBus[source.node][source.bus]
+                let sourceChannels = plan.buses[current].channelCount
+                if sourceChannels != channels {
+                    let converted = plan.addBus(buffers: allocator.allocate(channels))
+                    plan.operations.append(.convertChannels(from: Int32(current), to: Int32(converted)))
+                    releaseBus(current)
+                    current = converted
+                    temporaries.append(converted)
+                }
+                let lag = arrival[index] - (arrival[source.node] + latency(source.node))
+                if lag > 0 {
+                    let delayed = plan.addBus(buffers: allocator.allocate(channels))
+                    plan.delays.append(.init(frames: lag, channelCount: channels, reason: "aligns \(source.from) with the slowest input of \(node.name)"))
+                    plan.operations.append(.delay(line: Int32(plan.delays.count - 1), from: Int32(current), to: Int32(delayed)))
+                    if !temporaries.contains(current) { releaseBus(current) } else { releaseBus(current); temporaries.removeAll { $0 == current } }
+                    current = delayed
+                    temporaries.append(delayed)
+                }
+                inputBuses.append(current)
+                if !temporaries.contains(current) { temporaries.append(current) }
+            }
+
+            switch node.role {
+            case .output:
+                plan.outputChannelCount = inputBuses.first.map { plan.buses[$0].channelCount } ?? 0
+                if let bus = inputBuses.first { plan.operations.append(.emitOutput(bus: Int32(bus))) }
+                plan.latency = arrival[index]
+            case .input:
+                let channels = (try? node.unit.format(scope: .output, element: 0).channelCount) ?? 2
+                let bus = plan.addBus(buffers: allocator.allocate(channels))
+                outputBus[index] = [bus]
+                plan.inputChannelCount = channels
+                plan.operations.append(.fillInput(bus: Int32(bus)))
+            case .unit:
+                var outputs: [Int] = []
+                for bus in 0..<node.unit.elementCount(.output) {
+                    let channels = (try? node.unit.format(scope: .output, element: bus).channelCount) ?? 2
+                    outputs.append(plan.addBus(buffers: allocator.allocate(channels)))
+                }
+                outputBus[index] = outputs
+                plan.units.append(.init(
+                    unit: node.unit, name: node.name, inputs: inputBuses, outputs: outputs,
+                    checkOutput: node.unit.componentDescription.manufacturer != Manufacturer.trellis))
+                plan.operations.append(.render(unit: Int32(plan.units.count - 1)))
+            }
+            // Inputs are consumed: one output feeds one input, so nothing else reads them.
+            for bus in temporaries where !silentBuses.values.contains(bus) { releaseBus(bus) }
+            // Outputs nobody reads are free again at once.
+            let read = Set(nodes.flatMap { $0.inputs.compactMap { $0 } }.filter { $0.node == index }.map(\.bus))
+            for (bus, busIndex) in outputBus[index].enumerated() where !read.contains(bus) { releaseBus(busIndex) }
+        }
+        plan.bufferCount = allocator.count
+        return plan
+    }
+}
+
+/// Hands out mono buffers of the pool, reusing released ones first.
+struct BufferAllocator {
+    private(set) var count = 0
+    private var free: [Int] = []
+
+    mutating func allocate(_ channels: Int) -> [Int] {
+        (0..<channels).map { _ in
+            if let buffer = free.popLast() { return buffer }
+            count += 1
+            return count - 1
+        }
+    }
+
+    mutating func release(_ buffers: [Int]) {
+        for buffer in buffers where buffer != ProgramPlan.silence && !free.contains(buffer) { free.append(buffer) }
+    }
+}

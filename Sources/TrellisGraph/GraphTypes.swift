@@ -1,0 +1,96 @@
+import TrellisCore
+
+/// A node's identity within its graph; stable for the node's life.
+public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    public var description: String { "#\(rawValue)" }
+    public static func < (lhs: NodeID, rhs: NodeID) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// A unit in a graph, with the name sessions and messages use.
+public struct Node: @unchecked Sendable {
+    public let id: NodeID
+    public let name: String
+    public let unit: any AudioUnit
+}
+
+/// One output bus feeding one input bus. `converts` asks the compiler to map channels
+/// where the two ends differ in width, instead of refusing the connection.
+public struct Connection: Hashable, Sendable {
+    public var source: NodeID
+    public var sourceBus: Int
+    public var destination: NodeID
+    public var destinationBus: Int
+    public var converts: Bool
+
+    public init(source: NodeID, sourceBus: Int = 0, destination: NodeID, destinationBus: Int = 0, converts: Bool = false) {
+        self.source = source
+        self.sourceBus = sourceBus
+        self.destination = destination
+        self.destinationBus = destinationBus
+        self.converts = converts
+    }
+}
+
+/// One end of a connection, named for messages: `eq1 output 0`.
+public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
+    public var node: String
+    public var scope: Scope
+    public var bus: Int
+    public var description: String { "\(node) \(scope) \(bus)" }
+}
+
+/// What is wrong with a graph or an edit. The graph is unchanged after any of them.
+public enum GraphError: Error, CustomStringConvertible {
+    case unknownNode(NodeID)
+    case unknownNodeName(String, suggestions: [String])
+    case duplicateNodeName(String)
+    case fanOut(source: Endpoint, feeds: Endpoint, attempted: Endpoint)
+    case inputTaken(destination: Endpoint, by: Endpoint)
+    case feedback(cycle: [String])
+    case invalidElement(Endpoint, available: Int)
+    case formatMismatch(from: Endpoint, StreamFormat, to: Endpoint, StreamFormat)
+    case noOutputNode
+    case multipleOutputNodes([String])
+    case multipleInputNodes([String])
+    case notConnected(Endpoint)
+    case unit(node: String, AudioUnitError)
+    case registry(RegistryError)
+    case subgraph(node: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unknownNode(let id):
+            return "no node \(id) in the graph"
+        case .unknownNodeName(let name, let suggestions):
+            return "no node named \"\(name)\"\(Suggestions.didYouMean(suggestions))"
+        case .duplicateNodeName(let name):
+            return "a node named \"\(name)\" already exists"
+        case .fanOut(let source, let feeds, let attempted):
+            return "\(source) already feeds \(feeds); it cannot also feed \(attempted): one output feeds one input, so fan-out needs a splitter"
+        case .inputTaken(let destination, let source):
+            return "\(destination) is already fed by \(source); disconnect it first or mix with a mixer"
+        case .feedback(let cycle):
+            return "the connection would make a cycle: \(cycle.joined(separator: " -> "))"
+        case .invalidElement(let endpoint, let available):
+            return "\(endpoint) does not exist (the node has \(available) \(endpoint.scope) bus\(available == 1 ? "" : "es"))"
+        case .formatMismatch(let from, let fromFormat, let to, let toFormat):
+            return "format mismatch: \(from) is \(fromFormat) but \(to) is \(toFormat); set matching formats or connect with conversion"
+        case .noOutputNode:
+            return "the graph has no output node (a generic output, short name `output`) to render"
+        case .multipleOutputNodes(let names):
+            return "the graph has more than one output node: \(names.joined(separator: ", "))"
+        case .multipleInputNodes(let names):
+            return "the graph has more than one input node: \(names.joined(separator: ", "))"
+        case .notConnected(let endpoint):
+            return "\(endpoint) is not connected"
+        case .unit(let node, let error):
+            return "node \(node): \(error)"
+        case .registry(let error):
+            return "\(error)"
+        case .subgraph(let node, let reason):
+            return "subgraph \(node): \(reason)"
+        }
+    }
+}
