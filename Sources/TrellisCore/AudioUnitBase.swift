@@ -179,6 +179,7 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
     }
 
     public func applyParameterEvent(index: Int, value: Float, rampFrames: Int) {
+        values[index] = value
         parameterDidChange(index: index, value: value, rampFrames: rampFrames)
     }
 

@@ -154,7 +154,7 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
             }
             let slot = program.slot(of: event.unitID)
             guard slot >= 0 else { continue }  // the unit left the graph
-            let offset = Int32(clamping: max(0, event.sampleTime - timeStamp.sampleTime))
+            let offset = event.sampleTime <= timeStamp.sampleTime ? 0 : Int32(event.sampleTime - timeStamp.sampleTime)
             let item = DueEvent(slot: slot, offset: offset, index: event.index, value: event.value, rampFrames: event.rampFrames)
             // Insertion keeps (slot, offset) order and arrival order among equals.
             var position = dueCount

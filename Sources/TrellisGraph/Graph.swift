@@ -220,6 +220,29 @@ public final class Graph: @unchecked Sendable {
         do { try unit.setParameter(info.address, value, rampFrames: rampFrames) } catch { throw .unit(node: name, error) }
     }
 
+    /// Schedules a parameter change for the exact frame `sampleTime` of the render
+    /// clock, ramped linearly over `rampFrames`. Needs a rendering engine (a backend
+    /// running); otherwise the change is made at once. Thread: any but audio.
+    public func scheduleParameter(
+        _ node: NodeID, _ identifier: String, _ value: Float, atSampleTime sampleTime: Int64, rampFrames: Int = 0
+    ) throws(GraphError) {
+        let found = try self.node(node)
+        guard let index = found.unit.parameters.firstIndex(where: { $0.identifier == identifier || $0.name == identifier }) else {
+            throw .unit(node: found.name, .unknownParameter(identifier, unit: found.unit.name, suggestions: Suggestions.closest(to: identifier, among: found.unit.parameters.map(\.identifier))))
+        }
+        let info = found.unit.parameters[index]
+        guard info.isWritable else { throw .unit(node: found.name, .readOnlyParameter(identifier, unit: found.unit.name)) }
+        guard value.isFinite, info.range.contains(value) else {
+            throw .unit(node: found.name, .parameterValueOutOfRange(parameter: info.identifier, value: value, range: info.range, unit: found.unit.name))
+        }
+        let event = ParameterEvent(unitID: found.unit.unitID, index: Int32(index), value: value, rampFrames: Int32(clamping: rampFrames), sampleTime: sampleTime)
+        switch engine.enqueue(event) {
+        case .queued: break
+        case .notRendering: try setParameter(node, identifier, value, rampFrames: rampFrames)
+        case .full: throw .unit(node: found.name, .parameterQueueFull(identifier, unit: found.unit.name))
+        }
+    }
+
     // MARK: - Internals
 
     private func edit(_ change: (inout Model) throws(GraphError) -> Void) throws(GraphError) {
