@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+import TrellisCore
+
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info", abstract: "Show a unit's buses, parameters (ranges and defaults) and properties.")
+
+    @Argument(help: "A short name, a type:subtype:manufacturer triple, or an LV2 URI.")
+    var unit: String
+
+    @Flag(help: "Write JSON instead of text.")
+    var json = false
+
+    func run() throws {
+        let registry = try Units.registry()
+        let component: Component
+        do { component = try registry.component(named: unit) } catch {
+            throw CLIError("\(error)")
+        }
+        let instance: any AudioUnit
+        do { instance = try registry.instantiate(component) } catch { throw CLIError("\(error)") }
+        let info = UnitInfo(component: component, unit: instance)
+        print(json ? try JSONText.encode(info) : info.text)
+    }
+}
+
+/// What `trellis info` reports about a unit.
+struct UnitInfo: Codable {
+    struct Bus: Codable {
+        var scope: String
+        var element: Int
+        var channels: Int
+        var sampleRate: Double
+        var sampleType: String
+    }
+
+    struct Parameter: Codable {
+        var identifier: String
+        var name: String
+        var scope: String
+        var element: Int
+        var unit: String
+        var minimum: Float
+        var maximum: Float
+        var defaultValue: Float
+        var flags: [String]
+        var values: [String]?
+    }
+
+    struct Property: Codable {
+        var name: String
+        var id: UInt32
+        var scope: String
+        var writable: Bool
+        var kind: String
+    }
+
+    var triple: String
+    var name: String
+    var displayName: String
+    var kind: String
+    var origin: String
+    var uri: String?
+    var latencyFrames: Int
+    var tailTime: Double
+    var buses: [Bus]
+    var parameters: [Parameter]
+    var properties: [Property]
+    var presets: [String]
+
+    init(component: Component, unit: any AudioUnit) {
+        triple = component.description.description
+        name = component.shortName
+        displayName = component.displayName
+        kind = component.kind
+        origin = component.origin.rawValue
+        uri = component.uri
+        latencyFrames = unit.latencyFrames
+        tailTime = unit.tailTime
+        buses = [Scope.input, .output].flatMap { scope in
+            (0..<unit.elementCount(scope)).compactMap { element in
+                (try? unit.format(scope: scope, element: element)).map {
+                    Bus(scope: scope.rawValue, element: element, channels: $0.channelCount, sampleRate: $0.sampleRate, sampleType: $0.sampleType.rawValue)
+                }
+            }
+        }
+        parameters = unit.parameters.map { info in
+            let names: [(ParameterFlags, String)] = [
+                (.readable, "readable"), (.writable, "writable"), (.logarithmic, "logarithmic"), (.integer, "integer"),
+                (.toggled, "toggled"), (.enumeration, "enumeration"), (.output, "output"), (.ramped, "ramped"),
+            ]
+            return Parameter(
+                identifier: info.identifier, name: info.name, scope: info.address.scope.rawValue, element: info.address.element,
+                unit: info.unit.rawValue, minimum: info.range.lowerBound, maximum: info.range.upperBound,
+                defaultValue: info.defaultValue, flags: names.filter { info.flags.contains($0.0) }.map(\.1),
+                values: info.valueStrings.isEmpty ? nil : info.valueStrings)
+        }
+        properties = PropertyID.standard.flatMap { id in
+            Scope.allCases.compactMap { scope in
+                (try? unit.propertyInfo(id, scope: scope, element: 0)).map {
+                    Property(name: id.name, id: id.rawValue, scope: scope.rawValue, writable: $0.isWritable, kind: $0.kindName)
+                }
+            }
+        }
+        if case .strings(let names)? = try? unit.property(.factoryPresets, scope: .global, element: 0) {
+            presets = names
+        } else {
+            presets = []
+        }
+    }
+
+    var text: String {
+        var lines = ["\(displayName) — \(name) (\(triple)), \(kind), \(origin)"]
+        if let uri { lines.append("uri: \(uri)") }
+        lines.append("latency: \(latencyFrames) frames, tail: \(tailTime) s")
+        lines.append("buses:")
+        for bus in buses { lines.append("  \(bus.scope) \(bus.element): \(bus.channels) ch, \(bus.sampleType)") }
+        lines.append("parameters:")
+        for p in parameters {
+            let place = p.scope == "global" ? "" : " [\(p.scope) \(p.element)]"
+            let values = p.values.map { " {\($0.joined(separator: ", "))}" } ?? ""
+            lines.append("  \(p.identifier)\(place): \(p.name), \(p.minimum)...\(p.maximum) \(p.unit), default \(p.defaultValue)\(values) (\(p.flags.joined(separator: ", ")))")
+        }
+        lines.append("properties:")
+        for p in properties { lines.append("  \(p.name) (\(p.id)) \(p.scope)\(p.writable ? " writable" : "") \(p.kind)") }
+        if !presets.isEmpty { lines.append("presets: \(presets.joined(separator: ", "))") }
+        return lines.joined(separator: "\n")
+    }
+}

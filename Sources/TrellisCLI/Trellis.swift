@@ -1,0 +1,24 @@
+import ArgumentParser
+import Logging
+
+@main
+struct Trellis: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "trellis",
+        abstract: "A headless audio workstation: audio units, graphs, LV2 plugins and JACK.",
+        version: version,
+        subcommands: [UnitsCommand.self, InfoCommand.self]
+    )
+}
+
+/// Logs go to stderr so that stdout stays for results a program reads.
+enum Log {
+    static let logger: Logger = {
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: "trellis")
+        logger.logLevel = .info
+        return logger
+    }()
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import TrellisCore
+
+struct UnitsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "units", abstract: "List every unit: its type:subtype:manufacturer triple, short name and kind.")
+
+    @Flag(help: "Write JSON instead of a table.")
+    var json = false
+
+    @Option(help: "Only units of this origin: built-in or lv2.")
+    var origin: String?
+
+    func run() throws {
+        let registry = try Units.registry()
+        var components = registry.components
+        if let origin {
+            components = components.filter { $0.origin.rawValue == origin.lowercased() }
+        }
+        if json {
+            let entries = components.map {
+                UnitEntry(triple: $0.description.description, name: $0.shortName, displayName: $0.displayName,
+                          kind: $0.kind, origin: $0.origin.rawValue, uri: $0.uri)
+            }
+            print(try JSONText.encode(entries))
+            return
+        }
+        let width = max(10, components.map(\.shortName.count).max() ?? 0)
+        for component in components {
+            let name = component.shortName.padding(toLength: width, withPad: " ", startingAt: 0)
+            let kind = component.kind.padding(toLength: 16, withPad: " ", startingAt: 0)
+            print("\(component.description)  \(name)  \(kind)  \(component.displayName)\(component.uri.map { "  <\($0)>" } ?? "")")
+        }
+    }
+}
+
+struct UnitEntry: Codable {
+    var triple: String
+    var name: String
+    var displayName: String
+    var kind: String
+    var origin: String
+    var uri: String?
+}
+
+enum JSONText {
+    static func encode<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
