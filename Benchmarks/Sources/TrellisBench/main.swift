@@ -1,5 +1,6 @@
 // Each group's file contributes a function returning its cases.
 var all: [Benchmark] = []
+all += try graphBenchmarks()
 let filter = CommandLine.arguments.dropFirst().first
 for benchmark in all where filter == nil || benchmark.group.contains(filter!) || benchmark.name.contains(filter!) {
     let nanoseconds = measure(benchmark)
