@@ -1,7 +1,7 @@
 import CSndfile
 import TrellisCore
 
-/// A file container Trellis reads and writes: the `AudioFileTypeID` analog.
+/// A file container Trellis reads and writes: the `AudioFileTypeID` analog. A value; any thread.
 public enum AudioFileContainer: String, Sendable, CaseIterable, CustomStringConvertible {
     case wav
     case aiff

@@ -2,7 +2,7 @@ import CSndfile
 import TrellisCore
 
 /// How a file stores its samples, as read from the file: the exact truth, where
-/// `AudioFileInfo.sampleType` gives the nearest Trellis sample type.
+/// `AudioFileInfo.sampleType` gives the nearest Trellis sample type. A value; any thread.
 public enum AudioFileEncoding: Hashable, Sendable, CustomStringConvertible {
     /// Linear PCM in one of Trellis' sample types; reads back exactly.
     case pcm(SampleType)

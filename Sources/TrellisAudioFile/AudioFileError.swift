@@ -1,6 +1,7 @@
 import TrellisCore
 
 /// What went wrong with an audio file, and where. Every case carries the file's path.
+/// A value; any thread.
 public enum AudioFileError: Error, Hashable, Sendable, CustomStringConvertible {
     /// libsndfile could not open the file; `reason` is its message.
     case cannotOpen(path: String, reason: String)

@@ -1,6 +1,6 @@
 import TrellisCore
 
-/// What a file holds: the part of Core Audio's file properties Trellis uses.
+/// What a file holds: the part of Core Audio's file properties Trellis uses. A value; any thread.
 public struct AudioFileInfo: Hashable, Sendable, CustomStringConvertible {
     public var container: AudioFileContainer
     /// How the samples are stored on disk.

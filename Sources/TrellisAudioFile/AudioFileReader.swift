@@ -43,8 +43,8 @@ public final class AudioFileReader: @unchecked Sendable {
 
     /// Reads up to `frameCount` frames into the first `frameCount` frames of each channel
     /// of `buffers`, which must have the file's channel count. Returns the frames read,
-    /// fewer than asked only at the end of the file (0 there). Allocates nothing in
-    /// Trellis' code. Thread: the one thread using this reader (a disk thread; never the
+    /// fewer than asked only at the end of the file (0 there). Allocates nothing for
+    /// WAV, AIFF, CAF and FLAC; libvorbis now and then grows its own storage. Thread: the one thread using this reader (a disk thread; never the
     /// audio thread, since it does I/O).
     public func read(into buffers: AudioBuffers, frameCount: Int) throws(AudioFileError) -> Int {
         guard decoder.isOpen else { throw .closed(path: path) }
@@ -57,6 +57,7 @@ public final class AudioFileReader: @unchecked Sendable {
     }
 
     /// Moves to `frame` (0...frameCount), exactly, so the next `read` starts there.
+    /// Allocates nothing for WAV, AIFF and CAF; the FLAC and Vorbis decoders may.
     /// Thread: the one thread using this reader.
     public func seek(toFrame frame: Int) throws(AudioFileError) {
         guard decoder.isOpen else { throw .closed(path: path) }

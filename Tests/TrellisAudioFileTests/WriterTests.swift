@@ -63,6 +63,22 @@ struct WriterTests {
         #expect(!directory.exists("bad.wav"))
     }
 
+    @Test("a format libsndfile refuses only after creating the file leaves no file behind")
+    func lateRefusalRemovesFile() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("fast.flac")
+        // FLAC's sample rate field stops at 655350 Hz; StreamFormat allows up to 768 kHz.
+        let error = #expect(throws: AudioFileError.self) {
+            try AudioFileWriter(path: path, sampleType: .int16, sampleRate: 768_000, channelCount: 1)
+        }
+        guard case .cannotOpen(let errorPath, _) = error else {
+            Issue.record("expected cannotOpen, got \(String(describing: error))")
+            return
+        }
+        #expect(errorPath == path)
+        #expect(!directory.exists("fast.flac"))
+    }
+
     @Test("a file in a missing directory cannot be created, and the error names the path")
     func missingDirectory() {
         let path = "/nonexistent-trellis-dir/out.wav"
