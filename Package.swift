@@ -26,6 +26,8 @@ let package = Package(
         systemLibrary("CLilv", pkgConfig: "lilv-0", apt: "liblilv-dev"),
         systemLibrary("CSndfile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
         systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
+        // Ogg Vorbis decoding with sample-exact seeking (libsndfile 1.2's Vorbis seek is not; libsndfile#885).
+        systemLibrary("CVorbisfile", pkgConfig: "vorbisfile", apt: "libvorbis-dev"),
         .target(name: "CTrellisShim", dependencies: ["CJack"]),
         .target(name: "CAllocationCounter"),
 
@@ -36,7 +38,7 @@ let package = Package(
         // Built-in units. DSP only; no Foundation.
         .target(name: "TrellisUnits", dependencies: ["TrellisCore", "CSoxr"]),
         // Audio files through libsndfile.
-        .target(name: "TrellisAudioFile", dependencies: ["TrellisCore", "CSndfile"]),
+        .target(name: "TrellisAudioFile", dependencies: ["TrellisCore", "CSndfile", "CVorbisfile"]),
         // The graph model and its compiler (control side).
         .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"]),
         .executableTarget(
@@ -49,7 +51,7 @@ let package = Package(
         ),
 
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisUnits"]),
-        .testTarget(name: "TrellisAudioFileTests", dependencies: ["TrellisAudioFile", "TrellisCore"]),
+        .testTarget(name: "TrellisAudioFileTests", dependencies: ["TrellisAudioFile", "TrellisCore", "CSndfile", "CAllocationCounter"]),
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI"]),

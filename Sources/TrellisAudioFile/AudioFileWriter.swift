@@ -1,0 +1,148 @@
+import CSndfile
+import Glibc
+import TrellisCore
+
+/// Writes canonical float into a WAV, AIFF, CAF, FLAC or Ogg Vorbis file in a chosen
+/// sample type: the Extended Audio File analog for writing.
+///
+/// Float to integer: `x * 2^(bits-1)`, rounded to nearest, **clipped** to the integer's
+/// range (so 1.0 writes as the largest integer), NaN written as 0. Integers that arrived
+/// as `v / 2^(bits-1)` therefore write back as `v` exactly. Float32 files store samples
+/// unchanged, out-of-range values included; Vorbis encodes what it is given.
+/// Not for concurrent use: one thread at a time.
+public final class AudioFileWriter: @unchecked Sendable {
+    public let path: String
+    public let container: AudioFileContainer
+    public let sampleType: SampleType
+    public let sampleRate: Double
+    public let channelCount: Int
+    public private(set) var framesWritten = 0
+
+    private let handle: SndfileHandle
+    /// Interleaved frames between the caller and libsndfile, allocated once.
+    private let scratch: UnsafeMutableRawPointer
+    private let scratchFrames = AudioFileReader.chunkFrameCount
+
+    /// Creates (or replaces) a file. `container` defaults to the one the path's extension
+    /// names. A container that cannot hold `sampleType`, or a format that cannot be written,
+    /// is refused before anything touches the disk; if libsndfile fails after creating a
+    /// new file, the file is removed. Thread: control.
+    public init(
+        path: String,
+        container: AudioFileContainer? = nil,
+        sampleType: SampleType,
+        sampleRate: Double,
+        channelCount: Int
+    ) throws(AudioFileError) {
+        guard let container = container ?? AudioFileContainer(path: path) else {
+            let found = AudioFileContainer.pathExtension(of: path).map { "extension \"\($0)\"" } ?? "no extension"
+            throw .unsupportedContainer(path: path, found: found)
+        }
+        guard let format = container.sndfileFormat(for: sampleType) else {
+            throw .unsupportedSampleType(path: path, container: container, sampleType: sampleType)
+        }
+        do {
+            try StreamFormat(sampleRate: sampleRate, channelCount: channelCount).validate()
+        } catch {
+            throw .invalidFormat(path: path, reason: error.description)
+        }
+        guard sampleRate == sampleRate.rounded() else {
+            throw .invalidFormat(path: path, reason: "sample rate \(sampleRate) Hz is not a whole number; files store whole hertz")
+        }
+        var requested = SF_INFO()
+        requested.samplerate = Int32(sampleRate)
+        requested.channels = Int32(channelCount)
+        requested.format = format
+        guard sf_format_check(&requested) == SF_TRUE else {
+            throw .invalidFormat(path: path, reason: "libsndfile cannot write \(container) \(sampleType) at \(Int(sampleRate)) Hz with \(channelCount) channels")
+        }
+        let existed = access(path, F_OK) == 0
+        do {
+            handle = try SndfileHandle(path: path, mode: Int32(SFM_WRITE), info: requested)
+        } catch {
+            if !existed { unlink(path) }
+            throw error
+        }
+        self.path = path
+        self.container = container
+        self.sampleType = sampleType
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        scratch = .allocate(byteCount: scratchFrames * channelCount * 4, alignment: 16)
+    }
+
+    deinit {
+        scratch.deallocate()
+    }
+
+    /// Appends `frameCount` frames from each channel of `buffers`, which must have the
+    /// file's channel count. Allocates nothing in Trellis' code (encoders may).
+    /// Thread: the one thread using this writer (a disk thread or control; never audio).
+    public func write(from buffers: AudioBuffers, frameCount: Int) throws(AudioFileError) {
+        guard let file = handle.file else { throw .closed(path: path) }
+        guard buffers.channelCount == channelCount else {
+            throw .channelCountMismatch(path: path, fileChannels: channelCount, bufferChannels: buffers.channelCount)
+        }
+        let channels = channelCount
+        let bits = sampleType.bitsPerSample
+        var done = 0
+        while done < frameCount {
+            let count = min(scratchFrames, frameCount - done)
+            let written: Int
+            if sampleType.isInteger {
+                let samples = scratch.assumingMemoryBound(to: Int32.self)
+                for channel in 0..<channels {
+                    let source = buffers[channel] + done
+                    for frame in 0..<count {
+                        samples[frame * channels + channel] = SampleScaling.leftJustifiedInteger(source[frame], bits: bits)
+                    }
+                }
+                written = Int(sf_writef_int(file, samples, sf_count_t(count)))
+            } else {
+                let samples = scratch.assumingMemoryBound(to: Float.self)
+                for channel in 0..<channels {
+                    let source = buffers[channel] + done
+                    for frame in 0..<count {
+                        samples[frame * channels + channel] = source[frame]
+                    }
+                }
+                written = Int(sf_writef_float(file, samples, sf_count_t(count)))
+            }
+            framesWritten += max(0, written)
+            guard written == count else {
+                throw .writeFailed(path: path, reason: "wrote \(max(0, written)) of \(count) frames: \(handle.lastError)")
+            }
+            done += count
+        }
+    }
+
+    /// Appends one array per channel; all arrays must have the same length.
+    /// Thread: control (it allocates).
+    public func write(channels: [[Float]]) throws(AudioFileError) {
+        guard channels.count == channelCount else {
+            throw .channelCountMismatch(path: path, fileChannels: channelCount, bufferChannels: channels.count)
+        }
+        let frameCount = channels.first?.count ?? 0
+        guard channels.allSatisfy({ $0.count == frameCount }) else {
+            let lengths = channels.map { String($0.count) }.joined(separator: ", ")
+            throw .writeFailed(path: path, reason: "channels differ in length (\(lengths) frames)")
+        }
+        guard frameCount > 0 else { return }
+        let list = AudioBufferList(channelCount: channelCount, frameCapacity: frameCount)
+        for (channel, samples) in channels.enumerated() {
+            list[0][channel].update(from: samples, count: frameCount)
+        }
+        try write(from: list[0], frameCount: frameCount)
+    }
+
+    /// Finishes the file (headers, encoder flush) and closes it. Closing again does
+    /// nothing; writing after it throws `.closed`. Deinit closes an open file too, but
+    /// cannot report a failure. Thread: control.
+    public func close() throws(AudioFileError) {
+        guard handle.isOpen else { return }
+        let status = handle.close()
+        guard status == 0 else {
+            throw .writeFailed(path: path, reason: "closing failed: " + String(cString: sf_error_number(status)))
+        }
+    }
+}
