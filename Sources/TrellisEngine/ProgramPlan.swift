@@ -19,6 +19,8 @@ public struct ProgramPlan: Sendable {
         case delay(line: Int32, from: Int32, to: Int32)
         /// Copies a bus to the backend's output.
         case emitOutput(bus: Int32)
+        /// Shows a bus to an observer (a tap, a meter, a recorder).
+        case observe(observer: Int32, bus: Int32)
     }
 
     /// A bus: one pool buffer per channel; `silence` marks the shared zero buffer.
@@ -64,6 +66,8 @@ public struct ProgramPlan: Sendable {
     public var buses: [Bus] = []
     public var units: [PlannedUnit] = []
     public var delays: [DelayLine] = []
+    /// Observers shown buses by `observe` steps, with what they watch, for the listing.
+    public var observers: [(observer: any BusObserver, watches: String)] = []
     public var operations: [Operation] = []
     /// Channels the backend's input and output carry.
     public var inputChannelCount = 0
@@ -101,6 +105,7 @@ public struct ProgramPlan: Sendable {
                 let delay = delays[Int(line)]
                 text = "delay \(delay.frames) frames \(bus(from)) -> \(bus(to)) (\(delay.reason))"
             case .emitOutput(let b): text = "\(bus(b)) -> output"
+            case .observe(let observer, let b): text = "observe \(bus(b)) (\(observers[Int(observer)].watches))"
             }
             lines.append("  \(step): \(text)")
         }

@@ -18,6 +18,7 @@ public final class RenderProgram: @unchecked Sendable {
     private let operations: UnsafeMutablePointer<ProgramPlan.Operation>
     private let delayLines: UnsafeMutablePointer<DelayLineState>
     private let lookup: UnsafeMutablePointer<UnitLookupEntry>
+    private let observers: UnsafeMutablePointer<ObserverSlot>
     private let totalChannels: Int
     private let totalUnitBuses: Int
     private let totalUnitChannels: Int
@@ -90,6 +91,11 @@ public final class RenderProgram: @unchecked Sendable {
             .sorted { $0.unitID < $1.unitID }
         lookup = .allocate(capacity: max(1, entries.count))
         lookup.initialize(from: entries, count: entries.count)
+
+        observers = .allocate(capacity: max(1, plan.observers.count))
+        for (index, entry) in plan.observers.enumerated() {
+            (observers + index).initialize(to: ObserverSlot(observer: entry.observer))
+        }
     }
 
     deinit {
@@ -105,6 +111,8 @@ public final class RenderProgram: @unchecked Sendable {
         operations.deallocate()
         delayLines.deallocate()
         lookup.deallocate()
+        observers.deinitialize(count: plan.observers.count)
+        observers.deallocate()
     }
 
     /// The listing of the plan.
@@ -148,6 +156,8 @@ public final class RenderProgram: @unchecked Sendable {
                 delayLines[Int(line)].process(from: busViews[Int(from)], to: busViews[Int(to)], frameCount: frameCount)
             case .emitOutput(let bus):
                 output.copy(from: busViews[Int(bus)], frameCount: frameCount)
+            case .observe(let observer, let bus):
+                observers[Int(observer)].observer.observe(busViews[Int(bus)], frameCount: frameCount, timeStamp: timeStamp)
             }
         }
         for slot in 0..<plan.units.count { slots[slot].eventCount = 0 }
@@ -297,6 +307,10 @@ struct UnitSlot {
         self.splitOutputs = splitOutputs
         self.checkOutput = checkOutput
     }
+}
+
+struct ObserverSlot {
+    unowned(unsafe) let observer: any BusObserver
 }
 
 struct UnitLookupEntry {

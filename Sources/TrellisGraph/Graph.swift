@@ -17,7 +17,15 @@ public final class Graph: @unchecked Sendable {
         var nodes: [NodeID: Node] = [:]
         var order: [NodeID] = []
         var connections: [Connection] = []
+        var observers: [ObserverEntry] = []
         var nextID = 1
+    }
+
+    struct ObserverEntry {
+        var token: ObserverToken
+        var node: NodeID
+        var bus: Int
+        var observer: any BusObserver
     }
 
     public let registry: ComponentRegistry
@@ -106,6 +114,7 @@ public final class Graph: @unchecked Sendable {
             model.nodes[id] = nil
             model.order.removeAll { $0 == id }
             model.connections.removeAll { $0.source == id || $0.destination == id }
+            model.observers.removeAll { $0.node == id }
         }
     }
 
@@ -152,6 +161,34 @@ public final class Graph: @unchecked Sendable {
                 throw .notConnected(Self.endpoint(destination, .input, destinationBus, model))
             }
             model.connections.remove(at: index)
+        }
+    }
+
+    // MARK: - Observers
+
+    /// Shows output `bus` of `node` to `observer` every cycle, from the next program on:
+    /// how taps, meters and recorders watch a bus without being in its path.
+    @discardableResult
+    public func addObserver(_ observer: any BusObserver, node: NodeID, bus: Int = 0) throws(GraphError) -> ObserverToken {
+        var token = ObserverToken(rawValue: 0)
+        try edit { model throws(GraphError) in
+            guard let found = model.nodes[node] else { throw .unknownNode(node) }
+            let outputs = found.unit.elementCount(.output)
+            guard bus >= 0 && bus < outputs else {
+                throw .invalidElement(Self.endpoint(node, .output, bus, model), available: outputs)
+            }
+            token = ObserverToken(rawValue: model.nextID)
+            model.nextID += 1
+            model.observers.append(ObserverEntry(token: token, node: node, bus: bus, observer: observer))
+        }
+        return token
+    }
+
+    /// Stops showing a bus to an observer. The observer stays alive until the program
+    /// that used it has been retired.
+    public func removeObserver(_ token: ObserverToken) throws(GraphError) {
+        try edit { model throws(GraphError) in
+            model.observers.removeAll { $0.token == token }
         }
     }
 

@@ -69,7 +69,13 @@ struct GraphCompiler {
         guard inputs.count <= 1 else { throw .multipleInputNodes(inputs.map(\.name)) }
         try checkFormats(state.nodes)
         let order = try topologicalOrder(state.nodes)
-        return plan(state.nodes, order: order)
+        var observed: [Int: [(bus: Int, observer: any BusObserver, watches: String)]] = [:]
+        for entry in graph.model.observers {
+            let from = Endpoint(node: top.name(entry.node), scope: .output, bus: entry.bus)
+            guard let source = try resolveSource(top, entry.node, entry.bus, from: from, state) else { continue }
+            observed[source.node, default: []].append((source.bus, entry.observer, from.description))
+        }
+        return plan(state.nodes, order: order, observed: observed)
     }
 
     private func inputCount(of node: FlatNode) -> Int {
@@ -187,7 +193,7 @@ struct GraphCompiler {
 
     // MARK: - Planning
 
-    private func plan(_ nodes: [FlatNode], order: [Int]) -> ProgramPlan {
+    private func plan(_ nodes: [FlatNode], order: [Int], observed: [Int: [(bus: Int, observer: any BusObserver, watches: String)]]) -> ProgramPlan {
         var plan = ProgramPlan()
         var allocator = BufferAllocator()
         var outputBus = Array(repeating: [Int](), count: nodes.count)
@@ -243,6 +249,7 @@ struct GraphCompiler {
             case .output:
                 plan.outputChannelCount = inputBuses.first.map { plan.buses[$0].channelCount } ?? 0
                 if let bus = inputBuses.first { plan.operations.append(.emitOutput(bus: Int32(bus))) }
+                outputBus[index] = Array(inputBuses.prefix(1))
                 plan.latency = arrival[index]
             case .input:
                 let channels = (try? node.unit.format(scope: .output, element: 0).channelCount) ?? 2
@@ -261,6 +268,10 @@ struct GraphCompiler {
                     unit: node.unit, name: node.name, inputs: inputBuses, outputs: outputs,
                     checkOutput: node.unit.componentDescription.manufacturer != Manufacturer.trellis))
                 plan.operations.append(.render(unit: Int32(plan.units.count - 1)))
+            }
+            for entry in observed[index] ?? [] where entry.bus < outputBus[index].count {
+                plan.observers.append((entry.observer, entry.watches))
+                plan.operations.append(.observe(observer: Int32(plan.observers.count - 1), bus: Int32(outputBus[index][entry.bus])))
             }
             // Inputs are consumed: one output feeds one input, so nothing else reads them.
             for bus in temporaries where !silentBuses.values.contains(bus) { releaseBus(bus) }

@@ -94,3 +94,8 @@ public enum GraphError: Error, CustomStringConvertible {
         }
     }
 }
+
+/// Identifies an observer installed on a graph, for removing it.
+public struct ObserverToken: Hashable, Sendable {
+    public let rawValue: Int
+}
