@@ -69,3 +69,73 @@ struct CLITests {
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
     }
 }
+
+@Suite("trellis chain")
+struct ChainCommandTests {
+    private func temporaryPath(_ name: String) -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-chain-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent(name).path
+    }
+
+    /// Reads a file's first channel through sox, an outside program, as text samples.
+    private func soxSamples(_ path: String) throws -> [Float] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
+        process.arguments = [path, "-t", "f32", "-c", "1", "-"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = Pipe()
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    @Test("a tone through a gain renders the sine scaled by the gain, as sox reads it back")
+    func toneThroughGain() throws {
+        let out = temporaryPath("out.wav")
+        let result = try trellis(["chain", "--duration", "0.5", "tone", "freq=1000", "amp=0.5", "channels=1", "!", "gain", "gain=-6", "!", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let samples = try soxSamples(out)
+        #expect(samples.count == 24_000)
+        let amplitude: Double = 0.5 * pow(10, -6.0 / 20)
+        var error: Double = 0
+        for (frame, sample) in samples.enumerated() {
+            let expected: Double = amplitude * sin(2 * Double.pi * 1000 * Double(frame) / 48_000)
+            error = max(error, abs(Double(sample) - expected))
+        }
+        #expect(error < 2e-5)
+    }
+
+    @Test("a file source renders to a file sink of the same length and rate")
+    func fileToFile() throws {
+        let source = temporaryPath("in.wav")
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
+        make.arguments = ["-n", "-r", "44100", "-c", "2", "-b", "16", source, "synth", "0.25", "sine", "440"]
+        try make.run()
+        make.waitUntilExit()
+        let out = temporaryPath("out.flac")
+        let result = try trellis(["chain", "--sample-type", "int16", source, "!", "gain", "gain=0", "!", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let original = try soxSamples(source)
+        let rendered = try soxSamples(out)
+        #expect(rendered.count == original.count)
+        #expect(zip(original, rendered).allSatisfy { $0 == $1 }, "a 0 dB gain is transparent, bit for bit at int16")
+    }
+
+    @Test("a setting that names no parameter fails, naming the stage and suggesting names")
+    func unknownSetting() throws {
+        let result = try trellis(["chain", "--duration", "0.1", "tone", "!", "gain", "gian=-6", "!", temporaryPath("x.wav")])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("stage 3 \"gain\": no parameter \"gian\" (did you mean gain?)"))
+    }
+
+    @Test("a tone source without a duration is refused")
+    func toneNeedsDuration() throws {
+        let result = try trellis(["chain", "tone", "!", temporaryPath("x.wav")])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("--duration"))
+    }
+}

@@ -1,0 +1,176 @@
+import ArgumentParser
+import TrellisAudioFile
+import TrellisCore
+import TrellisGraph
+import TrellisUnits
+
+struct ChainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chain",
+        abstract: "Run an effect chain written as a pipeline: SOURCE ! UNIT [name=value ...] ! ... ! SINK.",
+        discussion: """
+            A source is an audio file or `tone` (freq=, amp=, waveform=, channels=); a unit is a short name, \
+            a type:subtype:manufacturer triple or lv2:URI, with parameter settings; a sink is an audio file. \
+            With files at both ends the chain renders offline, as fast as the machine allows.
+            Example: trellis chain in.wav ! eq band0.type=lowshelf band0.freq=120 band0.gain=3 ! gain gain=-6 ! out.wav
+            """)
+
+    @Option(name: .long, help: "Seconds to render (required with a tone source; default: the source file's length).")
+    var duration: Double?
+
+    @Option(name: .long, help: "Sample type of the output file: float32, int16, int24 or int32.")
+    var sampleType: String = "float32"
+
+    @Option(name: .long, help: "Sample rate for a tone source.")
+    var sampleRate: Double = 48_000
+
+    @Option(name: .long, help: "Frames per render slice.")
+    var blockSize: Int = 4096
+
+    @Flag(name: .long, help: "Print the compiled program to stderr.")
+    var showProgram = false
+
+    @Argument(parsing: .captureForPassthrough, help: "The pipeline.")
+    var pipeline: [String] = []
+
+    func run() throws {
+        let parsed = try ChainPipeline(arguments: pipeline)
+        guard let type = SampleType(rawValue: sampleType.lowercased()) else {
+            throw CLIError("--sample-type \(sampleType): expected float32, int16, int24 or int32")
+        }
+        let registry = try Units.registry()
+        let built = try ChainBuilder(registry: registry, blockSize: blockSize, toneRate: sampleRate).build(parsed)
+        if showProgram { Log.logger.info("\n\(built.graph.programListing)") }
+        let frames: Int
+        if let duration {
+            frames = Int((duration * built.graph.sampleRate).rounded())
+        } else if let input = built.input {
+            frames = input.info.frameCount
+        } else {
+            throw CLIError("chain: a \(parsed.source.word) source has no end; give --duration SECONDS")
+        }
+        let progress = ProgressBar(total: frames, label: parsed.sink.word)
+        let report: ((Int, Int) -> Void)? = progress.isVisible ? { done, _ in progress.update(done) } : nil
+        do {
+            try OfflineRenderer(graph: built.graph).render(
+                frameCount: frames, to: parsed.sink.word, sampleType: type, input: built.input, progress: report)
+        } catch { throw CLIError("\(error)") }
+        progress.finish()
+    }
+}
+
+/// Turns a parsed pipeline into a graph: source, units in series, generic output.
+struct ChainBuilder {
+    let registry: ComponentRegistry
+    let blockSize: Int
+    let toneRate: Double
+
+    struct Built {
+        var graph: Graph
+        var input: AudioFileReader?
+    }
+
+    func build(_ pipeline: ChainPipeline) throws(CLIError) -> Built {
+        var input: AudioFileReader?
+        let channels: Int
+        let rate: Double
+        let source: any AudioUnit
+        if pipeline.source.word == "tone" {
+            let settings = pipeline.source.settings
+            var count = 2
+            if let setting = settings.first(where: { $0.name == "channels" }) {
+                guard let parsed = Int(setting.value), (1...64).contains(parsed) else {
+                    throw CLIError("chain: tone channels=\(setting.value) must be a whole number from 1 to 64")
+                }
+                count = parsed
+            }
+            channels = count
+            rate = toneRate
+            let tone = ToneGenerator(channelCount: channels)
+            for setting in settings where setting.name != "channels" {
+                try ParameterSetting.apply(setting.name, setting.value, to: tone, stage: pipeline.source)
+            }
+            source = tone
+        } else if pipeline.source.word == "jack" {
+            throw CLIError("chain: live chains with jack need the JACK head node, which this build does not have yet")
+        } else {
+            do { input = try AudioFileReader(path: pipeline.source.word) } catch { throw CLIError("chain: \(error)") }
+            channels = input!.info.channelCount
+            rate = input!.info.sampleRate
+            source = GraphInput(channelCount: channels)
+        }
+
+        let graph = Graph(registry: registry, sampleRate: rate, maximumFrames: blockSize)
+        do {
+            var previous = try graph.addNode(source, name: pipeline.source.word == "tone" ? "tone" : "input")
+            for stage in pipeline.units {
+                let unit: any AudioUnit
+                do { unit = try registry.instantiate(named: stage.word) } catch {
+                    throw CLIError("chain: stage \(stage.position) \"\(stage.word)\": \(error)")
+                }
+                Self.fit(unit, channels: channels)
+                for setting in stage.settings {
+                    try ParameterSetting.apply(setting.name, setting.value, to: unit, stage: stage)
+                }
+                let node = try graph.addNode(unit)
+                try graph.connect(previous, to: node, converting: true)
+                previous = node
+            }
+            let output = try graph.addNode(GenericOutput(channelCount: channels), name: "output")
+            try graph.connect(previous, to: output, converting: true)
+            try graph.initialize()
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError("chain: \(error)")
+        }
+        return Built(graph: graph, input: input)
+    }
+
+    /// Gives a unit's first buses the chain's width where the unit allows it; where it
+    /// does not (a mono plugin), the connections convert.
+    static func fit(_ unit: any AudioUnit, channels: Int) {
+        for scope in [Scope.input, .output] where unit.elementCount(scope) > 0 {
+            guard var format = try? unit.format(scope: scope, element: 0) else { continue }
+            format.channelCount = channels
+            try? unit.setFormat(format, scope: scope, element: 0)
+        }
+    }
+}
+
+/// Parses `name=value` settings by the parameter's kind: enumeration names, on/off for
+/// toggles, plain decimal numbers otherwise.
+enum ParameterSetting {
+    static func apply(_ name: String, _ text: String, to unit: any AudioUnit, stage: ChainPipeline.Stage) throws(CLIError) {
+        let lowered = name.lowercased()
+        guard let info = unit.parameters.first(where: { $0.identifier.lowercased() == lowered || $0.name.lowercased() == lowered }) else {
+            let suggestions = Suggestions.closest(to: name, among: unit.parameters.map(\.identifier))
+            throw CLIError("chain: stage \(stage.position) \"\(stage.word)\": no parameter \"\(name)\"\(Suggestions.didYouMean(suggestions))")
+        }
+        guard let value = parse(text, for: info) else {
+            let expected = info.flags.contains(.enumeration)
+                ? "one of \(info.valueStrings.joined(separator: ", "))"
+                : info.flags.contains(.toggled) ? "on or off" : "a number"
+            throw CLIError("chain: stage \(stage.position) \"\(stage.word)\": \(name)=\(text): expected \(expected)")
+        }
+        do { try unit.setParameter(info.address, value, rampFrames: 0) } catch {
+            throw CLIError("chain: stage \(stage.position) \"\(stage.word)\": \(error)")
+        }
+    }
+
+    static func parse(_ text: String, for info: ParameterInfo) -> Float? {
+        if info.flags.contains(.enumeration),
+           let index = info.valueStrings.firstIndex(where: { $0.lowercased() == text.lowercased() }) {
+            return Float(index) + info.range.lowerBound
+        }
+        if info.flags.contains(.toggled) {
+            switch text.lowercased() {
+            case "on", "true", "yes", "1": return 1
+            case "off", "false", "no", "0": return 0
+            default: return nil
+            }
+        }
+        guard let value = Float(text), value.isFinite, !text.contains("x"), !text.contains("X") else { return nil }
+        return value
+    }
+}

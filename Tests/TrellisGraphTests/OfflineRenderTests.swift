@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+import TrellisAudioFile
+import TrellisCore
+import TrellisGraph
+import TrellisUnits
+
+@Suite("Offline render")
+struct OfflineRenderTests {
+    private func temporaryPath(_ name: String) -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-offline-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent(name).path
+    }
+
+    @Test("a tone rendered through a gain into a float WAV file gives the expected samples")
+    func toneToWAV() throws {
+        let (graph, _) = try chain(gains: [-6], frequency: 1000, amplitude: 0.5)
+        try graph.initialize()
+        let path = temporaryPath("tone.wav")
+        let written = try OfflineRenderer(graph: graph, sliceFrames: 333).render(frameCount: 48_000, to: path)
+        #expect(written == 48_000)
+        let reader = try AudioFileReader(path: path)
+        #expect(reader.info.frameCount == 48_000)
+        #expect(reader.info.channelCount == 2)
+        #expect(reader.info.sampleRate == 48_000)
+        let channels = try reader.readAll()
+        let expected = sine(frequency: 1000, amplitude: 0.5 * decibels(-6), frames: 48_000)
+        #expect(maxDifference(channels[0], expected) < 2e-5)
+        #expect(channels[0] == channels[1])
+    }
+
+    @Test("an input file is carried through the graph to the output file")
+    func fileThroughGraph() throws {
+        let source = temporaryPath("in.wav")
+        let ramp = (0..<10_000).map { Float($0 % 2_000) / 2_000 - 0.5 }
+        let writer = try AudioFileWriter(path: source, sampleType: .float32, sampleRate: 44_100, channelCount: 1)
+        try writer.write(channels: [ramp])
+        try writer.close()
+
+        let graph = Graph(sampleRate: 44_100, maximumFrames: 512)
+        let input = try graph.addNode(GraphInput(channelCount: 1))
+        let gain = try graph.addNode(Gain(channelCount: 1))
+        try graph.setParameter(gain, "gain", 20 * log10(2))
+        let output = try graph.addNode(GenericOutput(channelCount: 1))
+        try graph.connect(input, to: gain)
+        try graph.connect(gain, to: output)
+        try graph.initialize()
+        let destination = temporaryPath("out.wav")
+        try OfflineRenderer(graph: graph).render(frameCount: 10_000, to: destination, input: try AudioFileReader(path: source))
+        let result = try AudioFileReader(path: destination).readAll()[0]
+        #expect(maxDifference(result, ramp.map { $0 * 2 }) < 1e-5)
+    }
+
+    @Test("an input file at another rate than the graph is refused, naming both rates")
+    func inputRateMismatch() throws {
+        let source = temporaryPath("in.wav")
+        let writer = try AudioFileWriter(path: source, sampleType: .int16, sampleRate: 22_050, channelCount: 1)
+        try writer.write(channels: [[0, 0, 0]])
+        try writer.close()
+        let graph = Graph()
+        let input = try graph.addNode(GraphInput(channelCount: 1))
+        let output = try graph.addNode(GenericOutput(channelCount: 1))
+        try graph.connect(input, to: output)
+        try graph.initialize()
+        #expect {
+            try OfflineRenderer(graph: graph).render(frameCount: 3, to: temporaryPath("out.wav"), input: try AudioFileReader(path: source))
+        } throws: { "\($0)".contains("22050 Hz but the graph runs at 48000 Hz") }
+    }
+}
