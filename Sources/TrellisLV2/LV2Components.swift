@@ -88,7 +88,7 @@ public enum LV2Components {
         return Component(
             description: description, shortName: shortName, displayName: info.name, origin: .lv2, uri: uri,
             factory: { () throws(AudioUnitError) -> any AudioUnit in
-                do {
+                do throws(LV2Error) {
                     return try LV2PluginUnit(world: world, uri: uri, description: resolvedDescription, shortName: resolvedName)
                 } catch {
                     throw .failedToInitialize(error.description, unit: "\(resolvedName) <\(uri)>")
