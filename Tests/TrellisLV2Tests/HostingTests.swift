@@ -63,16 +63,35 @@ struct HostingTests {
         #expect(try unit.parameterValue(ParameterAddress(0)) == 0)
     }
 
-    @Test("control ports become parameters with the plugin's ranges and hints")
-    func parametersFromPorts() throws {
+    @Test("bounds given as fractions of the sample rate are scaled to the unit's rate")
+    func sampleRateBounds() throws {
+        // butthigh_iir's cutoff: 0.0001...0.45 × rate, default 0.112575 × rate, logarithmic.
         let unit = try makeUnit("http://plugin.org.uk/swh-plugins/butthigh_iir")
         let cutoff = try unit.parameter(named: "cutoff")
-        let info = try #require(unit.info.ports.first { $0.symbol == "cutoff" })
-        // The port's bounds are fractions of the sample rate (lv2:sampleRate).
-        #expect(info.has(.sampleRate) == (cutoff.range.upperBound > 1000))
-        #expect(cutoff.flags.contains(.logarithmic) == info.has(.logarithmic))
+        #expect(abs(cutoff.range.lowerBound - 0.0001 * 48_000) < 1e-3)
+        #expect(abs(cutoff.range.upperBound - 0.45 * 48_000) < 1e-2)
+        #expect(abs(cutoff.defaultValue - 0.112575 * 48_000) < 1e-2)
+        #expect(cutoff.flags.contains(.logarithmic))
+        try unit.setSampleRate(44_100)
+        try unit.initialize()
+        let scaled = try unit.parameter(named: "cutoff")
+        #expect(abs(scaled.range.upperBound - 0.45 * 44_100) < 1e-2)
+        #expect(abs(try unit.parameterValue(scaled.address) - 0.112575 * 44_100) < 1e-2)
+    }
+
+    @Test("parameters carry units and enumeration labels from the plugin's data")
+    func unitsAndScalePoints() throws {
         let amp = try makeUnit(Fixture.amp)
         #expect(try amp.parameter(named: "gain").unit == .decibels)
+        // mda Combo's model: an enumeration whose scale points are fractions, not indices.
+        let combo = try makeUnit("http://drobilla.net/plugins/mda/Combo")
+        let model = try combo.parameter(named: "model")
+        #expect(model.flags.contains(.enumeration))
+        #expect(model.valueStrings.isEmpty)
+        let port = try #require(combo.info.ports.first { $0.symbol == "model" })
+        #expect(port.scalePoints.first?.label == "D.I. (flat frequency response)")
+        #expect(port.scalePoints.first?.value == 0)
+        #expect(port.scalePoints.count == 7)
     }
 
     @Test("stereo port groups become one two-channel bus")
@@ -132,7 +151,8 @@ struct HostingTests {
         let unit = try makeUnit(Fixture.sampler)
         try unit.initialize()
         let render = OfflineRender(unit, blockSize: 256)
-        _ = render.process([], frames: 2048)
+        let before = render.process([], frames: 2048)
+        #expect(rms(before[0][...]) == 0)
         #expect(unit.queueMIDI(.noteOn(note: 60, velocity: 127)))
         let played = render.process([], frames: 4096)
         #expect(rms(played[0][...]) > 0.001)
