@@ -187,8 +187,9 @@ public final class LV2PluginUnit: AudioUnitBase, @unchecked Sendable {
     public override func deallocateRenderResources() {
         guard let instance else { return }
         if pendingState == nil, let text = try? serializeState(instance: instance) { pendingState = .text(text) }
-        lilv_instance_deactivate(instance)
+        // work() must not overlap deactivate (an instantiation-class call).
         worker?.stop()
+        lilv_instance_deactivate(instance)
         lilv_instance_free(instance)
         features?.flushAudioLog()
         self.instance = nil
