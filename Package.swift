@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "TrellisUnits", targets: ["TrellisUnits"]),
         .library(name: "TrellisGraph", targets: ["TrellisGraph"]),
         .library(name: "TrellisAudioFile", targets: ["TrellisAudioFile"]),
+        .library(name: "TrellisLV2", targets: ["TrellisLV2"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -30,6 +31,8 @@ let package = Package(
         systemLibrary("CVorbisfile", pkgConfig: "vorbisfile", apt: "libvorbis-dev"),
         .target(name: "CTrellisShim", dependencies: ["CJack"]),
         .target(name: "CAllocationCounter"),
+        // The LV2 log feature's variadic printf, which Swift cannot implement.
+        .target(name: "CTrellisLV2Shim"),
 
         // The model: descriptions, formats, buffers, the unit contract. No Foundation.
         .target(name: "TrellisCore", dependencies: ["CTrellisShim"]),
@@ -39,12 +42,14 @@ let package = Package(
         .target(name: "TrellisUnits", dependencies: ["TrellisCore", "CSoxr"]),
         // Audio files through libsndfile.
         .target(name: "TrellisAudioFile", dependencies: ["TrellisCore", "CSndfile", "CVorbisfile"]),
+        // LV2 plugins through lilv: discovery, components, hosting as audio units.
+        .target(name: "TrellisLV2", dependencies: ["TrellisCore", "CLilv", "CTrellisLV2Shim", "CTrellisShim"]),
         // The graph model and its compiler (control side).
         .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"]),
         .executableTarget(
             name: "TrellisCLI",
             dependencies: [
-                "TrellisCore", "TrellisUnits", "TrellisGraph", "TrellisAudioFile",
+                "TrellisCore", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisLV2",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -54,6 +59,7 @@ let package = Package(
         .testTarget(name: "TrellisAudioFileTests", dependencies: ["TrellisAudioFile", "TrellisCore", "CSndfile", "CAllocationCounter"]),
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
+        .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisLV2", "TrellisCore", "CAllocationCounter", "CSndfile"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI"]),
     ]
 )

@@ -67,6 +67,10 @@ public enum ComponentType {
     public static let panner: FourCC = "aupn"
     public static let generator: FourCC = "augn"
     public static let offlineEffect: FourCC = "auol"
+    /// Core Audio's MIDI processor: MIDI in, MIDI out, no audio.
+    public static let midiProcessor: FourCC = "aumi"
+    /// Trellis' own type for units that only observe audio (LV2 analysers).
+    public static let analyser: FourCC = "auan"
 
     /// A readable name for a type code, for listings.
     public static func name(of type: FourCC) -> String {
@@ -80,6 +84,8 @@ public enum ComponentType {
         case panner: "panner"
         case generator: "generator"
         case offlineEffect: "offline effect"
+        case midiProcessor: "MIDI processor"
+        case analyser: "analyser"
         default: type.description
         }
     }

@@ -112,7 +112,9 @@ public final class ComponentRegistry: Sendable {
             return try component(matching: description)
         }
         if let resolved = resolve(uri) { return resolved }
-        let names = all.map(\.shortName) + all.compactMap(\.uri)
+        // A resolver may have registered more components while looking; suggest from all.
+        let known = components
+        let names = known.map(\.shortName) + known.compactMap(\.uri)
         throw .unknownName(key, suggestions: Suggestions.closest(to: uri, among: names))
     }
 

@@ -1,0 +1,185 @@
+import CLilv
+import CTrellisLV2Shim
+import CTrellisShim
+import Glibc
+import Synchronization
+
+/// The host features one plugin instance is given, and the memory behind them, which
+/// lives as long as the instance: URID map/unmap, options (sample rate, block lengths,
+/// sequence size), bounded block length, worker schedule, log, and the state path
+/// features (makePath, mapPath, freePath) rooted in a per-instance directory.
+///
+/// Thread: made and freed on the control thread; plugins call the features from
+/// whatever thread LV2 allows.
+final class LV2HostFeatures: @unchecked Sendable {
+    /// Every feature URI Trellis can give a plugin.
+    static let supported: Set<String> = [
+        LV2URI.uridMap, LV2URI.uridUnmap, LV2URI.options, LV2URI.boundedBlockLength,
+        LV2URI.workerSchedule, LV2URI.log, LV2URI.makePath, LV2URI.mapPath, LV2URI.freePath,
+        LV2URI.loadDefaultState,
+    ]
+
+    private let pluginURI: String
+    private weak var world: LV2World?
+    /// Where files the plugin makes with `makePath` go.
+    let directory: String
+    private var ownedStrings: [UnsafeMutablePointer<CChar>] = []
+    private var featureStructs: [UnsafeMutablePointer<LV2_Feature>] = []
+    private let options: UnsafeMutablePointer<LV2_Options_Option>
+    private let optionValues: UnsafeMutablePointer<Int32>
+    private let sampleRateValue: UnsafeMutablePointer<Float>
+    private let log: UnsafeMutablePointer<TrellisLV2Log>
+    private let makePath: UnsafeMutablePointer<LV2_State_Make_Path>
+    private let mapPath: UnsafeMutablePointer<LV2_State_Map_Path>
+    private let freePath: UnsafeMutablePointer<LV2_State_Free_Path>
+    /// Null-terminated feature list for instantiation.
+    private(set) var instantiation: UnsafeMutablePointer<UnsafePointer<LV2_Feature>?>!
+    /// Null-terminated feature list for state save and restore: lilv adds its own path
+    /// features there, which resolve paths against the state, so ours are left out.
+    private(set) var state: UnsafeMutablePointer<UnsafePointer<LV2_Feature>?>!
+
+    /// Audio-thread log lines wait here until a normal thread prints them.
+    let audioLog = ByteRing(capacity: 1 << 14)
+    private let audioLogReader = Mutex<UnsafeMutableRawPointer>(.allocate(byteCount: 1024, alignment: 8))
+
+    init(
+        world: LV2World, pluginURI: String, unitID: UInt64, sampleRate: Double,
+        maximumFrames: Int, sequenceSize: Int, worker: LV2Worker?
+    ) {
+        self.pluginURI = pluginURI
+        self.world = world
+        directory = FileSystem.temporaryDirectory + "/trellis-lv2/\(getpid())-\(unitID)"
+        let urids = world.urids
+
+        optionValues = .allocate(capacity: 3)
+        optionValues[0] = 1
+        optionValues[1] = Int32(maximumFrames)
+        optionValues[2] = Int32(sequenceSize)
+        sampleRateValue = .allocate(capacity: 1)
+        sampleRateValue.initialize(to: Float(sampleRate))
+        options = .allocate(capacity: 6)
+        let intType = urids.map(LV2URI.atomInt), floatType = urids.map(LV2URI.atomFloat)
+        func option(_ key: String, _ type: LV2_URID, _ value: UnsafeRawPointer) -> LV2_Options_Option {
+            LV2_Options_Option(context: LV2_OPTIONS_INSTANCE, subject: 0, key: urids.map(key), size: 4, type: type, value: value)
+        }
+        options[0] = option(LV2URI.minBlockLength, intType, optionValues)
+        options[1] = option(LV2URI.maxBlockLength, intType, optionValues + 1)
+        options[2] = option(LV2URI.nominalBlockLength, intType, optionValues + 1)
+        options[3] = option(LV2URI.sequenceSize, intType, optionValues + 2)
+        options[4] = option(LV2URI.paramSampleRate, floatType, sampleRateValue)
+        options[5] = LV2_Options_Option(context: LV2_OPTIONS_INSTANCE, subject: 0, key: 0, size: 0, type: 0, value: nil)
+
+        log = .allocate(capacity: 1)
+        makePath = .allocate(capacity: 1)
+        mapPath = .allocate(capacity: 1)
+        freePath = .allocate(capacity: 1)
+        let handle = Unmanaged.passUnretained(self).toOpaque()
+        trellis_lv2_log_init(log, { context, type, message in
+            guard let context, let message else { return }
+            Unmanaged<LV2HostFeatures>.fromOpaque(context).takeUnretainedValue().received(type: type, message: message)
+        }, handle)
+        makePath.initialize(to: LV2_State_Make_Path(handle: handle, path: { handle, path in
+            guard let handle, let path else { return nil }
+            return Unmanaged<LV2HostFeatures>.fromOpaque(handle).takeUnretainedValue().make(path: String(cString: path))
+        }))
+        mapPath.initialize(to: LV2_State_Map_Path(
+            handle: handle,
+            abstract_path: { _, path in path.map { strdup($0) } ?? nil },
+            absolute_path: { handle, path in
+                guard let handle, let path else { return nil }
+                let features = Unmanaged<LV2HostFeatures>.fromOpaque(handle).takeUnretainedValue()
+                let text = String(cString: path)
+                return strdup(text.hasPrefix("/") ? text : features.directory + "/" + text)
+            }))
+        freePath.initialize(to: LV2_State_Free_Path(handle: handle, free_path: { _, path in free(path) }))
+
+        var full: [(String, UnsafeMutableRawPointer?)] = [
+            (LV2URI.uridMap, UnsafeMutableRawPointer(urids.mapFeature)),
+            (LV2URI.uridUnmap, UnsafeMutableRawPointer(urids.unmapFeature)),
+            (LV2URI.options, UnsafeMutableRawPointer(options)),
+            (LV2URI.boundedBlockLength, nil),
+            (LV2URI.log, UnsafeMutableRawPointer(log)),
+        ]
+        if let worker { full.append((LV2URI.workerSchedule, UnsafeMutableRawPointer(worker.scheduleFeature))) }
+        let stateOnly = full
+        full += [
+            (LV2URI.makePath, UnsafeMutableRawPointer(makePath)),
+            (LV2URI.mapPath, UnsafeMutableRawPointer(mapPath)),
+            (LV2URI.freePath, UnsafeMutableRawPointer(freePath)),
+            (LV2URI.loadDefaultState, nil),
+        ]
+        instantiation = list(full)
+        state = list(stateOnly)
+    }
+
+    deinit {
+        instantiation.deallocate()
+        state.deallocate()
+        for feature in featureStructs { feature.deallocate() }
+        for string in ownedStrings { free(string) }
+        options.deallocate()
+        optionValues.deallocate()
+        sampleRateValue.deallocate()
+        log.deallocate()
+        makePath.deallocate()
+        mapPath.deallocate()
+        freePath.deallocate()
+        audioLogReader.withLock { $0.deallocate() }
+    }
+
+    private func list(_ entries: [(String, UnsafeMutableRawPointer?)]) -> UnsafeMutablePointer<UnsafePointer<LV2_Feature>?> {
+        let list = UnsafeMutablePointer<UnsafePointer<LV2_Feature>?>.allocate(capacity: entries.count + 1)
+        for (index, (uri, data)) in entries.enumerated() {
+            let name = strdup(uri)!
+            ownedStrings.append(name)
+            let feature = UnsafeMutablePointer<LV2_Feature>.allocate(capacity: 1)
+            feature.initialize(to: LV2_Feature(URI: name, data: data))
+            featureStructs.append(feature)
+            list[index] = UnsafePointer(feature)
+        }
+        list[entries.count] = nil
+        return list
+    }
+
+    /// `makePath`: an absolute path for a file the plugin wants to write, under the
+    /// instance's directory (made on demand). The plugin frees the result.
+    private func make(path: String) -> UnsafeMutablePointer<CChar>? {
+        let full = directory + "/" + path
+        if let slash = full.lastIndex(of: "/") { FileSystem.makeDirectories(String(full[..<slash])) }
+        return strdup(full)
+    }
+
+    /// A log line from the plugin. On the audio thread it waits in a ring (no I/O
+    /// there); elsewhere it goes straight to the world's handler.
+    private func received(type: UInt32, message: UnsafePointer<CChar>) {
+        if trellis_is_audio_thread() != 0 {
+            // The level is dropped here; the line matters more than its label.
+            _ = audioLog.write(message, count: min(strlen(message), 1000))
+            return
+        }
+        deliver(type: type, text: String(cString: message))
+    }
+
+    /// Prints the log lines the audio thread left. Thread: any but audio.
+    func flushAudioLog() {
+        audioLogReader.withLock { buffer in
+            while let size = audioLog.read(into: buffer, capacity: 1024) {
+                let text = String(decoding: UnsafeRawBufferPointer(start: buffer, count: size), as: UTF8.self)
+                deliver(type: 0, text: text)
+            }
+        }
+    }
+
+    private func deliver(type: UInt32, text: String) {
+        guard let world else { return }
+        let urids = world.urids
+        let level: LV2World.LogMessage.Level =
+            switch type {
+            case urids.map(LV2URI.logError): .error
+            case urids.map(LV2URI.logWarning): .warning
+            case urids.map(LV2URI.logTrace): .trace
+            default: .note
+            }
+        world.log(LV2World.LogMessage(level: level, plugin: pluginURI, text: text))
+    }
+}

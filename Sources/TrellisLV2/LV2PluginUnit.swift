@@ -1,0 +1,278 @@
+import CLilv
+import Glibc
+import TrellisCore
+
+/// An installed LV2 plugin hosted as an audio unit.
+///
+/// Audio ports are buses (grouped as `LV2PortLayout` says), CV ports are mono buses,
+/// control inputs are parameters with the port index as id and the symbol as
+/// identifier, control outputs are read-only meter parameters, the latency port sets
+/// `latencyFrames`, and the atom input that takes MIDI is fed by `scheduleMIDI` and
+/// `queueMIDI`. The plugin is instantiated in `initialize` (instantiation needs the
+/// sample rate) and freed in `uninitialize`; its state survives the round trip.
+///
+/// Out-of-range parameter values are rejected (`AudioUnitBase.setParameter`); values
+/// from a saved state or a preset are checked the same way, before anything changes.
+/// LV2 has no reset, so `reset` leaves the plugin as it is.
+public final class LV2PluginUnit: AudioUnitBase, @unchecked Sendable {
+    enum PendingState {
+        case text(String)
+        case preset(String)
+    }
+
+    public let world: LV2World
+    /// What the plugin's data says about it.
+    public let info: LV2PluginInfo
+    let plugin: OpaquePointer
+    let layout: LV2PortLayout
+    private var declaredSampleRate: Double = 48_000
+    var instance: UnsafeMutablePointer<LilvInstance>?
+    var features: LV2HostFeatures?
+    var renderer: LV2Renderer?
+    var worker: LV2Worker?
+    /// State to apply when the plugin is next instantiated.
+    var pendingState: PendingState?
+
+    /// The plugin's URI.
+    public var uri: String { info.uri }
+
+    /// Loads the plugin's bundles (if needed) and describes it; the instance comes with
+    /// `initialize`. Fails when the plugin needs a feature Trellis lacks or has a port
+    /// it cannot connect. Thread: control.
+    public init(world: LV2World, uri: String, description: ComponentDescription? = nil, shortName: String? = nil) throws(LV2Error) {
+        let info = try world.info(uri: uri)
+        let missing = info.missingFeatures
+        guard missing.isEmpty else { throw .missingFeatures(missing, plugin: uri) }
+        let layout = try LV2PortLayout(info: info)
+        guard let plugin = world.withLilv({ world, state in LV2World.findPlugin(uri, world: world, state: &state) }) else {
+            throw .unknownPlugin(uri, suggestions: [])
+        }
+        self.world = world
+        self.info = info
+        self.plugin = plugin
+        self.layout = layout
+        let classes = world.withLilv { world, state in LV2World.classURIs(plugin, world: world, state: &state) }
+        let resolved = description ?? ComponentDescription(
+            type: LV2ComponentCodes.type(classURIs: classes, ports: info.ports),
+            subtype: LV2ComponentCodes.subtype(uri: uri),
+            manufacturer: LV2ComponentCodes.manufacturer(uri: uri))
+        super.init(
+            description: resolved,
+            shortName: shortName ?? LV2ComponentCodes.shortName(uri: uri),
+            inputs: layout.inputBuses.map(\.ports.count),
+            outputs: layout.outputBuses.map(\.ports.count))
+        declareParameters(sampleRate: 48_000)
+    }
+
+    deinit {
+        if renderer != nil { deallocateRenderResources() }
+    }
+
+    public override var name: String { "\(info.name) <\(info.uri)>" }
+
+    private func declareParameters(sampleRate: Double) {
+        declaredSampleRate = sampleRate
+        let ports = Dictionary(uniqueKeysWithValues: info.ports.map { ($0.index, $0) })
+        for port in layout.controlPorts {
+            declareParameter(LV2PortLayout.parameter(for: ports[port]!, sampleRate: sampleRate))
+        }
+    }
+
+    /// Ranges given as fractions of the sample rate are re-declared for the rate the
+    /// unit is initialized at, keeping values that still fit.
+    private func redeclareParametersIfRateChanged() {
+        guard sampleRate != declaredSampleRate, info.ports.contains(where: { $0.has(.sampleRate) }) else { return }
+        let old = parameters.map { (info: $0, value: values[parameters.firstIndex(of: $0)!]) }
+        removeParameters(scope: .global)
+        declareParameters(sampleRate: sampleRate)
+        for (index, parameter) in parameters.enumerated() {
+            guard let previous = old.first(where: { $0.info.identifier == parameter.identifier }) else { continue }
+            let wasDefault = previous.value == previous.info.defaultValue
+            let kept = min(max(previous.value, parameter.range.lowerBound), parameter.range.upperBound)
+            values[index] = wasDefault ? parameter.defaultValue : kept
+        }
+    }
+
+    // MARK: - Buses
+
+    public override func validateFormat(_ format: StreamFormat, scope: Scope, element: Int) throws(AudioUnitError) {
+        try super.validateFormat(format, scope: scope, element: element)
+        let buses = scope == .input ? layout.inputBuses : layout.outputBuses
+        guard buses.indices.contains(element) else { return }
+        let channels = buses[element].ports.count
+        guard format.channelCount == channels else {
+            throw .formatNotSupported(format, reason: "\(scope) bus \(element) (\(buses[element].name)) has \(channels) channel\(channels == 1 ? "" : "s")", unit: name)
+        }
+    }
+
+    /// The names of the buses of a scope (group or first port symbol). Thread: any.
+    public func busNames(_ scope: Scope) -> [String] {
+        (scope == .input ? layout.inputBuses : layout.outputBuses).map(\.name)
+    }
+
+    // MARK: - Life cycle
+
+    public override func allocateRenderResources() throws(AudioUnitError) {
+        do {
+            try instantiate()
+        } catch {
+            throw .failedToInitialize(error.description, unit: name)
+        }
+    }
+
+    private func instantiate() throws(LV2Error) {
+        redeclareParametersIfRateChanged()
+        let worker = info.extensionData.contains(LV2URI.workerInterface) ? LV2Worker() : nil
+        let atomCapacity = max(32_768, info.ports.compactMap(\.minimumBufferSize).max() ?? 0)
+        let features = LV2HostFeatures(
+            world: world, pluginURI: uri, unitID: unitID, sampleRate: sampleRate,
+            maximumFrames: maximumFramesPerSlice, sequenceSize: atomCapacity, worker: worker)
+        let rate = sampleRate
+        let plugin = self.plugin
+        guard let instance = world.withLilv({ _, _ in lilv_plugin_instantiate(plugin, rate, features.instantiation) }) else {
+            throw diagnoseInstantiationFailure()
+        }
+        if let worker, let interface = lilv_instance_get_extension_data(instance, LV2URI.workerInterface) {
+            worker.afterWork = { [weak features] in features?.flushAudioLog() }
+            worker.start(interface: interface.assumingMemoryBound(to: LV2_Worker_Interface.self), handle: instance.pointee.lv2_handle)
+        }
+        let renderer = LV2Renderer(
+            instance: instance, layout: layout, portCount: info.ports.count, parameters: parameters,
+            values: values, maximumFrames: maximumFramesPerSlice, atomCapacity: atomCapacity,
+            urids: world.urids, worker: worker)
+        for port in info.ports where port.kind == .event || port.kind == .unknown { renderer.connectNothing(port: port.index) }
+        self.instance = instance
+        self.features = features
+        self.worker = worker
+        self.renderer = renderer
+
+        do throws(LV2Error) {
+            // Nothing renders yet, so the gate need not be taken. The default state's
+            // control values are the ports' defaults, which the parameters already hold.
+            if info.requiredFeatures.contains(LV2URI.loadDefaultState) || info.optionalFeatures.contains(LV2URI.loadDefaultState) {
+                try restoreInstance(from: .preset(uri))
+            }
+            if let pending = pendingState {
+                for (symbol, value) in try restoreInstance(from: pending) {
+                    if let index = parameters.firstIndex(where: { $0.identifier == symbol }) { values[index] = value }
+                }
+                pendingState = nil
+            }
+        } catch {
+            pendingState = nil
+            deallocateRenderResources()
+            throw error
+        }
+        lilv_instance_activate(instance)
+    }
+
+    private func diagnoseInstantiationFailure() -> LV2Error {
+        if let library = info.library {
+            let path = lilv_file_uri_parse(library, nil).map { pointer -> String in
+                defer { lilv_free(pointer) }
+                return String(cString: pointer)
+            } ?? library
+            if let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) {
+                dlclose(handle)
+            } else {
+                let reason = dlerror().map { String(cString: $0) } ?? "unknown reason"
+                return .libraryFailedToLoad(library: path, reason: reason, plugin: uri)
+            }
+        } else {
+            return .libraryFailedToLoad(library: "(none)", reason: "the plugin names no lv2:binary", plugin: uri)
+        }
+        return .instantiationFailed(plugin: uri, sampleRate: sampleRate)
+    }
+
+    public override func deallocateRenderResources() {
+        guard let instance else { return }
+        if pendingState == nil, let text = try? serializeState(instance: instance) { pendingState = .text(text) }
+        // work() must not overlap deactivate (an instantiation-class call).
+        worker?.stop()
+        lilv_instance_deactivate(instance)
+        lilv_instance_free(instance)
+        features?.flushAudioLog()
+        self.instance = nil
+        renderer = nil
+        worker = nil
+        features = nil
+    }
+
+    // MARK: - Rendering
+
+    public override func render(_ context: RenderContext) -> RenderStatus {
+        guard let renderer else { return .notInitialized }
+        return renderer.render(context)
+    }
+
+    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
+        renderer?.setParameter(index: index, value: value, rampFrames: rampFrames)
+    }
+
+    public override var latencyFrames: Int {
+        guard let port = layout.latencyPort,
+              let index = parameters.firstIndex(where: { $0.address.id == UInt32(port) }) else { return 0 }
+        let value = values[index]
+        return value.isFinite ? max(0, Int(value.rounded())) : 0
+    }
+
+    // MARK: - Presets (the AudioUnit view)
+
+    public override var factoryPresets: [Preset] {
+        info.presets.enumerated().map { Preset(number: $0.offset, name: $0.element.label) }
+    }
+
+    public override func applyFactoryPreset(_ preset: Preset) throws(AudioUnitError) {
+        do {
+            try applyPreset(labelOrURI: preset.name)
+        } catch {
+            throw .invalidPreset(preset.name, available: factoryPresets.map(\.name), unit: name)
+        }
+    }
+
+    // MARK: - MIDI
+
+    /// Adds a MIDI message to the next render call at `frame` within it. Returns false
+    /// when the plugin takes no MIDI, the unit is not initialized, or the event list is
+    /// full. Thread: audio (the thread that renders), before `render`.
+    @discardableResult
+    public func scheduleMIDI(_ message: MIDIMessage, frame: Int) -> Bool {
+        guard layout.midiInput != nil, let renderer else { return false }
+        return renderer.schedule(message, frame: frame)
+    }
+
+    /// Queues a MIDI message from a control thread; it reaches the plugin at the start
+    /// of the next render. One producer thread at a time. Thread: control.
+    @discardableResult
+    public func queueMIDI(_ message: MIDIMessage) -> Bool {
+        guard layout.midiInput != nil, let renderer else { return false }
+        return renderer.queuedMIDI.push(message)
+    }
+
+    /// Whether the plugin has an atom input that takes MIDI. Thread: any.
+    public var acceptsMIDI: Bool { layout.midiInput != nil }
+
+    /// Symbols of the atom output ports, in the order `forEachOutputEvent` numbers them.
+    public var atomOutputSymbols: [String] {
+        layout.atomOutputs.map { port in info.ports[port].symbol }
+    }
+
+    /// Calls `body` with each event atom output `port` (0 = first atom output)
+    /// produced in the last render, frames relative to that render's start.
+    /// Thread: the rendering thread, between renders.
+    public func forEachOutputEvent(port: Int = 0, _ body: (_ frame: Int, _ type: UInt32, _ data: UnsafeRawBufferPointer) -> Void) {
+        renderer?.forEachOutputEvent(slot: port, body)
+    }
+
+    /// Takes the MIDI messages the plugin's atom outputs produced since the last call,
+    /// with their sample times. Thread: control (one consumer).
+    public func receiveMIDI() -> [TimedMIDIMessage] {
+        guard let renderer else { return [] }
+        var messages: [TimedMIDIMessage] = []
+        while let message = renderer.midiOutput.pop() { messages.append(message) }
+        return messages
+    }
+
+    /// Delivers log lines the plugin wrote on the audio thread. Thread: control.
+    public func flushLog() { features?.flushAudioLog() }
+}

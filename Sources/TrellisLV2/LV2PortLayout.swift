@@ -1,0 +1,132 @@
+import TrellisCore
+
+/// How a plugin's ports map onto an audio unit's buses and parameters.
+///
+/// Buses: audio ports that share a port group (pg:group) form one bus, channels in
+/// pg:left, pg:right, then port order; ungrouped audio ports of one direction form one
+/// bus together (a plugin with ports `in_l`, `in_r` and no groups has one stereo input);
+/// side-chain ports form their own bus; each CV port is a mono bus after the audio
+/// buses. Buses are ordered by their first port.
+/// Parameters: every control port, by port index (the parameter id is the port index).
+struct LV2PortLayout {
+    struct Bus {
+        var name: String
+        var ports: [Int]
+    }
+
+    var inputBuses: [Bus] = []
+    var outputBuses: [Bus] = []
+    var controlPorts: [Int] = []
+    var atomInputs: [Int] = []
+    var atomOutputs: [Int] = []
+    /// The atom input MIDI goes to: the one designated lv2:control, else the first
+    /// that supports MIDI.
+    var midiInput: Int?
+    var latencyPort: Int?
+
+    init(info: LV2PluginInfo) throws(LV2Error) {
+        for port in info.ports {
+            switch port.kind {
+            case .control: controlPorts.append(port.index)
+            case .atom: if port.direction == .input { atomInputs.append(port.index) } else { atomOutputs.append(port.index) }
+            case .audio, .cv: break
+            case .event, .unknown:
+                guard port.has(.connectionOptional) else {
+                    throw .unsupportedPort(symbol: port.symbol, types: port.types, plugin: info.uri)
+                }
+            }
+        }
+        let midiCapable = info.ports.filter { $0.kind == .atom && $0.direction == .input && $0.supportsMIDI }
+        midiInput = (midiCapable.first { $0.designation == LV2URI.control } ?? midiCapable.first)?.index
+        latencyPort = info.latencyPort
+        inputBuses = Self.buses(info.ports.filter { $0.direction == .input })
+        outputBuses = Self.buses(info.ports.filter { $0.direction == .output })
+    }
+
+    private static func buses(_ ports: [LV2PortInfo]) -> [Bus] {
+        var buses: [Bus] = []
+        var groupBus: [String: Int] = [:]
+        var mainBus: Int?
+        for port in ports where port.kind == .audio {
+            if let group = port.group {
+                if let index = groupBus[group] {
+                    buses[index].ports.append(port.index)
+                } else {
+                    groupBus[group] = buses.count
+                    let name = group.split(whereSeparator: { $0 == "/" || $0 == "#" }).last.map(String.init) ?? group
+                    buses.append(Bus(name: name, ports: [port.index]))
+                }
+            } else if port.has(.sideChain) {
+                buses.append(Bus(name: port.symbol, ports: [port.index]))
+            } else if let mainBus {
+                buses[mainBus].ports.append(port.index)
+            } else {
+                mainBus = buses.count
+                buses.append(Bus(name: port.symbol, ports: [port.index]))
+            }
+        }
+        let byIndex = Dictionary(uniqueKeysWithValues: ports.map { ($0.index, $0) })
+        for index in buses.indices {
+            buses[index].ports.sort { a, b in
+                func rank(_ port: Int) -> Int {
+                    switch byIndex[port]?.designation {
+                    case LV2URI.left: 0
+                    case LV2URI.right: 1
+                    default: 2
+                    }
+                }
+                return (rank(a), a) < (rank(b), b)
+            }
+        }
+        for port in ports where port.kind == .cv { buses.append(Bus(name: port.symbol, ports: [port.index])) }
+        return buses
+    }
+
+    /// The parameter for a control port, with LV2's hints in Trellis' terms.
+    static func parameter(for port: LV2PortInfo, sampleRate: Double) -> ParameterInfo {
+        let scale: Float = port.has(.sampleRate) ? Float(sampleRate) : 1
+        var low = (port.minimum ?? 0) * scale
+        var high = (port.maximum ?? (port.has(.toggled) ? 1 : max(1, port.defaultValue ?? 1))) * scale
+        if port.has(.toggled) { low = 0; high = 1 }
+        if low > high { swap(&low, &high) }
+        let defaultValue = min(max((port.defaultValue ?? low) * scale, low), high)
+        var flags: ParameterFlags = port.direction == .output ? .meter : .readWrite
+        if port.has(.toggled) { flags.insert(.toggled) }
+        if port.has(.integer) { flags.insert(.integer) }
+        if port.has(.enumeration) { flags.insert(.enumeration) }
+        if port.has(.logarithmic) { flags.insert(.logarithmic) }
+        var unit = parameterUnit(port.unit)
+        if port.has(.toggled) { unit = .boolean } else if port.has(.enumeration) { unit = .indexed }
+        // Value names by index only make sense when the points are 0, 1, 2, ...
+        let points = port.scalePoints
+        let indexed = !points.isEmpty && points.enumerated().allSatisfy { Float($0.offset) == $0.element.value }
+        return ParameterInfo(
+            address: ParameterAddress(UInt32(port.index)),
+            identifier: port.symbol,
+            name: port.name,
+            unit: unit,
+            range: low...high,
+            defaultValue: defaultValue,
+            flags: flags,
+            valueStrings: indexed ? points.map(\.label) : [])
+    }
+
+    static func parameterUnit(_ uri: String?) -> ParameterUnit {
+        guard let uri, uri.hasPrefix(LV2URI.unitsNS) else { return .generic }
+        switch String(uri.dropFirst(LV2URI.unitsNS.count)) {
+        case "db": return .decibels
+        case "hz", "khz", "mhz": return .hertz
+        case "ms": return .milliseconds
+        case "s": return .seconds
+        case "pc": return .percent
+        case "midiNote": return .midiNoteNumber
+        case "semitone12TET": return .semitones
+        case "cent": return .cents
+        case "degree": return .degrees
+        case "m", "cm", "mm", "km": return .meters
+        case "coef": return .linearGain
+        case "frame": return .sampleFrames
+        default: return .generic
+        }
+    }
+}

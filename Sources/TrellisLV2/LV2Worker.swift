@@ -1,0 +1,117 @@
+import CLilv
+import Glibc
+import Synchronization
+
+/// The LV2 worker: the plugin schedules non-real-time work from `run` (requests ring,
+/// audio → worker thread), the worker thread calls the plugin's `work`, whose
+/// responses come back (responses ring, worker → audio) and are delivered by
+/// `deliverResponses` right after `run`, followed by `end_run`, as the worker
+/// extension says.
+///
+/// Made before instantiation (the schedule feature must exist then); `start` binds it
+/// to the instance and starts the thread. Thread: see each method.
+final class LV2Worker: @unchecked Sendable {
+    static let ringCapacity = 1 << 16
+
+    private let requests = ByteRing(capacity: ringCapacity)
+    private let responses = ByteRing(capacity: ringCapacity)
+    private let semaphore: UnsafeMutablePointer<sem_t>
+    private let workerScratch: UnsafeMutableRawPointer
+    private let audioScratch: UnsafeMutableRawPointer
+    private let stopping = Atomic<Bool>(false)
+    private var thread: pthread_t?
+    private var interface: UnsafePointer<LV2_Worker_Interface>?
+    private var handle: LV2_Handle?
+    /// Called on the worker thread after each batch of work (to flush log lines).
+    var afterWork: (@Sendable () -> Void)?
+    /// The `worker:schedule` feature data.
+    let scheduleFeature: UnsafeMutablePointer<LV2_Worker_Schedule>
+
+    init() {
+        semaphore = .allocate(capacity: 1)
+        sem_init(semaphore, 0, 0)
+        workerScratch = .allocate(byteCount: Self.ringCapacity, alignment: 16)
+        audioScratch = .allocate(byteCount: Self.ringCapacity, alignment: 16)
+        scheduleFeature = .allocate(capacity: 1)
+        scheduleFeature.initialize(to: LV2_Worker_Schedule(
+            handle: Unmanaged.passUnretained(self).toOpaque(),
+            schedule_work: { handle, size, data in
+                guard let handle else { return LV2_WORKER_ERR_UNKNOWN }
+                return Unmanaged<LV2Worker>.fromOpaque(handle).takeUnretainedValue().schedule(size: size, data: data)
+            }))
+    }
+
+    deinit {
+        stop()
+        sem_destroy(semaphore)
+        semaphore.deallocate()
+        workerScratch.deallocate()
+        audioScratch.deallocate()
+        scheduleFeature.deallocate()
+    }
+
+    /// Binds to an instance that has the worker interface and starts the thread.
+    /// Thread: control.
+    func start(interface: UnsafePointer<LV2_Worker_Interface>, handle: LV2_Handle) {
+        self.interface = interface
+        self.handle = handle
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var created = pthread_t()
+        let status = pthread_create(&created, nil, { context in
+            let worker = Unmanaged<LV2Worker>.fromOpaque(context!).takeRetainedValue()
+            worker.loop()
+            return nil
+        }, context)
+        if status == 0 { thread = created } else { Unmanaged<LV2Worker>.fromOpaque(context).release() }
+    }
+
+    /// Stops and joins the thread; pending requests are dropped. Thread: control.
+    func stop() {
+        guard let thread else { return }
+        stopping.store(true, ordering: .releasing)
+        sem_post(semaphore)
+        pthread_join(thread, nil)
+        self.thread = nil
+    }
+
+    /// `schedule_work`: queues a request. Thread: audio (from `run`), or the control
+    /// thread during state restore while the render gate keeps `run` out.
+    private func schedule(size: UInt32, data: UnsafeRawPointer?) -> LV2_Worker_Status {
+        guard requests.write(data, count: Int(size)) else { return LV2_WORKER_ERR_NO_SPACE }
+        sem_post(semaphore)
+        return LV2_WORKER_SUCCESS
+    }
+
+    private func respond(size: UInt32, data: UnsafeRawPointer?) -> LV2_Worker_Status {
+        responses.write(data, count: Int(size)) ? LV2_WORKER_SUCCESS : LV2_WORKER_ERR_NO_SPACE
+    }
+
+    private func loop() {
+        while true {
+            sem_wait(semaphore)
+            if stopping.load(ordering: .acquiring) { return }
+            while let size = requests.read(into: workerScratch, capacity: Self.ringCapacity) {
+                guard let work = interface?.pointee.work else { continue }
+                let respondHandle = Unmanaged.passUnretained(self).toOpaque()
+                _ = work(handle, { handle, size, data in
+                    guard let handle else { return LV2_WORKER_ERR_UNKNOWN }
+                    return Unmanaged<LV2Worker>.fromOpaque(handle).takeUnretainedValue().respond(size: size, data: data)
+                }, respondHandle, UInt32(size), workerScratch)
+            }
+            afterWork?()
+        }
+    }
+
+    /// Delivers every queued response to the plugin, then calls `end_run`.
+    /// Thread: audio, right after `run`.
+    @inline(__always)
+    func deliverResponses() {
+        guard let interface else { return }
+        if let workResponse = interface.pointee.work_response {
+            while let size = responses.read(into: audioScratch, capacity: Self.ringCapacity) {
+                _ = workResponse(handle, UInt32(size), audioScratch)
+            }
+        }
+        if let endRun = interface.pointee.end_run { _ = endRun(handle) }
+    }
+}
