@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TrellisCore
+import TrellisLV2
 
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -68,6 +69,8 @@ struct UnitInfo: Codable {
     var parameters: [Parameter]
     var properties: [Property]
     var presets: [String]
+    /// The plugin's own description, for LV2 units.
+    var lv2: LV2PluginInfo?
 
     init(component: Component, unit: any AudioUnit) {
         triple = component.description.description
@@ -103,6 +106,7 @@ struct UnitInfo: Codable {
                 }
             }
         }
+        lv2 = (unit as? LV2PluginUnit)?.info
         if case .strings(let names)? = try? unit.property(.factoryPresets, scope: .global, element: 0) {
             presets = names
         } else {
@@ -125,6 +129,10 @@ struct UnitInfo: Codable {
         lines.append("properties:")
         for p in properties { lines.append("  \(p.name) (\(p.id)) \(p.scope)\(p.writable ? " writable" : "") \(p.kind)") }
         if !presets.isEmpty { lines.append("presets: \(presets.joined(separator: ", "))") }
+        if let lv2 {
+            lines.append("")
+            lines.append(lv2.description)
+        }
         return lines.joined(separator: "\n")
     }
 }

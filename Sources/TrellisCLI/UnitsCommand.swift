@@ -13,7 +13,7 @@ struct UnitsCommand: ParsableCommand {
     var origin: String?
 
     func run() throws {
-        let registry = try Units.registry()
+        let registry = try Units.registry(scanningLV2: origin == nil || origin?.lowercased() == "lv2")
         var components = registry.components
         if let origin {
             components = components.filter { $0.origin.rawValue == origin.lowercased() }

@@ -139,3 +139,54 @@ struct ChainCommandTests {
         #expect(result.stderr.contains("--duration"))
     }
 }
+
+@Suite("trellis chain with LV2 plugins")
+struct ChainLV2Tests {
+    private func temporaryPath(_ name: String) -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-chain-lv2-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent(name).path
+    }
+
+    private func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardOutput = Pipe()
+        process.standardError = Pipe()
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    private func floats(_ path: String) throws -> [Float] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
+        process.arguments = [path, "-t", "f32", "-"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = Pipe()
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    @Test("a chain of two files and an LV2 plugin gives what lv2apply gives with the same settings",
+          arguments: [
+            ("http://lv2plug.in/plugins/eg-amp", ["gain=-6"], ["-c", "gain", "-6"]),
+            ("http://plugin.org.uk/swh-plugins/dj_eq_mono", ["lo=-6", "mid=3", "hi=-2"], ["-c", "lo", "-6", "-c", "mid", "3", "-c", "hi", "-2"]),
+          ])
+    func matchesLv2apply(uri: String, settings: [String], lv2applyControls: [String]) throws {
+        let source = temporaryPath("in.wav")
+        #expect(try run("/usr/bin/sox", ["-n", "-r", "48000", "-c", "1", "-b", "32", "-e", "float", source, "synth", "0.5", "pinknoise", "vol", "0.5"]) == 0)
+        let ours = temporaryPath("trellis.wav"), theirs = temporaryPath("lv2apply.wav")
+        let result = try trellis(["chain", source, "!", "lv2:\(uri)"] + settings + ["!", ours])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try run("/usr/bin/lv2apply", ["-i", source, "-o", theirs] + lv2applyControls + [uri]) == 0)
+        let a = try floats(ours), b = try floats(theirs)
+        #expect(a.count == b.count && a.count == 24_000)
+        let difference = zip(a, b).map { abs($0 - $1) }.max() ?? 1
+        #expect(difference < 1e-6, "largest difference \(difference)")
+    }
+}
