@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "TrellisUnits", targets: ["TrellisUnits"]),
         .library(name: "TrellisGraph", targets: ["TrellisGraph"]),
         .library(name: "TrellisAudioFile", targets: ["TrellisAudioFile"]),
+        .library(name: "TrellisJACK", targets: ["TrellisJACK"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -39,6 +40,8 @@ let package = Package(
         .target(name: "TrellisAudioFile", dependencies: ["TrellisCore", "CSndfile"]),
         // The graph model and its compiler (control side).
         .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"]),
+        // The JACK head node: a JACK client that pulls a render source live. No Foundation.
+        .target(name: "TrellisJACK", dependencies: ["TrellisCore", "CJack", "CTrellisShim"]),
         .executableTarget(
             name: "TrellisCLI",
             dependencies: [
@@ -52,6 +55,7 @@ let package = Package(
         .testTarget(name: "TrellisAudioFileTests", dependencies: ["TrellisAudioFile", "TrellisCore"]),
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
+        .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisJACK", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI"]),
     ]
 )
