@@ -57,13 +57,17 @@ extension JACKHeadNode {
         }
     }
 
-    /// Tries every remembered connection whose peer exists now.
-    func restorePending(_ control: inout ControlState, events: inout [JACKEvent]) {
+    /// Tries every remembered connection whose peer exists now. One that fails (its
+    /// client may not be active yet) stays pending and is tried again later, quietly.
+    func restorePending(_ control: inout ControlState) {
         guard let client = control.client else { return }
         for pending in control.pending where jack_port_by_name(client, pending.peer) != nil {
-            control.pending.remove(pending)
-            guard let kind = kind(ofPort: pending.port) else { continue }
-            link(pending.port, kind: kind, peer: pending.peer, &control, events: &events)
+            guard let kind = kind(ofPort: pending.port) else {
+                control.pending.remove(pending)
+                continue
+            }
+            let code = connect(pending.port, kind: kind, peer: pending.peer, client: client, clientName: control.clientName)
+            if code == 0 || code == EEXIST { control.pending.remove(pending) }
         }
     }
 
@@ -153,12 +157,17 @@ extension JACKHeadNode {
     /// Connects one port of ours to a peer; EEXIST counts as success.
     private func link(_ port: String, kind: JACKPortKind, peer: String, _ control: inout ControlState, events: inout [JACKEvent]) {
         guard let client = control.client else { return }
-        let ours = "\(control.clientName):\(port)"
-        let (source, destination) = kind == .audioOutput ? (ours, peer) : (peer, ours)
-        let code = jack_connect(client, source, destination)
+        let code = connect(port, kind: kind, peer: peer, client: client, clientName: control.clientName)
         if code != 0 && code != EEXIST {
+            let ours = "\(control.clientName):\(port)"
+            let (source, destination) = kind == .audioOutput ? (ours, peer) : (peer, ours)
             events.append(.warning(.connectionFailed(from: source, to: destination, code: code)))
         }
+    }
+
+    private func connect(_ port: String, kind: JACKPortKind, peer: String, client: OpaquePointer, clientName: String) -> Int32 {
+        let ours = "\(clientName):\(port)"
+        return kind == .audioOutput ? jack_connect(client, ours, peer) : jack_connect(client, peer, ours)
     }
 
     func ports(of kind: JACKPortKind) -> [String] {

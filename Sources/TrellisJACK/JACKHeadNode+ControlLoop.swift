@@ -37,8 +37,11 @@ extension JACKHeadNode {
                     if state.serverLost.load(ordering: .acquiring) {
                         interrupt(&control, events: &events)
                     } else {
-                        if portsAppeared && !control.pending.isEmpty { restorePending(&control, events: &events) }
-                        if linksChanged || portsAppeared { rescanLinks(&control, events: &events) }
+                        if !control.pending.isEmpty && (portsAppeared || HostClock.now() >= control.nextRetry) {
+                            restorePending(&control)
+                            control.nextRetry = HostClock.now() + retryInterval
+                        }
+                        if linksChanged { rescanLinks(&control, events: &events) }
                     }
                 case .interrupted:
                     if HostClock.now() >= control.nextRetry { reopen(&control, events: &events) }
@@ -121,7 +124,8 @@ extension JACKHeadNode {
         control.clientName = String(cString: jack_get_client_name(client))
         // Restored connections are not news; route changes report how the routes differ
         // from before the interruption.
-        restorePending(&control, events: &events)
+        restorePending(&control)
+        control.nextRetry = HostClock.now() + retryInterval
         rescanLinks(&control, events: &events)
         events.append(.interruptionEnded)
     }
