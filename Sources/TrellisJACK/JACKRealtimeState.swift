@@ -173,9 +173,13 @@ final class JACKRealtimeState: @unchecked Sendable {
         for port in 0..<midiCount {
             guard let buffer = jack_port_get_buffer(midiPorts[port], nframes) else { continue }
             let count = jack_midi_get_event_count(buffer)
-            for index in 0..<count where jack_midi_event_get(&event, buffer, index) == 0 {
-                guard let data = event.buffer else { continue }
-                midi.append(frame: Int(event.time), port: port, data: data, size: event.size)
+            // A plain loop: iterating a Range<UInt32> allocates in unoptimized builds.
+            var index: UInt32 = 0
+            while index < count {
+                if jack_midi_event_get(&event, buffer, index) == 0, let data = event.buffer {
+                    midi.append(frame: Int(event.time), port: port, data: data, size: event.size)
+                }
+                index += 1
             }
         }
         if midi.droppedCount > 0 {
