@@ -111,6 +111,8 @@ extension JACKHeadNode {
             control.nextRetry = HostClock.now() + retryInterval
             return
         }
+        let previousFrames = state.bufferFrames.load(ordering: .relaxed)
+        let previousRate = state.sampleRate.load(ordering: .relaxed)
         do throws(JACKError) {
             try setUp(client)
         } catch {
@@ -119,6 +121,11 @@ extension JACKHeadNode {
             control.nextRetry = HostClock.now() + retryInterval
             return
         }
+        // The server may come back with another rate or period; setUp prepared for it.
+        let rate = state.sampleRate.load(ordering: .relaxed)
+        if rate != previousRate { events.append(.sampleRateChanged(Double(rate))) }
+        let frames = state.bufferFrames.load(ordering: .relaxed)
+        if frames != previousFrames { events.append(.bufferSizeChanged(frames: frames)) }
         control.client = client
         control.phase = .running
         control.clientName = String(cString: jack_get_client_name(client))

@@ -73,6 +73,29 @@ extension JACKIntegration {
             try rig.expectSignalThrough()
         }
 
+        @Test("A server that returns at another sample rate re-prepares the source at the new rate")
+        func serverReturnsAtNewRate() throws {
+            let rig = try JACKRig(coefficient: 1)
+            defer { rig.tearDown() }
+            try rig.start()
+            try waitUntil(timeout: 5, "connections noticed") { rig.head.status().connections.count == 4 }
+            rig.server.kill()
+            try rig.log.wait("interruption began") { if case .interruptionBegan = $0 { true } else { false } }
+            rig.player?.close()
+            rig.recorder?.close()
+
+            let returned = try JACKServer.startPrivateServer(name: rig.server.name, sampleRate: 44100, period: 512)
+            defer { returned.stop() }
+            try rig.log.wait(for: .interruptionEnded)
+            #expect(rig.log.contains(.sampleRateChanged(44100)))
+            #expect(rig.log.contains(.bufferSizeChanged(frames: 512)))
+            #expect(rig.source.preparedSettings.withLock { $0.last } == JACKStreamSettings(maximumFrames: 512, sampleRate: 44100))
+            #expect(rig.head.status().sampleRate == 44100)
+            try rig.startClients(wire: false)
+            try waitUntil(timeout: 10, "connections restored") { rig.head.status().connections.count == 4 }
+            try rig.expectSignalThrough()
+        }
+
         @Test("Freewheel mode runs cycles faster than real time and is reported on and off")
         func freewheel() throws {
             let rig = try JACKRig()
