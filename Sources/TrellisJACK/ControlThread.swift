@@ -23,11 +23,17 @@ final class ControlThread: @unchecked Sendable {
             Unmanaged<ControlThread>.fromOpaque(context).release()
             return nil
         }
+        pthread_setname_np(thread.handle, "trellis-jack")
         return thread
     }
 
-    /// Waits for the body to return.
+    /// Waits for the body to return; from the thread itself (a listener stopping the head
+    /// node) it lets the thread finish on its own instead.
     func join() {
-        pthread_join(handle, nil)
+        if pthread_equal(handle, pthread_self()) != 0 {
+            pthread_detach(handle)
+        } else {
+            pthread_join(handle, nil)
+        }
     }
 }

@@ -8,8 +8,7 @@ extension JACKHeadNode {
     /// events, follows connection changes, notices the server going away, brings the
     /// client back when it returns, and calls listeners. Thread: the control thread.
     func runControlLoop() {
-        var lostProcessEvents = 0
-        var lostNotifications = 0
+        var reportedLost = 0
         while keepRunning.load(ordering: .relaxed) {
             var events = outbox.withLock { outbox in
                 let events = outbox
@@ -25,10 +24,9 @@ extension JACKHeadNode {
                 translate(event, into: &events, linksChanged: &linksChanged, portsAppeared: &portsAppeared)
             }
             let lost = state.processEvents.refusedCount + state.notificationEvents.refusedCount
-            if lost > lostProcessEvents + lostNotifications {
-                events.append(.notificationsLost(count: lost - lostProcessEvents - lostNotifications))
-                lostProcessEvents = state.processEvents.refusedCount
-                lostNotifications = state.notificationEvents.refusedCount
+            if lost > reportedLost {
+                events.append(.notificationsLost(count: lost - reportedLost))
+                reportedLost = lost
             }
 
             control.withLock { control in

@@ -9,11 +9,15 @@ import Glibc
 public final class JACKServer: @unchecked Sendable {
     public let name: String
     public let arguments: [String]
+    public let executable: String
+    private let logPath: String
     public private(set) var processID: pid_t
 
-    private init(name: String, arguments: [String], processID: pid_t) {
+    private init(name: String, arguments: [String], executable: String, logPath: String, processID: pid_t) {
         self.name = name
         self.arguments = arguments
+        self.executable = executable
+        self.logPath = logPath
         self.processID = processID
     }
 
@@ -39,8 +43,9 @@ public final class JACKServer: @unchecked Sendable {
         timeoutMilliseconds: Int = 5000
     ) throws(JACKError) -> JACKServer {
         if isRunning(name: name) { throw .serverAlreadyRunning(server: name) }
-        let processID = try spawn(executable: executable, arguments: arguments, logPath: logPath ?? "/dev/null")
-        let server = JACKServer(name: name, arguments: arguments, processID: processID)
+        let log = logPath ?? "/dev/null"
+        let processID = try spawn(executable: executable, arguments: arguments, logPath: log)
+        let server = JACKServer(name: name, arguments: arguments, executable: executable, logPath: log, processID: processID)
         try server.waitUntilReady(timeoutMilliseconds: timeoutMilliseconds)
         return server
     }
@@ -48,7 +53,7 @@ public final class JACKServer: @unchecked Sendable {
     /// Starts the same server again after `stop()` or `kill()`. Thread: control.
     public func restart(timeoutMilliseconds: Int = 5000) throws(JACKError) {
         guard processID == 0 else { throw .serverAlreadyRunning(server: name) }
-        processID = try Self.spawn(executable: "jackd", arguments: arguments, logPath: "/dev/null")
+        processID = try Self.spawn(executable: executable, arguments: arguments, logPath: logPath)
         try waitUntilReady(timeoutMilliseconds: timeoutMilliseconds)
     }
 

@@ -5,8 +5,9 @@ import Synchronization
 /// or grows, so the audio thread may push.
 ///
 /// TrellisEngine has its own ring of the same design; the two can merge into TrellisCore.
-public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
-    public let capacity: Int
+/// Internal so that a module importing both sees no clash.
+final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
+    let capacity: Int
     private let mask: Int
     private let storage: UnsafeMutablePointer<Element>
     /// Next slot the producer writes; only the producer stores it.
@@ -17,7 +18,7 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
 
     /// A ring holding at least `minimumCapacity` values (rounded up to a power of two).
     /// Thread: control.
-    public init(minimumCapacity: Int) {
+    init(minimumCapacity: Int) {
         precondition(minimumCapacity > 0, "SPSCRing needs a positive capacity")
         var size = 1
         while size < minimumCapacity { size <<= 1 }
@@ -32,7 +33,7 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     /// Thread: the one producer.
     @inline(__always)
     @discardableResult
-    public func push(_ value: Element) -> Bool {
+    func push(_ value: Element) -> Bool {
         let write = head.load(ordering: .relaxed)
         if write - tail.load(ordering: .acquiring) >= capacity {
             refused.wrappingAdd(1, ordering: .relaxed)
@@ -46,7 +47,7 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     /// Removes and returns the oldest value, or nil when the ring is empty.
     /// Thread: the one consumer.
     @inline(__always)
-    public func pop() -> Element? {
+    func pop() -> Element? {
         let read = tail.load(ordering: .relaxed)
         if read == head.load(ordering: .acquiring) { return nil }
         let value = storage[read & mask]
@@ -55,5 +56,5 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     }
 
     /// How many values were refused because the ring was full. Thread: any.
-    public var refusedCount: Int { refused.load(ordering: .relaxed) }
+    var refusedCount: Int { refused.load(ordering: .relaxed) }
 }
