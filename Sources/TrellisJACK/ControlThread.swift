@@ -23,7 +23,6 @@ final class ControlThread: @unchecked Sendable {
             Unmanaged<ControlThread>.fromOpaque(context).release()
             return nil
         }
-        pthread_setname_np(thread.handle, "trellis-jack")
         return thread
     }
 
