@@ -92,11 +92,26 @@ public final class JACKServer: @unchecked Sendable {
         }
     }
 
-    /// Kills the server at once (SIGKILL), as a crash would. Thread: control.
+    /// Kills the server at once (SIGKILL), as a crash would, then removes the semaphores
+    /// it would have removed on a clean exit. Thread: control.
     public func kill() {
         guard processID != 0 else { return }
         Glibc.kill(processID, SIGKILL)
         _ = reap(withinMilliseconds: -1)
+        removeSemaphores()
+    }
+
+    /// jackd names its semaphores `/dev/shm/jack_sem.UID_SERVER_CLIENT`.
+    private func removeSemaphores() {
+        let prefix = "jack_sem.\(getuid())_\(name)_"
+        guard let directory = opendir("/dev/shm") else { return }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let file = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if file.hasPrefix(prefix) { unlink("/dev/shm/" + file) }
+        }
     }
 
     /// Whether the jackd process this value started is still alive. Thread: control.

@@ -61,27 +61,40 @@ final class JACKRig: @unchecked Sendable {
 
     /// Records a window that starts in silence (so the source's filter is at rest) and
     /// checks every output channel against the source's math applied to the reference.
+    /// A window during which the server reported an xrun (this machine is shared, and a
+    /// missed deadline glitches any client) is recorded again, up to three times.
     /// Returns the measured lag of each channel.
     @discardableResult
     func expectSignalThrough(tolerance: Float = 1e-6) throws -> [Int] {
         guard let player, let recorder else { throw TestFailure("clients not started") }
-        player.playing.store(false, ordering: .relaxed)
-        usleep(100_000)
-        try recorder.record { player.playing.store(true, ordering: .relaxed) }
-        var lags: [Int] = []
-        for channel in 0..<channels {
-            let reference = recorder.samples(channel: channel)
-            let output = recorder.samples(channel: channels + channel)
-            let expected = source.expected(for: reference)
-            guard let alignment = alignedError(recorded: output, expected: expected) else {
-                Issue.record("channel \(channel): no sound came through (reference sound at \(String(describing: firstSound(reference))))")
-                continue
+        var failures: [String] = []
+        for _ in 0..<3 {
+            player.playing.store(false, ordering: .relaxed)
+            usleep(100_000)
+            let xruns = head.status().xrunCount
+            try recorder.record { player.playing.store(true, ordering: .relaxed) }
+            failures = []
+            var lags: [Int] = []
+            for channel in 0..<channels {
+                let reference = recorder.samples(channel: channel)
+                let output = recorder.samples(channel: channels + channel)
+                guard let alignment = alignedError(recorded: output, expected: source.expected(for: reference)) else {
+                    failures.append("channel \(channel): no sound came through")
+                    continue
+                }
+                if alignment.maximumError > tolerance {
+                    failures.append("channel \(channel): error \(alignment.maximumError) at lag \(alignment.lag)")
+                }
+                if alignment.compared <= recordFrames / 2 {
+                    failures.append("channel \(channel): only \(alignment.compared) frames compared")
+                }
+                lags.append(alignment.lag)
             }
-            #expect(alignment.maximumError <= tolerance, "channel \(channel): error \(alignment.maximumError) at lag \(alignment.lag)")
-            #expect(alignment.compared > recordFrames / 2, "channel \(channel): only \(alignment.compared) frames compared")
-            lags.append(alignment.lag)
+            if failures.isEmpty { return lags }
+            if head.status().xrunCount == xruns { break }
         }
-        return lags
+        for failure in failures { Issue.record(Comment(rawValue: failure)) }
+        return []
     }
 
     func tearDown() {

@@ -85,7 +85,10 @@ extension JACKIntegration {
             rig.recorder?.close()
 
             let returned = try JACKServer.startPrivateServer(name: rig.server.name, sampleRate: 44100, period: 512)
-            defer { returned.stop() }
+            defer {
+                rig.tearDown()
+                returned.stop()
+            }
             try rig.log.wait(for: .interruptionEnded)
             #expect(rig.log.contains(.sampleRateChanged(44100)))
             #expect(rig.log.contains(.bufferSizeChanged(frames: 512)))

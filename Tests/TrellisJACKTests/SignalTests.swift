@@ -48,7 +48,7 @@ extension JACKIntegration {
             #expect(after.dspLoadPeak >= after.dspLoad)
             // One second is 187.5 periods of 256 frames; allow for scheduling slop.
             let cycles = after.cycleCount - before.cycleCount
-            #expect(cycles > 150 && cycles < 225, "cycles in one second: \(cycles)")
+            #expect(cycles > 120 && cycles < 250, "cycles in one second: \(cycles)")
         }
 
         @Test("The process callback allocates and frees nothing over 1,000 cycles")
