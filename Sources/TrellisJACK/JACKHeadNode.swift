@@ -137,6 +137,9 @@ public final class JACKHeadNode: @unchecked Sendable {
             return thread
         }
         thread?.join()
+        // The control thread is gone, so this is now the rings' only consumer.
+        while state.processEvents.pop() != nil {}
+        while state.notificationEvents.pop() != nil {}
         control.withLock { control in
             if let client = control.client {
                 JACKMessages.quietly {

@@ -18,6 +18,24 @@ extension JACKIntegration {
             #expect(rig.head.status().connections.isEmpty)
         }
 
+        @Test("Connecting and disconnecting through the head node makes and breaks the connection and reports both")
+        func connectAndDisconnectThroughHeadNode() throws {
+            let rig = try JACKRig()
+            defer { rig.tearDown() }
+            try rig.head.start()
+            let server = rig.server.name
+            let warnings = try rig.head.connect(JACKConnectionRule(ports: "out_.*", peers: "system:playback_.*"))
+            #expect(warnings.isEmpty)
+            #expect(try connectionsReportedByJackLsp(of: "system:playback_1", server: server) == ["trellis:out_1"])
+            #expect(try connectionsReportedByJackLsp(of: "system:playback_2", server: server) == ["trellis:out_2"])
+            let change = JACKRouteChange(port: "trellis:out_1", peer: "system:playback_1", connected: true)
+            try rig.log.wait(for: .routeChanged(change))
+            try rig.head.disconnect(port: "out_1", from: "system:playback_1")
+            #expect(try connectionsReportedByJackLsp(of: "trellis:out_1", server: server) == [])
+            try rig.log.wait(for: .routeChanged(JACKRouteChange(port: "trellis:out_1", peer: "system:playback_1", connected: false)))
+            #expect(rig.head.status().connections == [JACKConnection(port: "trellis:out_2", peer: "system:playback_2")])
+        }
+
         @Test("A rule with a pattern pairs our ports with the matching ports in order")
         func patternRule() throws {
             let rig = try JACKRig(configure: {
