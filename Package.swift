@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "TrellisGraph", targets: ["TrellisGraph"]),
         .library(name: "TrellisAudioFile", targets: ["TrellisAudioFile"]),
         .library(name: "TrellisLV2", targets: ["TrellisLV2"]),
+        .library(name: "TrellisJACK", targets: ["TrellisJACK"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -46,6 +47,8 @@ let package = Package(
         .target(name: "TrellisLV2", dependencies: ["TrellisCore", "CLilv", "CTrellisLV2Shim", "CTrellisShim"]),
         // The graph model and its compiler (control side).
         .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"]),
+        // The JACK head node: a JACK client that pulls a render source live. No Foundation.
+        .target(name: "TrellisJACK", dependencies: ["TrellisCore", "CJack", "CTrellisShim"]),
         .executableTarget(
             name: "TrellisCLI",
             dependencies: [
@@ -60,6 +63,7 @@ let package = Package(
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisLV2", "TrellisCore", "CAllocationCounter", "CSndfile"]),
+        .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisJACK", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI"]),
     ]
 )

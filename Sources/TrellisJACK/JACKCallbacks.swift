@@ -1,0 +1,47 @@
+import CJack
+
+/// JACK's callbacks as plain C function pointers; `arg` is the unretained
+/// `JACKRealtimeState`, which the head node keeps alive while any client exists.
+enum JACKCallbacks {
+    @inline(__always)
+    private static func state(_ arg: UnsafeMutableRawPointer?) -> Unmanaged<JACKRealtimeState> {
+        Unmanaged<JACKRealtimeState>.fromOpaque(arg.unsafelyUnwrapped)
+    }
+
+    /// Thread: audio.
+    static let process: JackProcessCallback = { nframes, arg in
+        state(arg)._withUnsafeGuaranteedRef { $0.process(nframes) }
+    }
+
+    static let bufferSize: JackBufferSizeCallback = { nframes, arg in
+        state(arg)._withUnsafeGuaranteedRef { $0.bufferSizeChanged(nframes) }
+        return 0
+    }
+
+    static let sampleRate: JackSampleRateCallback = { rate, arg in
+        state(arg)._withUnsafeGuaranteedRef { $0.sampleRateChanged(rate) }
+        return 0
+    }
+
+    static let xrun: JackXRunCallback = { arg in
+        state(arg)._withUnsafeGuaranteedRef { $0.xrun() }
+        return 0
+    }
+
+    static let freewheel: JackFreewheelCallback = { starting, arg in
+        state(arg)._withUnsafeGuaranteedRef { $0.freewheelChanged(starting != 0) }
+    }
+
+    static let portConnect: JackPortConnectCallback = { _, _, _, arg in
+        state(arg)._withUnsafeGuaranteedRef { _ = $0.notificationEvents.push(.portConnect) }
+    }
+
+    static let portRegistration: JackPortRegistrationCallback = { _, _, arg in
+        state(arg)._withUnsafeGuaranteedRef { _ = $0.notificationEvents.push(.portRegistration) }
+    }
+
+    /// Must not call JACK: the server is gone, and this may run on the process thread.
+    static let shutdown: JackInfoShutdownCallback = { _, reason, arg in
+        state(arg)._withUnsafeGuaranteedRef { $0.serverWentAway(reason: reason) }
+    }
+}

@@ -1,0 +1,293 @@
+import CJack
+import CTrellisShim
+import Synchronization
+import TrellisCore
+
+/// Everything JACK's process and notification threads touch, allocated once when the head
+/// node is made and kept alive by it for as long as any JACK client may call back.
+///
+/// The process thread never allocates, locks or logs here: ports and channel tables are
+/// preallocated, counters and meters are atomics, and messages leave through rings.
+final class JACKRealtimeState: @unchecked Sendable {
+    let source: any RenderSource
+    let prepare: @Sendable (JACKStreamSettings) throws -> Void
+
+    let inputCount: Int
+    let outputCount: Int
+    let midiCount: Int
+    /// `jack_port_t` pointers, replaced only while no client is active.
+    let inputPorts: UnsafeMutablePointer<OpaquePointer?>
+    let outputPorts: UnsafeMutablePointer<OpaquePointer?>
+    let midiPorts: UnsafeMutablePointer<OpaquePointer?>
+    private let inputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let outputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let midi: MIDIEventList
+
+    /// Producer: the process thread.
+    let processEvents: SPSCRing<JACKRealtimeEvent>
+    /// Producer: JACK's notification thread.
+    let notificationEvents: SPSCRing<JACKRealtimeEvent>
+
+    /// The largest cycle the render source is ready for; larger cycles output silence.
+    let preparedFrames = Atomic<Int>(0)
+    let preparedSampleRate = Atomic<Int>(0)
+    let bufferFrames = Atomic<Int>(0)
+    let sampleRate = Atomic<Int>(0)
+
+    let cycles = Atomic<Int>(0)
+    let silencedCycles = Atomic<Int>(0)
+    let xruns = Atomic<Int>(0)
+    let freewheeling = Atomic<Bool>(false)
+    let dspLoadBits = Atomic<UInt32>(0)
+    let dspLoadPeakBits = Atomic<UInt32>(0)
+    /// Per output channel, the largest magnitude since the last status read. Non-negative
+    /// floats order like their bit patterns, so an integer max keeps the peak.
+    let peakBits: UnsafeMutablePointer<Atomic<UInt32>>
+
+    /// Set by JACK's shutdown callback, which may run on either of JACK's threads.
+    let serverLost = Atomic<Bool>(false)
+    private let lossClaimed = Atomic<Bool>(false)
+    private let lossReasonText: UnsafeMutablePointer<CChar>
+    private let lossReasonCapacity = 256
+
+    /// The message of the last failed prepare, written on a notification thread.
+    let lastPrepareError = Mutex<String>("")
+
+    // Touched by the process thread only.
+    private var sampleTime: Int64 = 0
+    private var silenceReason: JACKSilenceReason?
+
+    init(configuration: JACKConfiguration, source: any RenderSource,
+         prepare: @escaping @Sendable (JACKStreamSettings) throws -> Void) {
+        self.source = source
+        self.prepare = prepare
+        inputCount = configuration.inputChannels
+        outputCount = configuration.outputChannels
+        midiCount = configuration.midiInputs
+        inputPorts = .allocate(capacity: max(1, inputCount))
+        inputPorts.initialize(repeating: nil, count: max(1, inputCount))
+        outputPorts = .allocate(capacity: max(1, outputCount))
+        outputPorts.initialize(repeating: nil, count: max(1, outputCount))
+        midiPorts = .allocate(capacity: max(1, midiCount))
+        midiPorts.initialize(repeating: nil, count: max(1, midiCount))
+        inputTable = .allocate(capacity: max(1, inputCount))
+        outputTable = .allocate(capacity: max(1, outputCount))
+        midi = MIDIEventList(eventCapacity: configuration.midiEventCapacity, byteCapacity: configuration.midiByteCapacity)
+        processEvents = SPSCRing(minimumCapacity: 256)
+        notificationEvents = SPSCRing(minimumCapacity: 1024)
+        peakBits = .allocate(capacity: max(1, outputCount))
+        for channel in 0..<max(1, outputCount) {
+            (peakBits + channel).initialize(to: Atomic(0))
+        }
+        lossReasonText = .allocate(capacity: lossReasonCapacity)
+        lossReasonText.initialize(repeating: 0, count: lossReasonCapacity)
+    }
+
+    deinit {
+        inputPorts.deallocate()
+        outputPorts.deallocate()
+        midiPorts.deallocate()
+        inputTable.deallocate()
+        outputTable.deallocate()
+        peakBits.deinitialize(count: max(1, outputCount))
+        peakBits.deallocate()
+        lossReasonText.deallocate()
+    }
+
+    // MARK: Process thread
+
+    /// One JACK cycle: gather the port buffers, pull the render source for exactly
+    /// `nframes`, meter, and time it. Thread: audio.
+    func process(_ nframes: jack_nframes_t) -> Int32 {
+        let start = trellis_host_time_ns()
+        trellis_set_audio_thread(1)
+        _ = trellis_enable_flush_denormals()
+        let frames = Int(nframes)
+
+        for channel in 0..<inputCount {
+            inputTable[channel] = jack_port_get_buffer(inputPorts[channel], nframes).assumingMemoryBound(to: Float.self)
+        }
+        for channel in 0..<outputCount {
+            outputTable[channel] = jack_port_get_buffer(outputPorts[channel], nframes).assumingMemoryBound(to: Float.self)
+        }
+        if midiCount > 0 { gatherMIDI(nframes) }
+
+        let input = AudioBuffers(channelPointers: UnsafePointer(inputTable), channelCount: inputCount)
+        let output = AudioBuffers(channelPointers: UnsafePointer(outputTable), channelCount: outputCount)
+        let timeStamp = AudioTimeStamp(sampleTime: sampleTime, hostTime: start)
+        sampleTime += Int64(frames)
+
+        var reason: JACKSilenceReason?
+        // PipeWire's JACK may run a larger cycle before the buffer-size notice arrives.
+        if frames > preparedFrames.load(ordering: .acquiring) {
+            reason = .framesExceedPrepared
+        } else if source.render(frameCount: frames, timeStamp: timeStamp, input: input, output: output) != .ok {
+            reason = .renderFailed
+        } else if !meter(output, frames: frames) {
+            reason = .nonFiniteOutput
+        }
+        if let reason {
+            output.clear(frameCount: frames)
+            silencedCycles.wrappingAdd(1, ordering: .relaxed)
+            if silenceReason != reason {
+                processEvents.push(.silenced(reason, frames: nframes))
+            }
+        } else if silenceReason != nil {
+            processEvents.push(.resumed)
+        }
+        silenceReason = reason
+        cycles.wrappingAdd(1, ordering: .relaxed)
+
+        let rate = sampleRate.load(ordering: .relaxed)
+        if rate > 0 && frames > 0 {
+            let elapsed = Float(trellis_host_time_ns() &- start)
+            let load = elapsed * Float(rate) / (Float(frames) * 1e9)
+            dspLoadBits.store(load.bitPattern, ordering: .relaxed)
+            dspLoadPeakBits.max(load.bitPattern, ordering: .relaxed)
+        }
+        return 0
+    }
+
+    /// Records each channel's peak; returns false when a sample is NaN or infinite.
+    @inline(__always)
+    private func meter(_ output: AudioBuffers, frames: Int) -> Bool {
+        var finite = true
+        for channel in 0..<outputCount {
+            let samples = output[channel]
+            var peak: Float = 0
+            for index in 0..<frames {
+                let magnitude = abs(samples[index])
+                finite = finite && magnitude < .infinity
+                peak = magnitude > peak ? magnitude : peak
+            }
+            if !finite { return false }
+            peakBits[channel].max(peak.bitPattern, ordering: .relaxed)
+        }
+        return true
+    }
+
+    @inline(__always)
+    private func gatherMIDI(_ nframes: jack_nframes_t) {
+        midi.reset()
+        var event = jack_midi_event_t()
+        for port in 0..<midiCount {
+            guard let buffer = jack_port_get_buffer(midiPorts[port], nframes) else { continue }
+            let count = jack_midi_get_event_count(buffer)
+            // A plain loop: iterating a Range<UInt32> allocates in unoptimized builds.
+            var index: UInt32 = 0
+            while index < count {
+                if jack_midi_event_get(&event, buffer, index) == 0, let data = event.buffer {
+                    midi.append(frame: Int(event.time), port: port, data: data, size: event.size)
+                }
+                index += 1
+            }
+        }
+        if midi.droppedCount > 0 {
+            processEvents.push(.midiDropped(count: UInt32(truncatingIfNeeded: midi.droppedCount)))
+        }
+    }
+
+    // MARK: Notification thread
+
+    /// Re-prepares the render source when JACK's period or rate changed, then lets the
+    /// process thread run cycles of the new size. Thread: JACK notification or control.
+    @discardableResult
+    func reprepare(frames: Int, rate: Int) -> Bool {
+        bufferFrames.store(frames, ordering: .relaxed)
+        sampleRate.store(rate, ordering: .relaxed)
+        if frames == preparedFrames.load(ordering: .relaxed) && rate == preparedSampleRate.load(ordering: .relaxed) {
+            return true
+        }
+        let settings = JACKStreamSettings(maximumFrames: frames, sampleRate: Double(rate))
+        do {
+            try prepare(settings)
+        } catch {
+            let message = String(describing: error)
+            lastPrepareError.withLock { $0 = message }
+            return false
+        }
+        preparedSampleRate.store(rate, ordering: .relaxed)
+        preparedFrames.store(frames, ordering: .releasing)
+        return true
+    }
+
+    /// Thread: JACK notification.
+    func bufferSizeChanged(_ nframes: jack_nframes_t) {
+        let previous = bufferFrames.load(ordering: .relaxed)
+        let rate = sampleRate.load(ordering: .relaxed)
+        if !reprepare(frames: Int(nframes), rate: rate) {
+            notificationEvents.push(.prepareFailed(frames: nframes, sampleRate: UInt32(truncatingIfNeeded: rate)))
+        }
+        if previous != Int(nframes) {
+            notificationEvents.push(.bufferSize(frames: nframes))
+        }
+    }
+
+    /// Thread: JACK notification (and once on the control thread when the callback is set).
+    func sampleRateChanged(_ rate: jack_nframes_t) {
+        let previous = sampleRate.load(ordering: .relaxed)
+        let frames = bufferFrames.load(ordering: .relaxed)
+        if !reprepare(frames: frames, rate: Int(rate)) {
+            notificationEvents.push(.prepareFailed(frames: UInt32(truncatingIfNeeded: frames), sampleRate: rate))
+        }
+        if previous != Int(rate) {
+            notificationEvents.push(.sampleRate(rate))
+        }
+    }
+
+    /// Thread: JACK notification.
+    func xrun() {
+        xruns.wrappingAdd(1, ordering: .relaxed)
+        notificationEvents.push(.xrun)
+    }
+
+    /// Thread: JACK notification.
+    func freewheelChanged(_ on: Bool) {
+        freewheeling.store(on, ordering: .relaxed)
+        notificationEvents.push(.freewheel(on))
+    }
+
+    /// Remembers why the server went away. Calls no JACK function, allocates nothing.
+    /// Thread: any of JACK's threads, possibly two at once.
+    func serverWentAway(reason: UnsafePointer<CChar>?) {
+        guard !lossClaimed.exchange(true, ordering: .acquiring) else { return }
+        lossReasonText[0] = 0
+        if let reason {
+            var index = 0
+            while index < lossReasonCapacity - 1 && reason[index] != 0 {
+                lossReasonText[index] = reason[index]
+                index += 1
+            }
+            lossReasonText[index] = 0
+        }
+        serverLost.store(true, ordering: .releasing)
+    }
+
+    // MARK: Control thread
+
+    /// The reason the server gave when it went away. Thread: control, after `serverLost`.
+    func lossReason() -> String {
+        let reason = String(cString: lossReasonText)
+        return reason.isEmpty ? "the JACK server went away" : reason
+    }
+
+    /// Lets the next client's shutdown be recorded. Thread: control, once the old client is closed.
+    func clearLoss() {
+        serverLost.store(false, ordering: .relaxed)
+        lossClaimed.store(false, ordering: .releasing)
+    }
+
+    /// Clears what a new session of cycles should not inherit. Thread: control, client inactive.
+    func resetForNewClient() {
+        preparedFrames.store(0, ordering: .relaxed)
+        preparedSampleRate.store(0, ordering: .relaxed)
+        freewheeling.store(false, ordering: .relaxed)
+        silenceReason = nil
+    }
+
+    /// Reads and resets the output peaks and the DSP load peak. Thread: control.
+    func takePeaks() -> (outputs: [Float], dspLoadPeak: Float) {
+        let outputs = (0..<outputCount).map { Float(bitPattern: peakBits[$0].exchange(0, ordering: .relaxed)) }
+        return (outputs, Float(bitPattern: dspLoadPeakBits.exchange(0, ordering: .relaxed)))
+    }
+}

@@ -1,0 +1,52 @@
+import Glibc
+
+/// A snapshot of a head node for the CLI's status line and for tests. Thread: any (a plain value).
+public struct JACKStatus: Sendable {
+    public enum Phase: Sendable, Equatable {
+        case stopped
+        case running
+        /// The server went away; the head node is waiting for it to return.
+        case interrupted
+    }
+
+    public var phase: Phase
+    /// The name JACK gave the client (it may carry a suffix when the asked-for name was taken).
+    public var clientName: String
+    public var serverName: String
+    public var sampleRate: Double
+    public var bufferFrames: Int
+    /// The largest cycle the render source is prepared for.
+    public var preparedFrames: Int
+    /// Time spent in the last process cycle as a fraction of the period (1 = the whole period).
+    public var dspLoad: Float
+    /// The largest `dspLoad` since the previous snapshot.
+    public var dspLoadPeak: Float
+    public var xrunCount: Int
+    public var cycleCount: Int
+    /// Cycles whose output was replaced by silence (see `JACKSilenceReason`).
+    public var silencedCycleCount: Int
+    /// Each output channel's largest magnitude since the previous snapshot, linear.
+    public var outputPeaks: [Float]
+    public var freewheeling: Bool
+    public var interruptionCount: Int
+    /// Our ports' current connections.
+    public var connections: [JACKConnection]
+
+    /// The output peaks in dBFS, floored at -160 dB.
+    public var outputPeaksDecibels: [Float] {
+        outputPeaks.map { $0 > 0 ? max(-160, 20 * log10f($0)) : -160 }
+    }
+}
+
+/// One connection between one of our ports and another port, both by full name.
+public struct JACKConnection: Sendable, Hashable, CustomStringConvertible {
+    public var port: String
+    public var peer: String
+
+    public init(port: String, peer: String) {
+        self.port = port
+        self.peer = peer
+    }
+
+    public var description: String { "\(port) <-> \(peer)" }
+}
