@@ -10,8 +10,6 @@ import CTrellisShim
 /// Reclaiming (control): `collectRetired` frees what the audio thread handed back. So
 /// nothing is freed, and no reference count reaches zero, on the audio thread.
 public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Sendable {
-    public let maximumFrames: Int
-
     private let pending = Atomic<UnsafeMutableRawPointer?>(nil)
     private let retired: SPSCRing<UnsafeMutableRawPointer>
     private let events: SPSCRing<ParameterEvent>
@@ -27,8 +25,7 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
     private let eventCapacity: Int
 
     /// Thread: control.
-    public init(maximumFrames: Int, eventCapacity: Int = 4096) {
-        self.maximumFrames = maximumFrames
+    public init(eventCapacity: Int = 4096) {
         self.eventCapacity = eventCapacity
         retired = SPSCRing(capacity: 64)
         events = SPSCRing(capacity: eventCapacity)
@@ -101,10 +98,6 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
     /// Adopts a pending program, applies due parameter events and runs the current
     /// program; silence when there is none. Thread: audio.
     public func render(frameCount: Int, timeStamp: AudioTimeStamp, input: AudioBuffers, output: AudioBuffers) -> RenderStatus {
-        guard frameCount <= maximumFrames else {
-            output.clear(frameCount: 0)
-            return .tooManyFrames
-        }
         adoptPendingProgram(at: timeStamp)
         guard let current else {
             output.clear(frameCount: frameCount)

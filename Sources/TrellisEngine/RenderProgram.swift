@@ -161,6 +161,7 @@ public final class RenderProgram: @unchecked Sendable {
             }
         }
         for slot in 0..<plan.units.count { slots[slot].eventCount = 0 }
+        if plan.outputChannelCount == 0 { output.clear(frameCount: frameCount) }
         return .ok
     }
 

@@ -32,7 +32,7 @@ public final class Graph: @unchecked Sendable {
     public private(set) var sampleRate: Double
     public private(set) var maximumFrames: Int
     /// What a backend pulls. Its program changes with every committed edit.
-    public private(set) var engine: RenderEngine
+    public let engine: RenderEngine
     public private(set) var isInitialized = false
     /// The plan of the program last published.
     public private(set) var plan: ProgramPlan?
@@ -43,7 +43,7 @@ public final class Graph: @unchecked Sendable {
         self.registry = registry
         self.sampleRate = sampleRate
         self.maximumFrames = maximumFrames
-        engine = RenderEngine(maximumFrames: maximumFrames)
+        engine = RenderEngine()
     }
 
     // MARK: - Reading
@@ -206,7 +206,8 @@ public final class Graph: @unchecked Sendable {
     /// stopped (no render in flight).
     public func uninitialize() {
         guard isInitialized else { return }
-        engine = RenderEngine(maximumFrames: maximumFrames)
+        // A backend that still pulls hears silence, never an uninitialized unit.
+        engine.publish(RenderProgram(plan: ProgramPlan(), maximumFrames: maximumFrames))
         plan = nil
         for node in nodes {
             node.unit.parameterSink = nil
@@ -222,8 +223,25 @@ public final class Graph: @unchecked Sendable {
         uninitialize()
         self.sampleRate = sampleRate
         self.maximumFrames = maximumFrames
-        engine = RenderEngine(maximumFrames: maximumFrames)
         if wasInitialized { try initialize() }
+    }
+
+    /// What a backend calls before its first cycle and whenever its period or rate
+    /// changes: a new program is compiled for the new slice size and swapped in; a new
+    /// rate, or a period larger than the units were initialized for, re-initializes
+    /// them (the backend is not cycling then). Thread: control or the backend's
+    /// notification thread, never audio.
+    public func prepare(frames: Int, sampleRate: Double) throws(GraphError) {
+        if sampleRate != self.sampleRate || frames > maximumFrames {
+            try reconfigure(sampleRate: sampleRate, maximumFrames: max(frames, maximumFrames))
+            if !isInitialized { try initialize() }
+            return
+        }
+        if !isInitialized {
+            try initialize()
+        } else {
+            try commitProgram()
+        }
     }
 
     /// Runs `body`'s edits as one transaction: compiled once at the end, or not at all

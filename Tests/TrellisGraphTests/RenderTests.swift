@@ -150,3 +150,50 @@ struct RenderTests {
         #expect(out[1].allSatisfy { abs($0 + 0.125 * decibels(6)) < 1e-6 })
     }
 }
+
+@Suite("Backend preparation")
+struct PreparationTests {
+    @Test("a new period within the slice size swaps in a new program and audio continues")
+    func newPeriodSwapsProgram() throws {
+        let (graph, _) = try chain(gains: [-6])
+        try graph.prepare(frames: 256, sampleRate: 48_000)
+        let first = pull(graph, frames: 512, slice: 256)
+        try graph.prepare(frames: 128, sampleRate: 48_000)
+        #expect(graph.engine.hasPendingProgram)
+        let second = pull(graph, frames: 512, slice: 128, start: 512)
+        let expected = sine(frequency: 440, amplitude: 0.5 * decibels(-6), frames: 1024)
+        #expect(maxDifference(first[0] + second[0], expected) < 1e-5)
+    }
+
+    @Test("a period larger than the units were initialized for re-initializes them")
+    func largerPeriodReinitializes() throws {
+        let (graph, ids) = try chain(gains: [0])
+        try graph.initialize()
+        try graph.prepare(frames: 4_096, sampleRate: 48_000)
+        #expect(graph.maximumFrames == 4_096)
+        #expect(try graph.unit(ids[1]).maximumFramesPerSlice == 4_096)
+        let out = pull(graph, frames: 4_096, slice: 4_096)
+        #expect(maxDifference(out[0], sine(frequency: 440, amplitude: 0.5, frames: 4_096)) < 1e-5)
+    }
+
+    @Test("a new sample rate re-initializes every unit at that rate")
+    func newRateReinitializes() throws {
+        let (graph, ids) = try chain(gains: [0], frequency: 1_000)
+        try graph.initialize()
+        try graph.prepare(frames: 256, sampleRate: 44_100)
+        #expect(graph.sampleRate == 44_100)
+        #expect(try graph.unit(ids[0]).format(scope: .output, element: 0).sampleRate == 44_100)
+        let out = pull(graph, frames: 441)
+        #expect(maxDifference(out[0], sine(frequency: 1_000, amplitude: 0.5, sampleRate: 44_100, frames: 441)) < 1e-5)
+    }
+
+    @Test("an uninitialized graph's engine renders silence")
+    func uninitializedIsSilent() throws {
+        let (graph, _) = try chain(gains: [0])
+        try graph.initialize()
+        _ = pull(graph, frames: 256)
+        graph.uninitialize()
+        let out = pull(graph, frames: 256, start: 256)
+        #expect(out.allSatisfy { $0.allSatisfy { $0 == 0 } })
+    }
+}
