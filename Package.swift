@@ -50,7 +50,7 @@ let package = Package(
 
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisUnits"]),
         .testTarget(name: "TrellisAudioFileTests", dependencies: ["TrellisAudioFile", "TrellisCore"]),
-        .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore"]),
+        .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI"]),
     ]
