@@ -1,3 +1,5 @@
+import TrellisCore
+
 /// The inner loops the mixers share: plain loops over raw pointers that the compiler
 /// vectorizes. Thread: audio.
 enum MixKernels {
@@ -29,5 +31,23 @@ enum MixKernels {
     @inline(__always)
     static func scale(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Float>, gain: Float, count: Int) {
         for frame in 0..<count { destination[frame] = source[frame] * gain }
+    }
+}
+
+extension MixKernels {
+    /// Multiplies every channel of `buffers` in place by a gain that moves linearly from
+    /// `start` to `end` over the slice; a constant gain of one costs nothing.
+    @inline(__always)
+    static func applyGain(_ buffers: AudioBuffers, from start: Float, to end: Float, count: Int) {
+        if start == end {
+            if end == 1 { return }
+            for channel in 0..<buffers.channelCount { scale(buffers[channel], into: buffers[channel], gain: end, count: count) }
+            return
+        }
+        let step = (end - start) / Float(max(1, count))
+        for channel in 0..<buffers.channelCount {
+            let samples = buffers[channel]
+            for frame in 0..<count { samples[frame] *= start + step * Float(frame + 1) }
+        }
     }
 }
