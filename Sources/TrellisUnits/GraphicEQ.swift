@@ -25,6 +25,8 @@ public final class GraphicEQ: AudioUnitBase, @unchecked Sendable {
 
     private var engine: BiquadEQEngine?
     private var isThirdOctave = false
+    /// The audio side's copy of the slider values, as the events delivered them.
+    private var sliders: UnsafeMutablePointer<Float>?
 
     private static let presetList = FactoryPresetList(IPodEQ.curves.map { curve in
         var values: [String: Float] = ["bands": 0]
@@ -59,24 +61,30 @@ public final class GraphicEQ: AudioUnitBase, @unchecked Sendable {
 
     public override func allocateRenderResources() throws(AudioUnitError) {
         let engine = BiquadEQEngine(bandCapacity: 31, channelCount: try matchingChannelCount(), sampleRate: sampleRate)
+        let sliders = UnsafeMutablePointer<Float>.allocate(capacity: 31)
+        for band in 0..<31 { sliders[band] = values[band + 1] }
+        self.sliders = sliders
         self.engine = engine
+        isThirdOctave = values[0] >= 0.5
         layBands(rampFrames: 0)
     }
 
     public override func deallocateRenderResources() {
         engine?.deallocate()
         engine = nil
+        sliders?.deallocate()
+        sliders = nil
     }
 
     public override func reset() { engine?.reset() }
 
     private func layBands(rampFrames: Int) {
-        guard let engine else { return }
+        guard let engine, let sliders else { return }
         for band in 0..<31 {
             let centre = isThirdOctave ? Self.thirdOctaveCentres[band] : (band < 10 ? Self.octaveCentres[band] : Self.thirdOctaveCentres[band])
             engine.setFrequency(band: band, centre, rampFrames: rampFrames)
             engine.setQ(band: band, isThirdOctave ? Self.thirdOctaveQ : Self.octaveQ, rampFrames: rampFrames)
-            engine.setGain(band: band, isThirdOctave || band < 10 ? values[band + 1] : 0, rampFrames: rampFrames)
+            engine.setGain(band: band, isThirdOctave || band < 10 ? sliders[band] : 0, rampFrames: rampFrames)
         }
     }
 
@@ -90,6 +98,7 @@ public final class GraphicEQ: AudioUnitBase, @unchecked Sendable {
             return
         }
         let band = index - 1
+        sliders?[band] = value
         guard isThirdOctave || band < 10 else { return }
         engine.setGain(band: band, value, rampFrames: rampFrames)
     }
