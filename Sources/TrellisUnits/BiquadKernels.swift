@@ -12,7 +12,7 @@ enum BiquadKernels {
         let (b0, b1, b2, a1, a2) = (c.b0, c.b1, c.b2, c.a1, c.a2)
         for frame in 0..<count {
             let x = Double(samples[frame])
-            let y = b0 * x + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2
+            let y = (b0 * x + b1 * x1 + b2 * x2 - a2 * y2) - a1 * y1
             x2 = x1; x1 = x; y2 = y1; y1 = y
             samples[frame] = Float(y)
         }
@@ -28,7 +28,7 @@ enum BiquadKernels {
         let a1 = SIMD2(repeating: c.a1), a2 = SIMD2(repeating: c.a2)
         for frame in 0..<count {
             let x = SIMD2(Double(left[frame]), Double(right[frame]))
-            let y = b0 * x + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2
+            let y = (b0 * x + b1 * x1 + b2 * x2 - a2 * y2) - a1 * y1
             x2 = x1; x1 = x; y2 = y1; y1 = y
             left[frame] = Float(y.x)
             right[frame] = Float(y.y)
@@ -43,7 +43,8 @@ enum BiquadKernels {
     }
 
     /// Three sections in series on two channels, fused so the sections overlap in the
-    /// pipeline instead of waiting on one another.
+    /// pipeline instead of waiting on one another. The sums are grouped so that only one
+    /// multiply and one subtraction wait on each section's previous output.
     @inline(__always)
     static func runPair3(
         _ c0: BiquadCoefficients, _ c1: BiquadCoefficients, _ c2: BiquadCoefficients,
@@ -60,9 +61,9 @@ enum BiquadKernels {
         for frame in 0..<count {
             let x = SIMD2(Double(left[frame]), Double(right[frame]))
             // Each section's input history is the previous section's output history.
-            let y = pb0 * x + pb1 * px1 + pb2 * px2 - pa1 * py1 - pa2 * py2
-            let z = qb0 * y + qb1 * py1 + qb2 * py2 - qa1 * qy1 - qa2 * qy2
-            let w = rb0 * z + rb1 * qy1 + rb2 * qy2 - ra1 * ry1 - ra2 * ry2
+            let y = (pb0 * x + pb1 * px1 + pb2 * px2 - pa2 * py2) - pa1 * py1
+            let z = (qb0 * y + (qb1 * py1 + qb2 * py2 - qa2 * qy2)) - qa1 * qy1
+            let w = (rb0 * z + (rb1 * qy1 + rb2 * qy2 - ra2 * ry2)) - ra1 * ry1
             px2 = px1; px1 = x; py2 = py1; py1 = y
             qy2 = qy1; qy1 = z; ry2 = ry1; ry1 = w
             left[frame] = Float(w.x)
@@ -80,7 +81,7 @@ enum BiquadKernels {
         var x1 = state[0], x2 = state[stride], y1 = state[2 * stride], y2 = state[3 * stride]
         for frame in 0..<count {
             let x = Double(samples[frame])
-            let y = c.b0 * x + c.b1 * x1 + c.b2 * x2 - c.a1 * y1 - c.a2 * y2
+            let y = (c.b0 * x + c.b1 * x1 + c.b2 * x2 - c.a2 * y2) - c.a1 * y1
             x2 = x1; x1 = x; y2 = y1; y1 = y
             let wet = start + step * Double(frame + 1)
             samples[frame] = Float(x + wet * (y - x))

@@ -93,6 +93,10 @@ public final class Delay: AudioUnitBase, @unchecked Sendable {
         // The smoothed values advance once per frame for all channels, so each channel
         // replays the same ramps from copies.
         let (timeStart, feedbackStart, mixStart) = (delayFrames, feedback, mix)
+        if !delayFrames.isRamping && !feedback.isRamping && !mix.isRamping {
+            renderSteady(input: input, output: output, channels: channelCount, frames: frames, coefficient: coefficient)
+            return .ok
+        }
         for channel in 0..<channelCount {
             var time = timeStart, gain = feedbackStart, blend = mixStart
             let line = lines + channel * ringSize
@@ -116,5 +120,32 @@ public final class Delay: AudioUnitBase, @unchecked Sendable {
             if channel == channelCount - 1 { (delayFrames, feedback, mix, position) = (time, gain, blend, write) }
         }
         return .ok
+    }
+
+    /// The loop without ramps: constant delay, feedback and mix.
+    private func renderSteady(input: AudioBuffers, output: AudioBuffers, channels: Int, frames: Int, coefficient: Float) {
+        guard let lines, let lowPassStates else { return }
+        let mask = ringSize - 1
+        let delay = delayFrames.current, gain = feedback.current, wet = mix.current
+        let whole = Int(delay)
+        let fraction = delay - Float(whole)
+        var write = position
+        for channel in 0..<channels {
+            let line = lines + channel * ringSize
+            let source = input[channel], destination = output[channel]
+            var state = lowPassStates[channel]
+            write = position
+            for frame in 0..<frames {
+                let newer = line[(write - whole) & mask], older = line[(write - whole - 1) & mask]
+                let delayed = newer + fraction * (older - newer)
+                state += coefficient * (delayed - state)
+                let x = source[frame]
+                line[write] = x + gain * state
+                destination[frame] = x + wet * (delayed - x)
+                write = (write + 1) & mask
+            }
+            lowPassStates[channel] = state
+        }
+        position = write
     }
 }

@@ -15,14 +15,27 @@ struct BusLevel {
         var sum: Float = 0
         for channel in 0..<buffers.channelCount {
             let samples = buffers[channel]
-            var channelPeak: Float = 0
-            var channelSum: Float = 0
+            // Both loops are written to vectorize: the peak compares magnitudes as integer
+            // bit patterns (which order like the floats they encode), and the sum keeps
+            // eight partial sums, since a single float sum cannot be reordered.
+            var peakBits: UInt32 = 0
             for frame in 0..<frameCount {
-                let x = samples[frame]
-                channelPeak = Swift.max(channelPeak, Swift.abs(x))
-                channelSum += x * x
+                peakBits = Swift.max(peakBits, samples[frame].bitPattern & 0x7FFF_FFFF)
             }
-            peak = Swift.max(peak, channelPeak)
+            var sums = SIMD8<Float>(repeating: 0)
+            let raw = UnsafeRawPointer(samples)
+            var frame = 0
+            while frame + 8 <= frameCount {
+                let x = raw.loadUnaligned(fromByteOffset: frame * 4, as: SIMD8<Float>.self)
+                sums += x * x
+                frame += 8
+            }
+            var channelSum = sums.sum()
+            while frame < frameCount {
+                channelSum += samples[frame] * samples[frame]
+                frame += 1
+            }
+            peak = Swift.max(peak, Float(bitPattern: peakBits))
             sum += channelSum
         }
         return BusLevel(peak: peak, meanSquare: sum / Float(frameCount * buffers.channelCount))

@@ -28,20 +28,23 @@ struct SlidingMinimum {
         time = 0
     }
 
+    @inline(__always)
+    private func wrap(_ index: Int) -> Int { index >= capacity ? index - capacity : index }
+
     /// Adds a value and returns the minimum over the window that ends with it.
     @inline(__always)
     mutating func push(_ value: Float) -> Float {
         while count > 0 {
-            let back = (head + count - 1) % capacity
+            let back = wrap(head + count - 1)
             guard values[back] >= value else { break }
             count -= 1
         }
-        let slot = (head + count) % capacity
+        let slot = wrap(head + count)
         values[slot] = value
         stamps[slot] = time
         count += 1
         if stamps[head] <= time - window {
-            head = (head + 1) % capacity
+            head = wrap(head + 1)
             count -= 1
         }
         time += 1
