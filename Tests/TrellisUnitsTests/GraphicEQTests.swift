@@ -58,3 +58,23 @@ struct GraphicEQTests {
         for band in 0..<10 { #expect(try eq.parameterValue(ParameterAddress(UInt32(band))) == rock[band]) }
     }
 }
+
+@Suite("Graphic EQ rendering")
+struct GraphicEQRenderingTests {
+    @Test("rendering while sliders move and the band count switches allocates nothing")
+    func noAllocation() throws {
+        let harness = try UnitHarness(GraphicEQ(), frameCapacity: 256)
+        let signal = sine(frequency: 300, sampleRate: 48_000, count: 256)
+        harness.fillInput(channel: 0, with: signal[...])
+        harness.fillInput(channel: 1, with: signal[...])
+        for _ in 0..<10 { harness.render(frames: 256) }
+        let counts = countAllocations {
+            for cycle in 0..<1000 {
+                if cycle % 100 == 0 { harness.unit.applyParameterEvent(index: 0, value: Float(cycle / 100 % 2), rampFrames: 0) }
+                harness.unit.applyParameterEvent(index: 1 + cycle % 31, value: Float(cycle % 13) - 6, rampFrames: 0)
+                harness.render(frames: 256)
+            }
+        }
+        #expect(counts.allocations == 0 && counts.frees == 0)
+    }
+}

@@ -44,3 +44,33 @@ struct IPodEQTests {
         #expect(throws: AudioUnitError.self) { try eq.setProperty(.presentPreset, .string("Polka"), scope: .global, element: 0) }
     }
 }
+
+@Suite("iPod EQ rendering")
+struct IPodEQRenderingTests {
+    @Test("rendering while the preset changes allocates nothing")
+    func noAllocation() throws {
+        let harness = try UnitHarness(IPodEQ(), frameCapacity: 256)
+        let signal = sine(frequency: 300, sampleRate: 48_000, count: 256)
+        harness.fillInput(channel: 0, with: signal[...])
+        harness.fillInput(channel: 1, with: signal[...])
+        for _ in 0..<10 { harness.render(frames: 256) }
+        let counts = countAllocations {
+            for cycle in 0..<1000 {
+                if cycle % 20 == 0 { harness.unit.applyParameterEvent(index: 0, value: Float(cycle / 20 % 22), rampFrames: 0) }
+                harness.render(frames: 256)
+            }
+        }
+        #expect(counts.allocations == 0 && counts.frees == 0)
+    }
+
+    @Test("switching presets while playing glides instead of jumping")
+    func smoothSwitch() throws {
+        let harness = try UnitHarness(IPodEQ(), frameCapacity: 256)
+        // DC passes every peaking band at unity, so any jump would show as a step away from it.
+        let input = Array(repeating: Float(0.25), count: 4800)
+        _ = harness.process([input, input])
+        harness.unit.applyParameterEvent(index: 0, value: 11, rampFrames: 0)
+        let output = harness.process([input, input])[0]
+        #expect(output.allSatisfy { abs($0 - 0.25) < 0.25 * 0.03 })
+    }
+}
