@@ -19,6 +19,7 @@ public final class Converter: AudioUnitBase, @unchecked Sendable {
     }
 
     /// The map in force: the one set, or the standard map for the current channel counts.
+    /// Thread: control.
     public var channelMap: ChannelMap {
         let inputs = (try? format(scope: .input, element: 0).channelCount) ?? 1
         let outputs = (try? format(scope: .output, element: 0).channelCount) ?? 1

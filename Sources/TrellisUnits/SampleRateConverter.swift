@@ -63,7 +63,7 @@ public final class SampleRateConverter {
 
     /// Converts up to `inputFrames` frames of `input` into at most `outputCapacity`
     /// frames of `output`; returns how many frames it used and made. Input it did not use
-    /// must be offered again.
+    /// must be offered again. Returns (0, 0) if libsoxr reports an error.
     public func process(input: AudioBuffers, inputFrames: Int, output: AudioBuffers, outputCapacity: Int) -> (consumed: Int, produced: Int) {
         var consumed = 0, produced = 0
         let error = soxr_process(soxr, UnsafeRawPointer(input.channelPointers), inputFrames, &consumed,
