@@ -37,6 +37,27 @@ struct ParametricEQTests {
         #expect(abs(left - -9) < 0.05 && abs(right - -9) < 0.05)
     }
 
+    @Test("buses of one and three channels are filtered like a stereo bus", arguments: [1, 3])
+    func otherChannelCounts(channels: Int) throws {
+        let eq = ParametricEQ()
+        for scope in [Scope.input, .output] {
+            try eq.setFormat(.canonical(sampleRate: 48_000, channelCount: channels), scope: scope, element: 0)
+        }
+        for band in 0..<4 {
+            try eq.setParameter(named: "band\(band).freq", Float(250 << band))
+            try eq.setParameter(named: "band\(band).gain", Float(band * 2) - 3)
+        }
+        let harness = try UnitHarness(eq, frameCapacity: 1024)
+        for frequency in [100.0, 400, 1500, 5000] {
+            let expected = (0..<4).reduce(1.0) {
+                $0 * AnalogPrototype.magnitude(.peaking, at: frequency, centre: Double(250 << $1), gain: Double($1 * 2) - 3, q: 0.7071, sampleRate: 48_000)
+            }
+            for channel in 0..<channels {
+                #expect(abs(measuredGain(harness, frequency: frequency, channel: channel) - decibels(expected)) <= 0.05, "channel \(channel) at \(frequency) Hz")
+            }
+        }
+    }
+
     @Test("a bypassed band passes its input through unchanged")
     func bypass() throws {
         let eq = ParametricEQ()
