@@ -60,7 +60,7 @@ let package = Package(
 
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisUnits"]),
         .testTarget(name: "TrellisAudioFileTests", dependencies: ["TrellisAudioFile", "TrellisCore", "CSndfile", "CAllocationCounter"]),
-        .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore"]),
+        .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisLV2", "TrellisCore", "CAllocationCounter", "CSndfile"]),
         .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisJACK", "TrellisCore", "CAllocationCounter"]),

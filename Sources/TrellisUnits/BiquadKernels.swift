@@ -1,0 +1,118 @@
+/// Biquad loops in double precision, in place over float samples.
+///
+/// The state kept between calls is direct form I's: each section's last two inputs and
+/// outputs (x1, x2, y1, y2). Those do not depend on the coefficients, so coefficients can
+/// change between calls without the transients a transposed form's state would throw off.
+/// Inside a call the coefficients are fixed, so the loops run the faster transposed
+/// direct form II, entering from and leaving as the direct form I history. A channel's
+/// state is at `state`, `state + stride`, `state + 2·stride`, `state + 3·stride`. Thread: audio.
+enum BiquadKernels {
+    /// The transposed form's (s1, s2) that continue a direct form I history.
+    @inline(__always)
+    static func transposedState(_ c: BiquadCoefficients, x1: SIMD2<Double>, x2: SIMD2<Double>, y1: SIMD2<Double>, y2: SIMD2<Double>) -> (SIMD2<Double>, SIMD2<Double>) {
+        let b1 = SIMD2(repeating: c.b1), b2 = SIMD2(repeating: c.b2), a1 = SIMD2(repeating: c.a1), a2 = SIMD2(repeating: c.a2)
+        return (b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2, b2 * x1 - a2 * y1)
+    }
+
+    /// One channel.
+    @inline(__always)
+    static func run(_ c: BiquadCoefficients, state: UnsafeMutablePointer<Double>, stride: Int, samples: UnsafeMutablePointer<Float>, count: Int) {
+        var x1 = state[0], x2 = state[stride], y1 = state[2 * stride], y2 = state[3 * stride]
+        let (b0, b1, b2, a1, a2) = (c.b0, c.b1, c.b2, c.a1, c.a2)
+        var s1 = b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2, s2 = b2 * x1 - a2 * y1
+        for frame in 0..<count {
+            let x = Double(samples[frame])
+            let y = b0 * x + s1
+            s1 = b1 * x - a1 * y + s2
+            s2 = b2 * x - a2 * y
+            x2 = x1; x1 = x; y2 = y1; y1 = y
+            samples[frame] = Float(y)
+        }
+        state[0] = x1; state[stride] = x2; state[2 * stride] = y1; state[3 * stride] = y2
+    }
+
+    /// Two channels in one vector register; `state` holds (x1, x2, y1, y2) as pairs.
+    @inline(__always)
+    static func runPair(_ c: BiquadCoefficients, state: UnsafeMutablePointer<Double>, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, count: Int) {
+        var (x1, x2, y1, y2) = load(state)
+        var (s1, s2) = transposedState(c, x1: x1, x2: x2, y1: y1, y2: y2)
+        let b0 = SIMD2(repeating: c.b0), b1 = SIMD2(repeating: c.b1), b2 = SIMD2(repeating: c.b2)
+        let a1 = SIMD2(repeating: c.a1), a2 = SIMD2(repeating: c.a2)
+        for frame in 0..<count {
+            let x = SIMD2(Double(left[frame]), Double(right[frame]))
+            let y = b0 * x + s1
+            s1 = b1 * x - a1 * y + s2
+            s2 = b2 * x - a2 * y
+            x2 = x1; x1 = x; y2 = y1; y1 = y
+            left[frame] = Float(y.x)
+            right[frame] = Float(y.y)
+        }
+        store(x1, x2, y1, y2, into: state)
+    }
+
+    @inline(__always)
+    private static func load(_ state: UnsafeMutablePointer<Double>) -> (SIMD2<Double>, SIMD2<Double>, SIMD2<Double>, SIMD2<Double>) {
+        (SIMD2(state[0], state[1]), SIMD2(state[2], state[3]), SIMD2(state[4], state[5]), SIMD2(state[6], state[7]))
+    }
+
+    @inline(__always)
+    private static func store(_ x1: SIMD2<Double>, _ x2: SIMD2<Double>, _ y1: SIMD2<Double>, _ y2: SIMD2<Double>, into state: UnsafeMutablePointer<Double>) {
+        state[0] = x1.x; state[1] = x1.y; state[2] = x2.x; state[3] = x2.y
+        state[4] = y1.x; state[5] = y1.y; state[6] = y2.x; state[7] = y2.y
+    }
+
+    /// Three sections in series on two channels, fused so the sections overlap in the
+    /// pipeline instead of waiting on one another. Each section's input history is the
+    /// previous section's output history.
+    @inline(__always)
+    static func runPair3(
+        _ c0: BiquadCoefficients, _ c1: BiquadCoefficients, _ c2: BiquadCoefficients,
+        states: (UnsafeMutablePointer<Double>, UnsafeMutablePointer<Double>, UnsafeMutablePointer<Double>),
+        left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, count: Int
+    ) {
+        let (sp, sq, sr) = states
+        var (x1, x2, y1, y2) = load(sp)
+        var z1 = SIMD2(sq[4], sq[5]), z2 = SIMD2(sq[6], sq[7])
+        var w1 = SIMD2(sr[4], sr[5]), w2 = SIMD2(sr[6], sr[7])
+        var (p1, p2) = transposedState(c0, x1: x1, x2: x2, y1: y1, y2: y2)
+        var (q1, q2) = transposedState(c1, x1: y1, x2: y2, y1: z1, y2: z2)
+        var (r1, r2) = transposedState(c2, x1: z1, x2: z2, y1: w1, y2: w2)
+        let pb0 = SIMD2(repeating: c0.b0), pb1 = SIMD2(repeating: c0.b1), pb2 = SIMD2(repeating: c0.b2), pa1 = SIMD2(repeating: c0.a1), pa2 = SIMD2(repeating: c0.a2)
+        let qb0 = SIMD2(repeating: c1.b0), qb1 = SIMD2(repeating: c1.b1), qb2 = SIMD2(repeating: c1.b2), qa1 = SIMD2(repeating: c1.a1), qa2 = SIMD2(repeating: c1.a2)
+        let rb0 = SIMD2(repeating: c2.b0), rb1 = SIMD2(repeating: c2.b1), rb2 = SIMD2(repeating: c2.b2), ra1 = SIMD2(repeating: c2.a1), ra2 = SIMD2(repeating: c2.a2)
+        for frame in 0..<count {
+            let x = SIMD2(Double(left[frame]), Double(right[frame]))
+            let y = pb0 * x + p1
+            p1 = pb1 * x - pa1 * y + p2
+            p2 = pb2 * x - pa2 * y
+            let z = qb0 * y + q1
+            q1 = qb1 * y - qa1 * z + q2
+            q2 = qb2 * y - qa2 * z
+            let w = rb0 * z + r1
+            r1 = rb1 * z - ra1 * w + r2
+            r2 = rb2 * z - ra2 * w
+            x2 = x1; x1 = x; y2 = y1; y1 = y; z2 = z1; z1 = z; w2 = w1; w1 = w
+            left[frame] = Float(w.x)
+            right[frame] = Float(w.y)
+        }
+        store(x1, x2, y1, y2, into: sp)
+        store(y1, y2, z1, z2, into: sq)
+        store(z1, z2, w1, w2, into: sr)
+    }
+
+    /// One channel, blended with its input: out = x + wet·(H(x) - x), `wet` moving
+    /// linearly from `start` by `step` per frame. Used while a band fades in or out;
+    /// direct form I throughout, as this path is rare.
+    @inline(__always)
+    static func runBlended(_ c: BiquadCoefficients, state: UnsafeMutablePointer<Double>, stride: Int, samples: UnsafeMutablePointer<Float>, count: Int, start: Double, step: Double) {
+        var x1 = state[0], x2 = state[stride], y1 = state[2 * stride], y2 = state[3 * stride]
+        for frame in 0..<count {
+            let x = Double(samples[frame])
+            let y = c.b0 * x + c.b1 * x1 + c.b2 * x2 - c.a1 * y1 - c.a2 * y2
+            x2 = x1; x1 = x; y2 = y1; y1 = y
+            let wet = start + step * Double(frame + 1)
+            samples[frame] = Float(x + wet * (y - x))
+        }
+        state[0] = x1; state[stride] = x2; state[2 * stride] = y1; state[3 * stride] = y2
+    }
+}

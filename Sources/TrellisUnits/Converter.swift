@@ -1,0 +1,93 @@
+import TrellisCore
+
+/// Core Audio's converter unit as it appears inside a graph, where every bus is
+/// non-interleaved float at one sample rate: it maps channels (reorder, duplicate, mix
+/// down, drop; see `ChannelMap`). Sample-rate and sample-type conversion happen at the
+/// graph's edges with `SampleRateConverter` and `SampleTypeConversion`.
+public final class Converter: AudioUnitBase, @unchecked Sendable {
+    public static let componentDescription = ComponentDescription(
+        type: ComponentType.formatConverter, subtype: BuiltInSubtype.converter, manufacturer: Manufacturer.trellis)
+
+    private var map: ChannelMap?
+    private var table: UnsafeMutablePointer<Int>?
+    private var outputChannels = 0
+    private var inputChannels = 0
+
+    /// Thread: control.
+    public init() {
+        super.init(description: Self.componentDescription, shortName: "converter", inputs: [2], outputs: [2])
+    }
+
+    /// The map in force: the one set, or the standard map for the current channel counts.
+    /// Thread: control.
+    public var channelMap: ChannelMap {
+        let inputs = (try? format(scope: .input, element: 0).channelCount) ?? 1
+        let outputs = (try? format(scope: .output, element: 0).channelCount) ?? 1
+        return map ?? .standard(inputs: inputs, outputs: outputs)
+    }
+
+    public override func customPropertyInfo(_ id: PropertyID, scope: Scope, element: Int) -> PropertyInfo? {
+        guard id == .channelMap, scope == .global else { return nil }
+        return PropertyInfo(isWritable: !isInitialized, kindName: "channel map")
+    }
+
+    public override func customProperty(_ id: PropertyID, scope: Scope, element: Int) throws(AudioUnitError) -> PropertyValue? {
+        guard id == .channelMap, scope == .global else { return nil }
+        return .channelMap(channelMap.entries)
+    }
+
+    public override func setCustomProperty(_ id: PropertyID, _ value: PropertyValue, scope: Scope, element: Int) throws(AudioUnitError) -> Bool {
+        guard id == .channelMap else { return false }
+        guard scope == .global else { throw .invalidScope(scope, property: id, unit: name) }
+        guard !isInitialized else { throw .cannotChangeWhileInitialized(id, unit: name) }
+        guard case .channelMap(let entries) = value else {
+            throw .invalidPropertyValue(id, expected: "channel map", got: value.kindName, unit: name)
+        }
+        let candidate = ChannelMap(entries)
+        let inputs = try format(scope: .input, element: 0).channelCount
+        if let problem = candidate.validate(inputs: inputs, outputs: entries.count) {
+            throw .invalidPropertyValue(id, expected: "channel map", got: problem, unit: name)
+        }
+        map = candidate
+        return true
+    }
+
+    public override func allocateRenderResources() throws(AudioUnitError) {
+        inputChannels = try format(scope: .input, element: 0).channelCount
+        outputChannels = try format(scope: .output, element: 0).channelCount
+        let active = channelMap
+        if let problem = active.validate(inputs: inputChannels, outputs: outputChannels) {
+            throw .failedToInitialize("its channel map does not fit: \(problem)", unit: name)
+        }
+        let table = UnsafeMutablePointer<Int>.allocate(capacity: outputChannels)
+        for (channel, entry) in active.entries.enumerated() { table[channel] = entry }
+        self.table = table
+    }
+
+    public override func deallocateRenderResources() {
+        table?.deallocate()
+        table = nil
+    }
+
+    public override func render(_ context: RenderContext) -> RenderStatus {
+        guard let table else { return .notInitialized }
+        let input = context.inputs[0], output = context.outputs[0]
+        let frames = context.frameCount
+        for channel in 0..<min(outputChannels, output.channelCount) {
+            let destination = output[channel]
+            let entry = table[channel]
+            if entry >= 0 && entry < input.channelCount {
+                destination.update(from: input[entry], count: frames)
+            } else if entry == ChannelMap.mixAll && input.channelCount > 0 {
+                destination.update(from: input[0], count: frames)
+                for source in 1..<max(1, input.channelCount) {
+                    MixKernels.add(input[source], to: destination, gain: 1, count: frames)
+                }
+                MixKernels.scale(destination, into: destination, gain: 1 / Float(input.channelCount), count: frames)
+            } else {
+                destination.update(repeating: 0, count: frames)
+            }
+        }
+        return .ok
+    }
+}

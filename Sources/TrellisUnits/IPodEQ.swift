@@ -1,0 +1,64 @@
+import TrellisCore
+
+/// Core Audio's iPod EQ: no sliders, only named curves (see `curves`), chosen with the
+/// `preset` parameter or as factory presets by name or number. Changing curves glides
+/// each band's gain, so it never clicks.
+public final class IPodEQ: AudioUnitBase, @unchecked Sendable {
+    public static let componentDescription = ComponentDescription(
+        type: ComponentType.effect, subtype: BuiltInSubtype.iPodEQ, manufacturer: Manufacturer.trellis)
+
+    private static let presetList = FactoryPresetList(
+        curves.enumerated().map { ParameterPreset(name: $0.element.name, values: ["preset": Float($0.offset)]) })
+
+    private var engine: BiquadEQEngine?
+    /// The curves' gains laid out [curve][band], readable on the audio thread without ARC.
+    private let gainTable: UnsafeMutablePointer<Float>
+
+    /// Thread: control.
+    public init() {
+        gainTable = .allocate(capacity: Self.curves.count * 10)
+        for (curve, entry) in Self.curves.enumerated() {
+            for band in 0..<10 { gainTable[curve * 10 + band] = entry.gains[band] }
+        }
+        super.init(description: Self.componentDescription, shortName: "ipod-eq", inputs: [2], outputs: [2])
+        declareParameter(ParameterInfo(address: ParameterAddress(0), identifier: "preset", name: "Preset",
+                                       unit: .indexed, range: 0...Float(Self.curves.count - 1), defaultValue: 0,
+                                       flags: [.readable, .writable, .enumeration, .ramped], valueStrings: Self.curves.map(\.name)))
+    }
+
+    deinit { gainTable.deallocate() }
+
+    public override var factoryPresets: [Preset] { Self.presetList.presets }
+
+    public override func applyFactoryPreset(_ preset: Preset) throws(AudioUnitError) {
+        try Self.presetList.apply(preset, to: self)
+    }
+
+    public override func allocateRenderResources() throws(AudioUnitError) {
+        let engine = BiquadEQEngine(bandCapacity: 10, channelCount: try matchingChannelCount(), sampleRate: sampleRate)
+        for band in 0..<10 {
+            engine.setFrequency(band: band, Self.bandFrequencies[band], rampFrames: 0)
+            engine.setQ(band: band, Self.bandQ, rampFrames: 0)
+        }
+        self.engine = engine
+    }
+
+    public override func deallocateRenderResources() {
+        engine?.deallocate()
+        engine = nil
+    }
+
+    public override func reset() { engine?.reset() }
+
+    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
+        guard let engine else { return }
+        let curve = min(Self.curves.count - 1, max(0, Int(value.rounded())))
+        for band in 0..<10 { engine.setGain(band: band, gainTable[curve * 10 + band], rampFrames: rampFrames) }
+    }
+
+    public override func render(_ context: RenderContext) -> RenderStatus {
+        guard engine != nil else { return .notInitialized }
+        engine!.process(input: context.inputs[0], output: context.outputs[0], frameCount: context.frameCount)
+        return .ok
+    }
+}

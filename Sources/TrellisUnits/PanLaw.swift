@@ -1,0 +1,20 @@
+import Glibc
+
+/// Equal-power panning: left² + right² = 1 for a mono source, so loudness holds across
+/// the field and the centre sits at -3 dB. Thread: any.
+public enum PanLaw {
+    /// Gains for a mono source at `pan` in -1 (left) ... +1 (right).
+    @inline(__always)
+    public static func mono(_ pan: Float) -> (left: Float, right: Float) {
+        let angle = (Swift.min(1, Swift.max(-1, pan)) + 1) * (Float.pi / 4)
+        return (cosf(angle), sinf(angle))
+    }
+
+    /// Gains for a stereo source: a balance control that keeps both sides at unity in
+    /// the centre and attenuates the far side with the same equal-power curve.
+    @inline(__always)
+    public static func stereo(_ pan: Float) -> (left: Float, right: Float) {
+        let (left, right) = mono(pan)
+        return (Swift.min(1, left * Float(2).squareRoot()), Swift.min(1, right * Float(2).squareRoot()))
+    }
+}
