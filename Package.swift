@@ -16,10 +16,12 @@ let package = Package(
         .library(name: "TrellisUnits", targets: ["TrellisUnits"]),
         .library(name: "TrellisGraph", targets: ["TrellisGraph"]),
         .library(name: "TrellisAudioFile", targets: ["TrellisAudioFile"]),
+        .library(name: "TrellisSession", targets: ["TrellisSession"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
     ],
     targets: [
         systemLibrary("CJack", pkgConfig: "jack", apt: "libjack-jackd2-dev"),
@@ -39,10 +41,12 @@ let package = Package(
         .target(name: "TrellisAudioFile", dependencies: ["TrellisCore", "CSndfile"]),
         // The graph model and its compiler (control side).
         .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"]),
+        // Session files: YAML in, a graph out, and back.
+        .target(name: "TrellisSession", dependencies: ["TrellisCore", "TrellisGraph", "TrellisUnits", .product(name: "Yams", package: "Yams")]),
         .executableTarget(
             name: "TrellisCLI",
             dependencies: [
-                "TrellisCore", "TrellisUnits", "TrellisGraph", "TrellisAudioFile",
+                "TrellisCore", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -53,5 +57,6 @@ let package = Package(
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI"]),
+        .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisUnits", "TrellisCore"]),
     ]
 )
