@@ -43,6 +43,8 @@ let package = Package(
         .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"]),
         // Session files: YAML in, a graph out, and back.
         .target(name: "TrellisSession", dependencies: ["TrellisCore", "TrellisGraph", "TrellisUnits", .product(name: "Yams", package: "Yams")]),
+        // Saves a big session in a loop until killed: the crash-safety test's subject.
+        .executableTarget(name: "SessionSaveLoop", dependencies: ["TrellisSession", "TrellisUnits", "TrellisCore"]),
         .executableTarget(
             name: "TrellisCLI",
             dependencies: [
@@ -57,6 +59,6 @@ let package = Package(
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI"]),
-        .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisUnits", "TrellisCore"]),
+        .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisUnits", "TrellisCore", "SessionSaveLoop", "TrellisCLI"]),
     ]
 )
