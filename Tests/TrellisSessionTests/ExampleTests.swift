@@ -124,3 +124,4 @@ func copySupportFiles(from file: String, to copy: String) throws {
         }
     }
 }
+
