@@ -79,7 +79,7 @@ struct DocumentSync {
             result.append(setting)
         }
         for info in unit.parameters where info.isWritable && !covered.contains(info.identifier) {
-            guard let value = try? unit.parameterValue(info.address), let before = baseline[info.identifier], value != before else { continue }
+            guard let value = try? unit.parameterValue(info.address), value != (baseline[info.identifier] ?? info.defaultValue) else { continue }
             let location = session.loadedDocument.location
             result.append(ParameterSetting(name: prefix + info.identifier, value: ParameterText.encode(value, for: info), location: location))
         }
