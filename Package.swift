@@ -18,10 +18,12 @@ let package = Package(
         .library(name: "TrellisAudioFile", targets: ["TrellisAudioFile"]),
         .library(name: "TrellisLV2", targets: ["TrellisLV2"]),
         .library(name: "TrellisJACK", targets: ["TrellisJACK"]),
+        .library(name: "TrellisSession", targets: ["TrellisSession"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
     ],
     targets: [
         systemLibrary("CJack", pkgConfig: "jack", apt: "libjack-jackd2-dev"),
@@ -49,10 +51,14 @@ let package = Package(
         .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"]),
         // The JACK head node: a JACK client that pulls a render source live. No Foundation.
         .target(name: "TrellisJACK", dependencies: ["TrellisCore", "CJack", "CTrellisShim"]),
+        // Session files: YAML in, a graph out, and back.
+        .target(name: "TrellisSession", dependencies: ["TrellisCore", "TrellisGraph", "TrellisUnits", .product(name: "Yams", package: "Yams")]),
+        // Saves a big session in a loop until killed: the crash-safety test's subject.
+        .executableTarget(name: "SessionSaveLoop", dependencies: ["TrellisSession", "TrellisUnits", "TrellisCore"]),
         .executableTarget(
             name: "TrellisCLI",
             dependencies: [
-                "TrellisCore", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisLV2",
+                "TrellisCore", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisLV2", "TrellisJACK", "TrellisSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -65,5 +71,6 @@ let package = Package(
         .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisLV2", "TrellisCore", "CAllocationCounter", "CSndfile"]),
         .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisJACK", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI"]),
+        .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "SessionSaveLoop", "TrellisCLI"]),
     ]
 )

@@ -1,0 +1,122 @@
+import TrellisCore
+import TrellisGraph
+
+/// Brings a loaded document up to date with its live graph.
+struct DocumentSync {
+    let session: LoadedSession
+
+    func document() -> SessionDocument {
+        var document = session.loadedDocument
+        let graph = session.graph
+        let start = document.location
+        var nodes: [NodeSpec] = []
+        for spec in document.graph.nodes {
+            guard let node = try? graph.node(named: spec.name) else { continue }
+            nodes.append(updated(spec, unit: node.unit))
+        }
+        for node in graph.nodes where !nodes.contains(where: { $0.name == node.name }) {
+            var spec = NodeSpec(name: node.name, source: .unit(unitKey(node.unit)), location: start)
+            spec = updated(spec, unit: node.unit)
+            nodes.append(spec)
+        }
+        document.graph.nodes = nodes
+
+        let names = Dictionary(uniqueKeysWithValues: graph.nodes.map { ($0.id, $0.name) })
+        let live = graph.connections.map { connection in
+            (from: BusReference(node: names[connection.source] ?? "", bus: connection.sourceBus),
+             to: BusReference(node: names[connection.destination] ?? "", bus: connection.destinationBus),
+             convert: connection.converts)
+        }
+        var connections: [ConnectionSpec] = []
+        for spec in document.graph.connections
+        where live.contains(where: { $0.from.node == spec.from.node && $0.from.bus == spec.from.busIndex && $0.to.node == spec.to.node && $0.to.bus == spec.to.busIndex && $0.convert == spec.convert }) {
+            connections.append(spec)
+        }
+        for connection in live where !connections.contains(where: {
+            $0.from.node == connection.from.node && $0.from.busIndex == connection.from.bus
+                && $0.to.node == connection.to.node && $0.to.busIndex == connection.to.bus
+        }) {
+            connections.append(ConnectionSpec(from: connection.from, to: connection.to, convert: connection.convert, location: start))
+        }
+        document.graph.connections = connections
+        return document
+    }
+
+    /// A node's parameters and state from its unit; placeholders stay as written.
+    private func updated(_ spec: NodeSpec, unit: any AudioUnit) -> NodeSpec {
+        if unit is PlaceholderUnit { return spec }
+        var spec = spec
+        if let subgraph = unit as? Subgraph {
+            spec.parameters = overrides(spec.parameters, subgraph: subgraph, path: spec.name)
+            return spec
+        }
+        spec.parameters = parameters(spec.parameters, unit: unit, baseline: session.baselines[spec.name] ?? [:], prefix: "")
+        if let stateful = unit as? any StatefulUnit, let text = try? stateful.stateText() {
+            spec.state = text
+        }
+        return spec
+    }
+
+    /// The settings written, with live values, then every other writable parameter
+    /// whose value moved from its baseline. Names keep the spelling written.
+    private func parameters(_ written: [ParameterSetting], unit: any AudioUnit, baseline: [String: Float], prefix: String) -> [ParameterSetting] {
+        var result: [ParameterSetting] = []
+        var covered = Set<String>()
+        for setting in written {
+            guard setting.name.hasPrefix(prefix), let info = ParameterText.find(String(setting.name.dropFirst(prefix.count)), in: unit),
+                  let value = try? unit.parameterValue(info.address)
+            else {
+                if setting.name.hasPrefix(prefix) { result.append(setting) }
+                continue
+            }
+            covered.insert(info.identifier)
+            var setting = setting
+            if case .success(let written) = ParameterText.decode(setting.value, for: info), written == value {
+                result.append(setting)
+                continue
+            }
+            setting.value = ParameterText.encode(value, for: info, like: setting.value)
+            result.append(setting)
+        }
+        for info in unit.parameters where info.isWritable && !covered.contains(info.identifier) {
+            guard let value = try? unit.parameterValue(info.address), value != (baseline[info.identifier] ?? info.defaultValue) else { continue }
+            let location = session.loadedDocument.location
+            result.append(ParameterSetting(name: prefix + info.identifier, value: ParameterText.encode(value, for: info), location: location))
+        }
+        return result
+    }
+
+    /// Overrides of a subgraph node: `inner.parameter` for every inner value that
+    /// differs from what the definition set, nested subgraphs included.
+    private func overrides(_ written: [ParameterSetting], subgraph: Subgraph, path: String) -> [ParameterSetting] {
+        var result: [ParameterSetting] = []
+        func walk(_ graph: Graph, prefix: String, path: String) {
+            for node in graph.nodes {
+                if let inner = node.unit as? Subgraph {
+                    walk(inner.graph, prefix: prefix + node.name + ".", path: path + "/" + node.name)
+                    continue
+                }
+                if node.unit is PlaceholderUnit { continue }
+                let mine = written.filter { $0.name.hasPrefix(prefix + node.name + ".") }
+                result += parameters(mine, unit: node.unit, baseline: session.baselines[path + "/" + node.name] ?? [:], prefix: prefix + node.name + ".")
+            }
+        }
+        walk(subgraph.graph, prefix: "", path: path)
+        // Settings that name nothing inside (kept as written, though a load refuses them).
+        let known = Set(result.map(\.name))
+        for setting in written where !known.contains(setting.name) && !result.contains(where: { $0.name.lowercased() == setting.name.lowercased() }) {
+            if !subgraph.graph.nodes.contains(where: { setting.name.hasPrefix($0.name + ".") }) { result.append(setting) }
+        }
+        return result
+    }
+
+    /// How a save names a unit added at run time: its short name, URI or triple.
+    private func unitKey(_ unit: any AudioUnit) -> String {
+        let components = session.graph.registry.components(matching: unit.componentDescription)
+        if let component = components.first {
+            if let uri = component.uri { return "lv2:" + uri }
+            return component.shortName
+        }
+        return unit.componentDescription.description
+    }
+}

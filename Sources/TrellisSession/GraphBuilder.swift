@@ -1,0 +1,222 @@
+import TrellisCore
+import TrellisGraph
+import TrellisUnits
+
+/// A file player a session names: its node and file. The player unit reads the file;
+/// the session only names it and checked that it exists.
+public struct FilePlayerSpec: @unchecked Sendable {
+    /// The node's path: `drums`, or `strip1/drums` inside a subgraph node.
+    public var node: String
+    public var unit: any AudioUnit
+    /// The file, resolved against the session file's folder.
+    public var path: String
+    /// 0 plays once, -1 loops forever.
+    public var loops: Int
+    public var location: SourceLocation
+}
+
+/// Builds graphs from bodies: units made, configured and set, nodes added in the
+/// order written, then connected. Throws at the first problem; nothing escapes half built.
+final class GraphBuilder {
+    /// Subgraph definitions visible from a body, innermost first.
+    final class Definitions {
+        let subgraphs: [SubgraphSpec]
+        let parent: Definitions?
+        let directory: String
+        let file: String
+
+        init(subgraphs: [SubgraphSpec], parent: Definitions?, directory: String, file: String) {
+            self.subgraphs = subgraphs
+            self.parent = parent
+            self.directory = directory
+            self.file = file
+        }
+
+        func find(_ name: String) -> (SubgraphSpec, Definitions)? {
+            if let spec = subgraphs.first(where: { $0.name == name }) { return (spec, self) }
+            return parent?.find(name)
+        }
+
+        var allNames: [String] { subgraphs.map(\.name) + (parent?.allNames ?? []) }
+    }
+
+    struct Built {
+        var graph: Graph
+        var ids: [String: NodeID]
+    }
+
+    let registry: ComponentRegistry
+    let sampleRate: Double
+    let blockSize: Int
+    let checkFiles: Bool
+    var warnings: [SessionWarning] = []
+    var players: [FilePlayerSpec] = []
+    /// Parameter values of each node before the node's own `parameters:` applied, by
+    /// node path: what a save compares the live values with.
+    var baselines: [String: [String: Float]] = [:]
+    /// Session files being built, to refuse a file that includes itself.
+    var fileStack: [String] = []
+
+    init(registry: ComponentRegistry, sampleRate: Double, blockSize: Int, checkFiles: Bool) {
+        self.registry = registry
+        self.sampleRate = sampleRate
+        self.blockSize = blockSize
+        self.checkFiles = checkFiles
+    }
+
+    /// `stack` holds the subgraph definitions being built around this body.
+    func build(_ body: GraphBody, scope: Definitions, prefix: String, stack: [String]) throws(SessionError) -> Built {
+        let graph = Graph(registry: registry, sampleRate: sampleRate, maximumFrames: blockSize)
+        var units: [String: any AudioUnit] = [:]
+        for spec in body.nodes {
+            if let unit = try makeUnit(spec, scope: scope, prefix: prefix, stack: stack) { units[spec.name] = unit }
+        }
+        for spec in body.nodes where units[spec.name] == nil {
+            units[spec.name] = placeholder(for: spec, body: body, units: units)
+        }
+        var ids: [String: NodeID] = [:]
+        do {
+            for spec in body.nodes { ids[spec.name] = try graph.addNode(units[spec.name]!, name: spec.name) }
+        } catch {
+            throw SessionError("\(error)", at: body.location ?? SourceLocation(file: scope.file, line: 1, column: 1))
+        }
+        for connection in body.connections {
+            try connect(connection, in: graph, ids: ids)
+        }
+        return Built(graph: graph, ids: ids)
+    }
+
+    private func connect(_ connection: ConnectionSpec, in graph: Graph, ids: [String: NodeID]) throws(SessionError) {
+        func id(_ reference: BusReference) throws(SessionError) -> NodeID {
+            if let id = ids[reference.node] { return id }
+            let hint = Suggestions.didYouMean(Suggestions.closest(to: reference.node, among: Array(ids.keys)))
+            throw SessionError("connection \(quoted(connection.text)): no node named \(quoted(reference.node))\(hint)", at: connection.location)
+        }
+        let source = try id(connection.from), destination = try id(connection.to)
+        do {
+            try graph.connect(source, connection.from.busIndex, to: destination, connection.to.busIndex, converting: connection.convert)
+        } catch {
+            throw SessionError("connection \(quoted(connection.text)): \(error)", at: connection.location)
+        }
+    }
+
+    /// The unit a node names, configured; nil when it must become a placeholder.
+    private func makeUnit(_ spec: NodeSpec, scope: Definitions, prefix: String, stack: [String]) throws(SessionError) -> (any AudioUnit)? {
+        let path = prefix + spec.name
+        let unit: any AudioUnit
+        switch spec.source {
+        case .subgraph(let name):
+            unit = try makeSubgraph(name, for: spec, scope: scope, path: path, stack: stack)
+        case .unit(let key):
+            guard let made = try instantiate(key, spec: spec, at: spec.positions["unit"] ?? spec.location) else { return nil }
+            unit = made
+        case .lv2(let uri):
+            guard let made = try instantiate("lv2:" + uri, spec: spec, at: spec.positions["lv2"] ?? spec.location) else { return nil }
+            unit = made
+        }
+        try configure(unit, spec, path: path)
+        if let file = spec.file {
+            let resolved = SessionLoader.resolve(file, in: scope.directory)
+            let location = spec.positions["file"] ?? spec.location
+            if checkFiles, !FileChecks.isRegularFile(resolved) {
+                throw SessionError("node \(quoted(spec.name)): audio file \(resolved) \(FileChecks.problem(resolved))", at: location)
+            }
+            players.append(FilePlayerSpec(node: path, unit: unit, path: resolved, loops: spec.loops ?? 0, location: location))
+        }
+        return unit
+    }
+
+    private func instantiate(_ key: String, spec: NodeSpec, at location: SourceLocation) throws(SessionError) -> (any AudioUnit)? {
+        let isPlugin = key.hasPrefix("lv2:") || key.contains("://") || key.hasPrefix("urn:")
+        let component: Component
+        do { component = try registry.component(named: key) } catch {
+            if isPlugin {
+                warnings.append(SessionWarning(
+                    "node \(quoted(spec.name)): plugin \(key) is not available (\(error)); it loads as a placeholder that "
+                        + "keeps its settings and passes audio through where it can", at: location))
+                return nil
+            }
+            throw SessionError("node \(quoted(spec.name)): \(error)", at: location)
+        }
+        do { return try registry.instantiate(component) } catch {
+            if isPlugin || component.origin == .lv2 {
+                warnings.append(SessionWarning(
+                    "node \(quoted(spec.name)): plugin \(key) could not be loaded (\(error)); it loads as a placeholder", at: location))
+                return nil
+            }
+            throw SessionError("node \(quoted(spec.name)): could not create \(key): \(error)", at: location)
+        }
+    }
+
+    private func makeSubgraph(_ name: String, for spec: NodeSpec, scope: Definitions, path: String, stack: [String]) throws(SessionError) -> any AudioUnit {
+        let location = spec.positions["subgraph"] ?? spec.location
+        guard let (definition, home) = scope.find(name) else {
+            let hint = Suggestions.didYouMean(Suggestions.closest(to: name, among: scope.allNames))
+            throw SessionError("node \(quoted(spec.name)): no subgraph named \(quoted(name))\(hint)", at: location)
+        }
+        let identity = home.file + "#" + name
+        guard !stack.contains(identity) else {
+            throw SessionError("node \(quoted(spec.name)): subgraph \(quoted(name)) contains itself", at: location)
+        }
+        let inner: Built
+        switch definition.definition {
+        case .inline(let body):
+            let innerScope = Definitions(subgraphs: body.subgraphs, parent: home, directory: home.directory, file: home.file)
+            inner = try build(body, scope: innerScope, prefix: path + "/", stack: stack + [identity])
+        case .file(let file):
+            inner = try buildFile(file, definition: definition, home: home, path: path, stack: stack + [identity])
+        }
+        do {
+            return try Subgraph(graph: inner.graph, name: spec.name)
+        } catch {
+            throw SessionError("subgraph \(quoted(name)) (used by node \(quoted(spec.name))): \(error); a subgraph needs one `output` node and at most one `input` node", at: definition.location)
+        }
+    }
+
+    private func buildFile(_ file: String, definition: SubgraphSpec, home: Definitions, path: String, stack: [String]) throws(SessionError) -> Built {
+        let location = definition.positions["file"] ?? definition.location
+        let resolved = SessionLoader.resolve(file, in: home.directory)
+        let identity = SessionLoader.standardized(resolved)
+        guard !fileStack.contains(identity) else {
+            throw SessionError("subgraph \(quoted(definition.name)): \(resolved) includes itself", at: location)
+        }
+        guard FileChecks.isRegularFile(resolved) else {
+            throw SessionError("subgraph \(quoted(definition.name)): session file \(resolved) \(FileChecks.problem(resolved))", at: location)
+        }
+        let text = try SessionLoader.readSessionFile(resolved, at: location)
+        let document = try SessionParser.parse(text, file: resolved)
+        if document.jack != nil || !document.recorders.isEmpty {
+            warnings.append(SessionWarning("\(resolved) is used as subgraph \(quoted(definition.name)); its jack: and recorders: are ignored", at: location))
+        }
+        fileStack.append(identity)
+        defer { fileStack.removeLast() }
+        let scope = Definitions(subgraphs: document.graph.subgraphs, parent: nil, directory: SessionLoader.directoryOf(resolved), file: resolved)
+        return try build(document.graph, scope: scope, prefix: path + "/", stack: stack)
+    }
+
+    /// A placeholder shaped by the connections the body makes to it.
+    private func placeholder(for spec: NodeSpec, body: GraphBody, units: [String: any AudioUnit]) -> PlaceholderUnit {
+        let width = spec.channels ?? 2
+        var inputs = Array(repeating: spec.inputChannels ?? width, count: spec.inputs ?? 1)
+        var outputs = Array(repeating: spec.outputChannels ?? width, count: spec.outputs ?? 1)
+        for connection in body.connections {
+            if connection.to.node == spec.name {
+                let bus = connection.to.busIndex
+                while inputs.count <= bus { inputs.append(spec.inputChannels ?? width) }
+                if spec.inputChannels == nil && spec.channels == nil, let source = units[connection.from.node],
+                   let format = try? source.format(scope: .output, element: connection.from.busIndex) {
+                    inputs[bus] = format.channelCount
+                }
+            }
+            if connection.from.node == spec.name {
+                let bus = connection.from.busIndex
+                while outputs.count <= bus { outputs.append(spec.outputChannels ?? width) }
+                if spec.outputChannels == nil && spec.channels == nil, let destination = units[connection.to.node],
+                   let format = try? destination.format(scope: .input, element: connection.to.busIndex) {
+                    outputs[bus] = format.channelCount
+                }
+            }
+        }
+        return PlaceholderUnit(spec: spec, reason: warnings.last?.message ?? "", inputs: inputs, outputs: outputs)
+    }
+}

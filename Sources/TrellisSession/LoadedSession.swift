@@ -1,0 +1,56 @@
+import TrellisCore
+import TrellisGraph
+
+/// A session loaded: its graph (built, initialized unless asked otherwise), the
+/// document it came from, and the parts others wire up — JACK ports, file players,
+/// recorders — as checked specs.
+///
+/// Thread: control.
+public final class LoadedSession: @unchecked Sendable {
+    /// The document as loaded; `document()` brings it up to date with the graph.
+    public let loadedDocument: SessionDocument
+    public let graph: Graph
+    /// The file it was loaded from, if any; `save()` writes there.
+    public let path: String?
+    public let sampleRate: Double
+    public let blockSize: Int
+    public var jack: JackSpec? { loadedDocument.jack }
+    public let players: [FilePlayerSpec]
+    public let recorders: [RecorderTarget]
+    /// Placeholders made, and anything else a person should hear about.
+    public let warnings: [SessionWarning]
+    let baselines: [String: [String: Float]]
+
+    init(
+        document: SessionDocument, graph: Graph, path: String?, sampleRate: Double, blockSize: Int,
+        players: [FilePlayerSpec], recorders: [RecorderTarget], warnings: [SessionWarning], baselines: [String: [String: Float]]
+    ) {
+        loadedDocument = document
+        self.graph = graph
+        self.path = path
+        self.sampleRate = sampleRate
+        self.blockSize = blockSize
+        self.players = players
+        self.recorders = recorders
+        self.warnings = warnings
+        self.baselines = baselines
+    }
+
+    /// The nodes that stand in for missing plugins.
+    public var placeholders: [Node] { graph.nodes.filter { $0.unit is PlaceholderUnit } }
+
+    /// The document as the running graph is now: parameter values and plugin states
+    /// read back, nodes and connections added or removed since the load reflected,
+    /// everything else (placeholders, subgraph definitions, JACK, recorders) as written.
+    public func document() -> SessionDocument {
+        DocumentSync(session: self).document()
+    }
+
+    /// Writes `document()` to `path` (default: where it was loaded from) atomically.
+    public func save(to path: String? = nil) throws(SessionWriteError) {
+        guard let target = path ?? self.path else {
+            throw SessionWriteError(path: "(none)", reason: "the session was not loaded from a file; name one")
+        }
+        try SessionWriter.save(document(), to: target)
+    }
+}

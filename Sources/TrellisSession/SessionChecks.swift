@@ -1,0 +1,102 @@
+import TrellisCore
+import TrellisGraph
+import TrellisUnits
+
+/// A recorder resolved against the graph: which bus of which node, into which file.
+public struct RecorderTarget: @unchecked Sendable {
+    public var name: String
+    public var node: NodeID
+    public var unit: any AudioUnit
+    public var bus: Int
+    /// Resolved against the session file's folder.
+    public var path: String
+    /// wav, aiff, caf, flac or ogg.
+    public var format: String
+    public var location: SourceLocation
+}
+
+/// Checks of the parts the graph does not hold: recorders and JACK ports.
+struct SessionChecks {
+    let document: SessionDocument
+    let built: GraphBuilder.Built
+    let directory: String
+    let checkFiles: Bool
+
+    func recorders() throws(SessionError) -> [RecorderTarget] {
+        var result: [RecorderTarget] = []
+        for spec in document.recorders {
+            let sourceAt = spec.positions["source"] ?? spec.location
+            guard let id = built.ids[spec.source.node], let unit = try? built.graph.unit(id) else {
+                let hint = Suggestions.didYouMean(Suggestions.closest(to: spec.source.node, among: Array(built.ids.keys)))
+                throw SessionError("recorder \(quoted(spec.name)): no node named \(quoted(spec.source.node))\(hint)", at: sourceAt)
+            }
+            let buses = unit.elementCount(.output)
+            guard spec.source.busIndex < buses else {
+                throw SessionError("recorder \(quoted(spec.name)): \(spec.source.node) has \(buses) output bus\(buses == 1 ? "" : "es"), no bus \(spec.source.busIndex)", at: sourceAt)
+            }
+            let fileAt = spec.positions["file"] ?? spec.location
+            let path = SessionLoader.resolve(spec.file, in: directory)
+            let folder = SessionLoader.directoryOf(path)
+            if checkFiles, !FileChecks.isDirectory(folder) {
+                throw SessionError("recorder \(quoted(spec.name)): the folder \(folder) does not exist", at: fileAt)
+            }
+            let fileExtension = path.split(separator: "/").last.flatMap { $0.contains(".") ? $0.split(separator: ".").last : nil }.map { $0.lowercased() }
+            let byExtension = fileExtension.flatMap { ["wav": "wav", "wave": "wav", "aif": "aiff", "aiff": "aiff", "caf": "caf", "flac": "flac", "ogg": "ogg", "oga": "ogg"][$0] }
+            guard let format = spec.format ?? byExtension else {
+                throw SessionError("recorder \(quoted(spec.name)): cannot tell the format of \(spec.file) from its name; add format: (\(RecorderSpec.formats.joined(separator: ", ")))", at: fileAt)
+            }
+            result.append(RecorderTarget(name: spec.name, node: id, unit: unit, bus: spec.source.busIndex, path: path, format: format, location: spec.location))
+        }
+        return result
+    }
+
+    func jack() throws(SessionError) {
+        guard let jack = document.jack else { return }
+        let nodes = built.graph.nodes
+        let inputNode = nodes.first { $0.unit.componentDescription == GraphInput.description }
+        let outputNode = nodes.first { $0.unit.componentDescription == GenericOutput.description }
+        if !jack.inputs.isEmpty {
+            let at = jack.positions["inputs"] ?? jack.location
+            guard let inputNode else {
+                throw SessionError("jack: \(jack.inputs.count) input ports but no input node to receive them; add one (e.g. `in: { unit: input, channels: \(jack.inputs.count) }`)", at: at)
+            }
+            let channels = channelCount(inputNode.unit, .output)
+            guard channels == jack.inputs.count else {
+                throw SessionError("jack: \(jack.inputs.count) input ports, but input node \(quoted(inputNode.name)) has \(channels) channels; they must match", at: at)
+            }
+        }
+        if !jack.outputs.isEmpty, let outputNode {
+            let channels = channelCount(outputNode.unit, .input)
+            guard channels == jack.outputs.count else {
+                throw SessionError("jack: \(jack.outputs.count) output ports, but output node \(quoted(outputNode.name)) has \(channels) channels; they must match", at: jack.positions["outputs"] ?? jack.location)
+            }
+        }
+        let ours = jack.inputs + jack.outputs
+        for connection in jack.connect {
+            let fromOurs = !connection.from.contains(":"), toOurs = !connection.to.contains(":")
+            func unknown(_ name: String) -> SessionError {
+                let hint = Suggestions.didYouMean(Suggestions.closest(to: name, among: ours))
+                return SessionError("jack: \(quoted(name)) is not a port of this client (other clients' ports are written client:port)\(hint)", at: connection.location)
+            }
+            guard fromOurs || toOurs else {
+                throw SessionError("jack: \(quoted(connection.from + " -> " + connection.to)) names no port of this client; one side must be one of \(ours.joined(separator: ", "))", at: connection.location)
+            }
+            if fromOurs {
+                guard ours.contains(connection.from) else { throw unknown(connection.from) }
+                guard jack.outputs.contains(connection.from) else {
+                    throw SessionError("jack: \(quoted(connection.from)) is an input port of this client; it receives and cannot be a source", at: connection.location)
+                }
+            }
+            if toOurs {
+                guard ours.contains(connection.to) else { throw unknown(connection.to) }
+                guard jack.inputs.contains(connection.to) else {
+                    throw SessionError("jack: \(quoted(connection.to)) is an output port of this client; it sends and cannot be a destination", at: connection.location)
+                }
+            }
+        }
+    }
+
+    private func channelCount(_ unit: any AudioUnit, _ scope: Scope) -> Int {
+        (0..<unit.elementCount(scope)).reduce(0) { $0 + ((try? unit.format(scope: scope, element: $1).channelCount) ?? 0) }
+    }
+}

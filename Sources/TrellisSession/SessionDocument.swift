@@ -1,0 +1,234 @@
+/// A session file decoded into typed fields, with the position of everything in it.
+///
+/// The document, not the graph, is what gets saved: a load keeps every node as the
+/// user wrote it (a placeholder's settings included), and `LoadedSession.document()`
+/// brings it up to date with the running graph before a save. Positions do not matter
+/// to a save; a document built in code may leave them at the file's start.
+public struct SessionDocument: Sendable {
+    /// The format version; this Trellis reads and writes version 1.
+    public var version: Int = SessionDocument.currentVersion
+    public var defaults = SessionDefaults()
+    public var jack: JackSpec?
+    public var graph = GraphBody()
+    public var recorders: [RecorderSpec] = []
+    /// Where the file was read from, as named to the loader.
+    public var file: String
+    public var location: SourceLocation
+
+    public static let currentVersion = 1
+
+    public init(file: String) {
+        self.file = file
+        location = SourceLocation(file: file, line: 1, column: 1)
+    }
+}
+
+/// Rate and block size a session asks for when nothing overrides them.
+public struct SessionDefaults: Sendable {
+    public var sampleRate: Double?
+    /// The largest slice a render asks for, in frames.
+    public var blockSize: Int?
+    public var positions = Positions()
+
+    public init(sampleRate: Double? = nil, blockSize: Int? = nil) {
+        self.sampleRate = sampleRate
+        self.blockSize = blockSize
+    }
+}
+
+/// Nodes, connections and subgraph definitions: the body of a session or of a subgraph.
+public struct GraphBody: Sendable {
+    public var nodes: [NodeSpec] = []
+    public var connections: [ConnectionSpec] = []
+    public var subgraphs: [SubgraphSpec] = []
+    public var location: SourceLocation?
+
+    public init(nodes: [NodeSpec] = [], connections: [ConnectionSpec] = [], subgraphs: [SubgraphSpec] = []) {
+        self.nodes = nodes
+        self.connections = connections
+        self.subgraphs = subgraphs
+    }
+}
+
+/// What a node is made of.
+public enum NodeSource: Sendable, Equatable {
+    /// A short name, a `type:subtype:manufacturer` triple, or `lv2:URI` (`unit:`).
+    case unit(String)
+    /// An LV2 plugin URI (`lv2:`).
+    case lv2(String)
+    /// A subgraph defined in `subgraphs:` (`subgraph:`).
+    case subgraph(String)
+}
+
+/// One node as written.
+public struct NodeSpec: Sendable {
+    public var name: String
+    public var source: NodeSource
+    /// `name: value` in the order written. On a subgraph node, names are
+    /// `inner-node.parameter` and override the definition.
+    public var parameters: [ParameterSetting] = []
+    public var preset: String?
+    /// Saved plugin state (see `StatefulUnit`).
+    public var state: String?
+    public var bypass: Bool?
+    /// Bus counts and channel widths, where the unit's defaults do not fit.
+    public var inputs: Int?
+    public var outputs: Int?
+    public var channels: Int?
+    public var inputChannels: Int?
+    public var outputChannels: Int?
+    /// A file player's file, relative to the session file, and how often it repeats
+    /// (0 plays once, -1 loops forever).
+    public var file: String?
+    public var loops: Int?
+    /// Where the node's name is, and each field's value.
+    public var location: SourceLocation
+    public var positions = Positions()
+
+    public init(name: String, source: NodeSource, location: SourceLocation) {
+        self.name = name
+        self.source = source
+        self.location = location
+    }
+}
+
+/// A parameter value as written: the text is decoded by the parameter's kind at load.
+public struct ParameterSetting: Sendable, Equatable {
+    /// An identifier, a display name or an LV2 symbol.
+    public var name: String
+    /// The value's text, e.g. `-6`, `0.25`, `on`, `saw`.
+    public var value: String
+    public var location: SourceLocation
+    public var valueLocation: SourceLocation
+
+    public init(name: String, value: String, location: SourceLocation, valueLocation: SourceLocation? = nil) {
+        self.name = name
+        self.value = value
+        self.location = location
+        self.valueLocation = valueLocation ?? location
+    }
+
+    public static func == (lhs: ParameterSetting, rhs: ParameterSetting) -> Bool {
+        lhs.name == rhs.name && lhs.value == rhs.value
+    }
+}
+
+/// One end of a connection: a node and a bus (0 when not written).
+public struct BusReference: Sendable, Hashable, CustomStringConvertible {
+    public var node: String
+    public var bus: Int?
+
+    public init(node: String, bus: Int? = nil) {
+        self.node = node
+        self.bus = bus
+    }
+
+    public var busIndex: Int { bus ?? 0 }
+    public var description: String { bus.map { "\(node).\($0)" } ?? node }
+}
+
+/// `source.bus -> destination.bus`, or the mapping form with `convert: true`.
+public struct ConnectionSpec: Sendable {
+    public enum Style: Sendable { case arrow, mapping }
+
+    public var from: BusReference
+    public var to: BusReference
+    /// Map channels where the widths differ instead of refusing the connection.
+    public var convert: Bool
+    public var style: Style
+    public var location: SourceLocation
+
+    public init(from: BusReference, to: BusReference, convert: Bool = false, style: Style? = nil, location: SourceLocation) {
+        self.from = from
+        self.to = to
+        self.convert = convert
+        self.style = style ?? (convert ? .mapping : .arrow)
+        self.location = location
+    }
+
+    public var text: String { "\(from) -> \(to)" }
+}
+
+/// A subgraph definition: written inline or kept in another session file.
+public struct SubgraphSpec: Sendable {
+    public enum Definition: Sendable {
+        case inline(GraphBody)
+        /// A session file, relative to the file that names it.
+        case file(String)
+    }
+
+    public var name: String
+    public var definition: Definition
+    public var location: SourceLocation
+    public var positions = Positions()
+
+    public init(name: String, definition: Definition, location: SourceLocation) {
+        self.name = name
+        self.definition = definition
+        self.location = location
+    }
+}
+
+/// The JACK client a live session opens: its name, its ports (in order: the channels
+/// of the graph's input and output nodes) and what they connect to.
+public struct JackSpec: Sendable {
+    public var client: String?
+    public var inputs: [String] = []
+    public var outputs: [String] = []
+    public var connect: [JackConnectionSpec] = []
+    public var location: SourceLocation
+    public var positions = Positions()
+
+    public init(location: SourceLocation) {
+        self.location = location
+    }
+}
+
+/// `from -> to` between one of the session's ports (by name) and other clients' ports
+/// (`client:port`, `*` and `?` matching any text or character).
+public struct JackConnectionSpec: Sendable, Equatable {
+    public var from: String
+    public var to: String
+    public var location: SourceLocation
+
+    public init(from: String, to: String, location: SourceLocation) {
+        self.from = from
+        self.to = to
+        self.location = location
+    }
+
+    public static func == (lhs: JackConnectionSpec, rhs: JackConnectionSpec) -> Bool {
+        lhs.from == rhs.from && lhs.to == rhs.to
+    }
+}
+
+/// A recorder: a tap on an output bus, written to a file.
+public struct RecorderSpec: Sendable {
+    public var name: String
+    public var source: BusReference
+    /// Relative to the session file.
+    public var file: String
+    /// wav, aiff, caf, flac or ogg; from the file's extension when not written.
+    public var format: String?
+    public var location: SourceLocation
+    public var positions = Positions()
+
+    public init(name: String, source: BusReference, file: String, location: SourceLocation) {
+        self.name = name
+        self.source = source
+        self.file = file
+        self.location = location
+    }
+}
+
+/// Where each field's value was written, by key.
+public struct Positions: Sendable {
+    private var table: [String: SourceLocation] = [:]
+
+    public init() {}
+
+    public subscript(key: String) -> SourceLocation? {
+        get { table[key] }
+        set { table[key] = newValue }
+    }
+}

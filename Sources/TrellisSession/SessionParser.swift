@@ -1,0 +1,280 @@
+import TrellisCore
+import Yams
+
+/// Session text to `SessionDocument`: YAML through Yams' composer (for positions),
+/// then every field decoded by hand into its type.
+public enum SessionParser {
+    static let topKeys = ["version", "defaults", "jack", "nodes", "connections", "subgraphs", "recorders"]
+    static let bodyKeys = ["nodes", "connections", "subgraphs"]
+    static let nodeKeys = [
+        "unit", "lv2", "subgraph", "parameters", "preset", "state", "bypass",
+        "inputs", "outputs", "channels", "input-channels", "output-channels", "file", "loops",
+    ]
+    /// Bus and channel limits keep a typo from allocating gigabytes.
+    static let busLimit = 0...128
+    static let channelLimit = 1...32
+
+    /// Decodes a whole session. `file` names the text in positions. Thread: any.
+    public static func parse(_ text: String, file: String) throws(SessionError) -> SessionDocument {
+        let reader = YAMLReader(file: file)
+        let root = try compose(text, reader)
+        var document = SessionDocument(file: file)
+        let fields = try reader.fields(root, expected: "a session (a mapping with version, nodes, connections...)", allowed: topKeys, required: ["version"])
+        let versionNode = fields["version"]!
+        let version = try reader.integer(versionNode, expected: "the format version", in: 0...Int.max)
+        guard version == SessionDocument.currentVersion else {
+            throw reader.error("this Trellis reads session format version \(SessionDocument.currentVersion), not \(version)", versionNode)
+        }
+        document.version = version
+        if let node = fields["defaults"] { document.defaults = try defaults(node, reader) }
+        if let node = fields["jack"] { document.jack = try jack(node, reader) }
+        document.graph = try body(fields, location: reader.location(root), reader)
+        if let node = fields["recorders"] { document.recorders = try recorders(node, reader) }
+        return document
+    }
+
+    static func compose(_ text: String, _ reader: YAMLReader) throws(SessionError) -> Node {
+        let start = SourceLocation(file: reader.file, line: 1, column: 1)
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw yamlError(error, reader)
+        } catch {
+            throw SessionError("not readable as YAML: \(error)", at: start)
+        }
+        guard let root else { throw SessionError("the file is empty; a session needs at least `version: 1`", at: start) }
+        return root
+    }
+
+    static func yamlError(_ error: YamlError, _ reader: YAMLReader) -> SessionError {
+        func at(_ mark: Mark) -> SourceLocation { SourceLocation(file: reader.file, line: max(1, mark.line), column: max(1, mark.column)) }
+        switch error {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+             .composer(let context, let problem, let mark, _):
+            let while_ = context.map { " (\($0.text) at line \($0.mark.line))" } ?? ""
+            return SessionError("not valid YAML: \(problem)\(while_)", at: at(mark))
+        case .reader(let problem, let offset, _, let yaml):
+            var line = 1, column = 1
+            if let offset {
+                for byte in yaml.utf8.prefix(offset) {
+                    if byte == UInt8(ascii: "\n") { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
+                }
+            }
+            return SessionError("not readable as text: \(problem)", at: SourceLocation(file: reader.file, line: line, column: column))
+        default:
+            return SessionError("not valid YAML: \(error)", at: SourceLocation(file: reader.file, line: 1, column: 1))
+        }
+    }
+
+    static func defaults(_ node: Node, _ reader: YAMLReader) throws(SessionError) -> SessionDefaults {
+        let fields = try reader.fields(node, expected: "defaults", allowed: ["sample-rate", "block-size"])
+        var result = SessionDefaults()
+        if let value = fields["sample-rate"] {
+            result.sampleRate = try reader.number(value, expected: "a sample rate in Hz", in: 1000...768_000)
+            result.positions["sample-rate"] = reader.location(value)
+        }
+        if let value = fields["block-size"] {
+            result.blockSize = try reader.integer(value, expected: "a block size in frames", in: 16...8192)
+            result.positions["block-size"] = reader.location(value)
+        }
+        return result
+    }
+
+    /// `nodes`, `connections` and `subgraphs` of a session or an inline subgraph.
+    static func body(_ fields: YAMLReader.Fields, location: SourceLocation, _ reader: YAMLReader) throws(SessionError) -> GraphBody {
+        var body = GraphBody()
+        body.location = location
+        if let node = fields["nodes"] {
+            for entry in try reader.entries(node, expected: "the nodes, a mapping of name to unit") {
+                body.nodes.append(try nodeSpec(entry, reader))
+            }
+        }
+        if let node = fields["connections"] {
+            for item in try reader.items(node, expected: "a list of connections like \"tone1.0 -> out.0\"") {
+                body.connections.append(try connection(item, reader))
+            }
+        }
+        if let node = fields["subgraphs"] {
+            for entry in try reader.entries(node, expected: "the subgraphs, a mapping of name to definition") {
+                body.subgraphs.append(try subgraph(entry, reader))
+            }
+        }
+        return body
+    }
+
+    static func nodeSpec(_ entry: YAMLReader.Entry, _ reader: YAMLReader) throws(SessionError) -> NodeSpec {
+        let name = try reader.name(entry.keyNode, what: "node")
+        let location = reader.location(entry.keyNode)
+        // `name: unit` is short for `name: { unit: unit }`.
+        if case .scalar = entry.value {
+            let unit = try reader.text(entry.value, expected: "a unit (short name, type:subtype:manufacturer or lv2:URI) or the node's settings")
+            var spec = NodeSpec(name: name, source: .unit(unit), location: location)
+            spec.positions["unit"] = reader.location(entry.value)
+            return spec
+        }
+        let fields = try reader.fields(entry.value, expected: "node \(quoted(name))", allowed: nodeKeys)
+        let sources = ["unit", "lv2", "subgraph"].filter { fields[$0] != nil }
+        guard sources.count == 1 else {
+            let message = sources.isEmpty
+                ? "node \(quoted(name)) needs one of unit:, lv2: or subgraph:"
+                : "node \(quoted(name)) has both \(sources[0]): and \(sources[1]):; give one"
+            throw SessionError(message, at: sources.isEmpty ? location : fields.keyLocation(sources[1], reader: reader))
+        }
+        let kind = sources[0]
+        let sourceNode = fields[kind]!
+        let source: NodeSource
+        switch kind {
+        case "unit": source = .unit(try reader.text(sourceNode, expected: "a unit: a short name, type:subtype:manufacturer or lv2:URI"))
+        case "lv2": source = .lv2(try reader.text(sourceNode, expected: "an LV2 plugin URI"))
+        default: source = .subgraph(try reader.name(sourceNode, what: "subgraph"))
+        }
+        var spec = NodeSpec(name: name, source: source, location: location)
+        spec.positions[kind] = reader.location(sourceNode)
+        for entry in fields.entries { spec.positions[entry.key] = reader.location(entry.value) }
+        if let node = fields["parameters"] {
+            for parameter in try reader.entries(node, expected: "parameters, a mapping of name to value") {
+                let value = try reader.text(parameter.value, expected: "a value for parameter \(quoted(parameter.key))")
+                spec.parameters.append(ParameterSetting(
+                    name: parameter.key, value: value, location: reader.location(parameter.keyNode), valueLocation: reader.location(parameter.value)))
+            }
+        }
+        if let node = fields["preset"] { spec.preset = try reader.text(node, expected: "a preset name or number") }
+        if let node = fields["state"] { spec.state = try reader.text(node, expected: "saved plugin state (text)") }
+        if let node = fields["bypass"] { spec.bypass = try reader.boolean(node, expected: "bypass") }
+        if let node = fields["inputs"] { spec.inputs = try reader.integer(node, expected: "a number of input buses", in: busLimit) }
+        if let node = fields["outputs"] { spec.outputs = try reader.integer(node, expected: "a number of output buses", in: busLimit) }
+        if let node = fields["channels"] { spec.channels = try reader.integer(node, expected: "a channel count", in: channelLimit) }
+        if let node = fields["input-channels"] { spec.inputChannels = try reader.integer(node, expected: "a channel count", in: channelLimit) }
+        if let node = fields["output-channels"] { spec.outputChannels = try reader.integer(node, expected: "a channel count", in: channelLimit) }
+        if let node = fields["file"] { spec.file = try reader.text(node, expected: "an audio file path") }
+        if let node = fields["loops"] { spec.loops = try reader.integer(node, expected: "a loop count (-1 loops forever)", in: -1...1_000_000) }
+        if spec.loops != nil && spec.file == nil {
+            throw SessionError("loops: needs file: (only a file player loops)", at: fields.keyLocation("loops", reader: reader))
+        }
+        return spec
+    }
+
+    static func connection(_ node: Node, _ reader: YAMLReader) throws(SessionError) -> ConnectionSpec {
+        let location = reader.location(node)
+        if case .mapping = node {
+            let fields = try reader.fields(node, expected: "a connection", allowed: ["from", "to", "convert"], required: ["from", "to"])
+            let from = try busReference(fields["from"]!, reader)
+            let to = try busReference(fields["to"]!, reader)
+            let convert = try fields["convert"].map { value throws(SessionError) in try reader.boolean(value, expected: "convert") } ?? false
+            return ConnectionSpec(from: from, to: to, convert: convert, style: .mapping, location: location)
+        }
+        let text = try reader.text(node, expected: "a connection like \"tone1.0 -> out.0\"")
+        let sides = text.split(separator: "->", omittingEmptySubsequences: false)
+        guard sides.count == 2 else {
+            throw reader.error("expected a connection like \"tone1.0 -> out.0\" (source.bus -> destination.bus), found \(quoted(text))", node)
+        }
+        let from = try busReference(String(sides[0]), at: node, reader)
+        let to = try busReference(String(sides[1]), at: node, reader)
+        return ConnectionSpec(from: from, to: to, style: .arrow, location: location)
+    }
+
+    static func busReference(_ node: Node, _ reader: YAMLReader) throws(SessionError) -> BusReference {
+        try busReference(try reader.text(node, expected: "node.bus"), at: node, reader)
+    }
+
+    /// `node` or `node.bus`, surrounding spaces ignored.
+    static func busReference(_ raw: String, at node: Node, _ reader: YAMLReader) throws(SessionError) -> BusReference {
+        let text = raw.trimmingSpaces()
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, SessionName.isValid(String(parts[0])) else {
+            throw reader.error("expected node.bus (a node name and an optional bus number), found \(quoted(text))", node)
+        }
+        guard parts.count == 2 else { return BusReference(node: String(parts[0])) }
+        switch StrictScalar.integer(String(parts[1])) {
+        case .success(let bus) where bus >= 0 && bus <= 1024:
+            return BusReference(node: String(parts[0]), bus: bus)
+        default:
+            throw reader.error("expected a bus number after \(quoted(String(parts[0]) + ".")), found \(quoted(String(parts[1])))", node)
+        }
+    }
+
+    static func subgraph(_ entry: YAMLReader.Entry, _ reader: YAMLReader) throws(SessionError) -> SubgraphSpec {
+        let name = try reader.name(entry.keyNode, what: "subgraph")
+        let location = reader.location(entry.keyNode)
+        let fields = try reader.fields(entry.value, expected: "subgraph \(quoted(name)) (nodes and connections, or file:)", allowed: bodyKeys + ["file"])
+        if let file = fields["file"] {
+            if let other = fields.entries.first(where: { $0.key != "file" }) {
+                throw reader.error("subgraph \(quoted(name)) comes from a file; \(other.key): belongs in that file", other.keyNode)
+            }
+            var spec = SubgraphSpec(name: name, definition: .file(try reader.text(file, expected: "a session file path")), location: location)
+            spec.positions["file"] = reader.location(file)
+            return spec
+        }
+        return SubgraphSpec(name: name, definition: .inline(try body(fields, location: reader.location(entry.value), reader)), location: location)
+    }
+
+    static func jack(_ node: Node, _ reader: YAMLReader) throws(SessionError) -> JackSpec {
+        let fields = try reader.fields(node, expected: "jack", allowed: ["client", "inputs", "outputs", "connect"])
+        var spec = JackSpec(location: reader.location(node))
+        for entry in fields.entries { spec.positions[entry.key] = reader.location(entry.value) }
+        if let value = fields["client"] {
+            let client = try reader.text(value, expected: "a JACK client name")
+            guard client.utf8.count <= 63, !client.contains(":") else {
+                throw reader.error("a JACK client name has at most 63 bytes and no colon, found \(quoted(client))", value)
+            }
+            spec.client = client
+        }
+        for (key, keyPath) in [("inputs", \JackSpec.inputs), ("outputs", \JackSpec.outputs)] {
+            guard let value = fields[key] else { continue }
+            var names: [String] = []
+            for item in try reader.items(value, expected: "a list of port names") {
+                let name = try reader.name(item, what: "port")
+                if names.contains(name) || spec.inputs.contains(name) { throw reader.error("port \(quoted(name)) is named twice", item) }
+                names.append(name)
+            }
+            spec[keyPath: keyPath] = names
+        }
+        if let value = fields["connect"] {
+            for item in try reader.items(value, expected: "a list of port connections like \"system:capture_1 -> in_1\"") {
+                let text = try reader.text(item, expected: "a port connection like \"system:capture_1 -> in_1\"")
+                let sides = text.split(separator: "->", omittingEmptySubsequences: false).map { String($0).trimmingSpaces() }
+                guard sides.count == 2, !sides[0].isEmpty, !sides[1].isEmpty else {
+                    throw reader.error("expected a port connection like \"system:capture_1 -> in_1\", found \(quoted(text))", item)
+                }
+                spec.connect.append(JackConnectionSpec(from: sides[0], to: sides[1], location: reader.location(item)))
+            }
+        }
+        return spec
+    }
+
+    static func recorders(_ node: Node, _ reader: YAMLReader) throws(SessionError) -> [RecorderSpec] {
+        var result: [RecorderSpec] = []
+        for entry in try reader.entries(node, expected: "the recorders, a mapping of name to source and file") {
+            let name = try reader.name(entry.keyNode, what: "recorder")
+            let fields = try reader.fields(entry.value, expected: "recorder \(quoted(name))", allowed: ["source", "file", "format"], required: ["source", "file"])
+            let source = try busReference(fields["source"]!, reader)
+            let file = try reader.text(fields["file"]!, expected: "a file to record to")
+            var spec = RecorderSpec(name: name, source: source, file: file, location: reader.location(entry.keyNode))
+            for field in fields.entries { spec.positions[field.key] = reader.location(field.value) }
+            if let value = fields["format"] {
+                let format = try reader.text(value, expected: "a file format").lowercased()
+                guard RecorderSpec.formats.contains(format) else {
+                    let hint = Suggestions.didYouMean(Suggestions.closest(to: format, among: RecorderSpec.formats))
+                    throw reader.error("expected a file format (\(RecorderSpec.formats.joined(separator: ", "))), found \(quoted(format))\(hint)", value)
+                }
+                spec.format = format
+            }
+            result.append(spec)
+        }
+        return result
+    }
+}
+
+extension RecorderSpec {
+    public static let formats = ["wav", "aiff", "caf", "flac", "ogg"]
+}
+
+extension String {
+    func trimmingSpaces() -> String {
+        var scalars = Substring(self)
+        while scalars.first == " " || scalars.first == "\t" { scalars = scalars.dropFirst() }
+        while scalars.last == " " || scalars.last == "\t" { scalars = scalars.dropLast() }
+        return String(scalars)
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+import TrellisCore
+import TrellisGraph
+@testable import TrellisSession
+
+@Suite("Missing plugins load as placeholders")
+struct PlaceholderTests {
+    static let text = """
+        version: 1
+        nodes:
+          tone1: { unit: tone, parameters: { freq: 1000, amp: 0.5 } }
+          verb:
+            lv2: http://example.org/plugins/absent
+            preset: Big Room
+            parameters: { size: 0.8, enabled: on, mode: 017 }
+            state: |
+              <> <http://example.org/p#x> "1" .
+          out: output
+        connections:
+          - tone1 -> verb
+          - verb -> out
+
+        """
+
+    @Test("a missing plugin is a warning at its URI, and the session still loads")
+    func missingPluginWarns() throws {
+        let session = try load(Self.text)
+        #expect(session.warnings.count == 1)
+        #expect(session.warnings[0].location.line == 5 && session.warnings[0].location.column == 10)
+        #expect(session.warnings[0].description.contains("warning: node \"verb\": plugin lv2:http://example.org/plugins/absent is not available"))
+        #expect(session.placeholders.map(\.name) == ["verb"])
+    }
+
+    @Test("a placeholder whose buses match passes audio through unchanged")
+    func passesThrough() throws {
+        let session = try load(Self.text)
+        let placeholder = try #require(session.placeholders.first?.unit as? PlaceholderUnit)
+        #expect(placeholder.passesThrough)
+        let rendered = pull(session.graph, frames: 480)
+        let expected = (0..<480).map { Float(0.5 * sin(2 * Double.pi * 1000 * Double($0) / 48_000)) }
+        #expect(zip(rendered[0], expected).map { abs($0 - $1) }.max()! < 1e-5)
+    }
+
+    @Test("a placeholder between different widths renders silence")
+    func silenceBetweenWidths() throws {
+        let text = Self.text.replacingOccurrences(of: "tone1: { unit: tone,", with: "tone1: { unit: tone, channels: 1,")
+            .replacingOccurrences(of: "- verb -> out", with: "- { from: verb, to: out, convert: true }")
+        let session = try load(text)
+        let placeholder = try #require(session.placeholders.first?.unit as? PlaceholderUnit)
+        #expect(!placeholder.passesThrough)
+        #expect(pull(session.graph, frames: 256).allSatisfy { $0.allSatisfy { $0 == 0 } })
+    }
+
+    @Test("saving writes a placeholder's node back exactly as written, odd values included")
+    func saveKeepsPlaceholder() throws {
+        let folder = try temporaryFolder()
+        let session = try load(Self.text, in: folder)
+        try session.save()
+        let saved = try String(contentsOfFile: folder + "/test.yaml", encoding: .utf8)
+        let document = try SessionParser.parse(saved, file: "saved")
+        let verb = try #require(document.graph.nodes.first { $0.name == "verb" })
+        #expect(verb.source == .lv2("http://example.org/plugins/absent"))
+        #expect(verb.preset == "Big Room")
+        #expect(verb.parameters.map { "\($0.name)=\($0.value)" } == ["size=0.8", "enabled=on", "mode=017"])
+        #expect(verb.state == "<> <http://example.org/p#x> \"1\" .\n")
+    }
+}
+
+@Suite("Saving")
+struct SaveTests {
+    @Test("a parameter changed on the running graph is saved and loads back")
+    func liveValuesAreSaved() throws {
+        let folder = try temporaryFolder()
+        let session = try load(toneSession, in: folder)
+        try session.graph.setParameter(session.graph.node(named: "tone1").id, "freq", 523.25)
+        try session.graph.setParameter(session.graph.node(named: "gain1").id, "gain", -7.5)
+        try session.save()
+        let again = try SessionLoader.load(path: folder + "/test.yaml", registry: testRegistry())
+        #expect(GraphSnapshot(again.graph) == GraphSnapshot(session.graph))
+        #expect(try again.graph.node(named: "gain1").unit.parameterValue(.init(0)) == -7.5)
+    }
+
+    @Test("nodes and connections added to the running graph are saved")
+    func structuralEditsAreSaved() throws {
+        let folder = try temporaryFolder()
+        let session = try load(toneSession, in: folder)
+        let graph = session.graph
+        let extra = try graph.addNode(named: "gain", name: "extra")
+        try graph.setParameter(extra, "gain", -3)
+        try graph.disconnect(graph.node(named: "out").id)
+        try graph.connect(graph.node(named: "gain1").id, to: extra)
+        try graph.connect(extra, to: graph.node(named: "out").id)
+        try session.save()
+        let again = try SessionLoader.load(path: folder + "/test.yaml", registry: testRegistry())
+        #expect(GraphSnapshot(again.graph) == GraphSnapshot(graph))
+    }
+
+    @Test("a save leaves no temporary file behind")
+    func noTemporaryLeft() throws {
+        let folder = try temporaryFolder()
+        try load(toneSession, in: folder).save()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["test.yaml"])
+    }
+
+    @Test("text with quotes, colons, newlines and YAML words survives a save")
+    func awkwardTextSurvives() throws {
+        let awkward = ["on", "no", "017", "1:30", "a: b", "# x", "-x", "\"q\"", "tab\there", "two\nlines", " lead", "trail ", "", "ünï", "[x]"]
+        for text in awkward {
+            var document = SessionDocument(file: "t")
+            var node = NodeSpec(name: "n", source: .lv2("http://x/y"), location: document.location)
+            node.parameters = [ParameterSetting(name: "p", value: text, location: document.location)]
+            node.preset = text
+            node.state = text
+            document.graph.nodes = [node]
+            let read = try SessionParser.parse(SessionWriter.text(document), file: "t")
+            #expect(read.graph.nodes.first?.parameters.first?.value == text, "\(text.debugDescription)")
+            #expect(read.graph.nodes.first?.preset == text, "\(text.debugDescription)")
+            #expect(read.graph.nodes.first?.state == text, "\(text.debugDescription)")
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// Runs the built `trellis` with `arguments`.
+func trellis(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: builtExecutable("trellis"))
+    process.arguments = arguments
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+}
+
+@Suite("trellis validate")
+struct ValidateCommandTests {
+    @Test("a good session exits 0 with a one-line summary")
+    func goodSession() throws {
+        let result = try trellis(["validate", sessionsFolder + "/tone-gain.yaml"])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasSuffix("tone-gain.yaml: ok (4 nodes, 3 connections, 48000 Hz, block 256)\n"))
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test("a bad session exits 1 with file:line:column: message on stderr")
+    func badSession() throws {
+        let path = try temporaryFolder() + "/bad.yaml"
+        try replacing("freq: 440", with: "freq: 0x1B8").write(toFile: path, atomically: false, encoding: .utf8)
+        let result = try trellis(["validate", path])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.hasPrefix("\(path):6:13: node \"tone1\": expected a value for freq"))
+        #expect(result.stderr.contains("hexadecimal"))
+    }
+
+    @Test("placeholders are warnings on stderr and the session still validates")
+    func placeholdersWarn() throws {
+        let result = try trellis(["validate", sessionsFolder + "/placeholder-and-state.yaml"])
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("placeholder-and-state.yaml:8:10: warning: node \"reverb\""))
+        #expect(result.stdout.contains("1 placeholder"))
+    }
+
+    @Test("a missing file exits 1 and says so")
+    func missingFile() throws {
+        let result = try trellis(["validate", "/nonexistent/session.yaml"])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("/nonexistent/session.yaml:1:1: /nonexistent/session.yaml: no such file"))
+    }
+}
