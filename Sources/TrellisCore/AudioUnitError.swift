@@ -19,6 +19,7 @@ public enum AudioUnitError: Error, Equatable, CustomStringConvertible {
     case elementCountNotChangeable(Scope, unit: String)
     case failedToInitialize(String, unit: String)
     case parameterQueueFull(String, unit: String)
+    case invalidState(String, unit: String)
 
     public var description: String {
         switch self {
@@ -57,6 +58,8 @@ public enum AudioUnitError: Error, Equatable, CustomStringConvertible {
             return "\(unit): the number of \(scope) elements is fixed"
         case .failedToInitialize(let reason, let unit):
             return "\(unit): could not initialize: \(reason)"
+        case .invalidState(let reason, let unit):
+            return "\(unit): state: \(reason)"
         case .parameterQueueFull(let parameter, let unit):
             return "\(unit): parameter \(parameter) not changed: the audio thread is not keeping up with changes"
         }

@@ -5,5 +5,5 @@ public protocol StatefulUnit: AudioUnit {
     /// The unit's state now. Thread: control.
     func stateText() throws(AudioUnitError) -> String
     /// Replaces the unit's state; may apply at the next `initialize`. Thread: control.
-    func restoreState(_ text: String) throws(AudioUnitError)
+    func restore(stateText text: String) throws(AudioUnitError)
 }

@@ -6,8 +6,9 @@ import TrellisCore
 public struct ProgramPlan: Sendable {
     /// One step of the program.
     public enum Operation: Sendable, Hashable, BitwiseCopyable {
-        /// Copies the backend's input into a bus.
-        case fillInput(bus: Int32)
+        /// Copies the backend's input channels from `firstChannel` on into a bus
+        /// (silence where the input has fewer channels).
+        case fillInput(bus: Int32, firstChannel: Int32)
         /// Runs unit `unit` over its planned buses.
         case render(unit: Int32)
         /// Copies channel by channel.
@@ -93,7 +94,7 @@ public struct ProgramPlan: Sendable {
         for (step, operation) in operations.enumerated() {
             let text: String
             switch operation {
-            case .fillInput(let b): text = "input -> \(bus(b))"
+            case .fillInput(let b, let first): text = "input channel \(first)... -> \(bus(b))"
             case .render(let u):
                 let unit = units[Int(u)]
                 let ins = unit.inputs.map { bus(Int32($0)) }.joined(separator: " ")

@@ -144,8 +144,16 @@ public final class RenderProgram: @unchecked Sendable {
         guard frameCount <= maximumFrames else { return .tooManyFrames }
         for step in 0..<plan.operations.count {
             switch operations[step] {
-            case .fillInput(let bus):
-                busViews[Int(bus)].copy(from: input, frameCount: frameCount)
+            case .fillInput(let bus, let firstChannel):
+                let destination = busViews[Int(bus)]
+                for channel in 0..<destination.channelCount {
+                    let source = Int(firstChannel) + channel
+                    if source < input.channelCount {
+                        destination[channel].update(from: input[source], count: frameCount)
+                    } else {
+                        destination[channel].update(repeating: 0, count: frameCount)
+                    }
+                }
             case .render(let unit):
                 renderUnit(Int(unit), frameCount: frameCount, timeStamp: timeStamp, events: events, faults: faults)
             case .copy(let from, let to):

@@ -39,11 +39,16 @@ public final class Graph: @unchecked Sendable {
     var model = Model()
     private var batchDepth = 0
 
-    public init(registry: ComponentRegistry = BuiltInUnits.registry(), sampleRate: Double = 48_000, maximumFrames: Int = 1024) {
+    /// `engine` lets a new graph take over a running backend: its first program replaces
+    /// the old graph's at a cycle boundary, which is how a session is swapped glitch-free.
+    public init(
+        registry: ComponentRegistry = BuiltInUnits.registry(), sampleRate: Double = 48_000, maximumFrames: Int = 1024,
+        engine: RenderEngine = RenderEngine()
+    ) {
         self.registry = registry
         self.sampleRate = sampleRate
         self.maximumFrames = maximumFrames
-        engine = RenderEngine()
+        self.engine = engine
     }
 
     // MARK: - Reading

@@ -252,11 +252,17 @@ struct GraphCompiler {
                 outputBus[index] = Array(inputBuses.prefix(1))
                 plan.latency = arrival[index]
             case .input:
-                let channels = (try? node.unit.format(scope: .output, element: 0).channelCount) ?? 2
-                let bus = plan.addBus(buffers: allocator.allocate(channels))
-                outputBus[index] = [bus]
-                plan.inputChannelCount = channels
-                plan.operations.append(.fillInput(bus: Int32(bus)))
+                var buses: [Int] = []
+                var firstChannel = 0
+                for bus in 0..<node.unit.elementCount(.output) {
+                    let channels = (try? node.unit.format(scope: .output, element: bus).channelCount) ?? 2
+                    let planned = plan.addBus(buffers: allocator.allocate(channels))
+                    plan.operations.append(.fillInput(bus: Int32(planned), firstChannel: Int32(firstChannel)))
+                    buses.append(planned)
+                    firstChannel += channels
+                }
+                outputBus[index] = buses
+                plan.inputChannelCount = firstChannel
             case .unit:
                 var outputs: [Int] = []
                 for bus in 0..<node.unit.elementCount(.output) {

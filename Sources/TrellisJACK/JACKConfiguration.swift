@@ -20,6 +20,10 @@ public struct JACKConfiguration: Sendable, Equatable {
     public var midiByteCapacity: Int
     /// How often to try reaching a server that went away, in milliseconds.
     public var reconnectIntervalMilliseconds: Int
+    /// Names for the capture ports in place of `in_1`...; shorter lists fall back to the defaults.
+    public var inputNames: [String] = []
+    /// Names for the playback ports in place of `out_1`....
+    public var outputNames: [String] = []
 
     public init(
         clientName: String = "trellis",
@@ -46,9 +50,9 @@ public struct JACKConfiguration: Sendable, Equatable {
     }
 
     /// Short names of the capture ports, in order.
-    public var inputPortNames: [String] { (0..<inputChannels).map { "in_\($0 + 1)" } }
+    public var inputPortNames: [String] { (0..<inputChannels).map { $0 < inputNames.count ? inputNames[$0] : "in_\($0 + 1)" } }
     /// Short names of the playback ports, in order.
-    public var outputPortNames: [String] { (0..<outputChannels).map { "out_\($0 + 1)" } }
+    public var outputPortNames: [String] { (0..<outputChannels).map { $0 < outputNames.count ? outputNames[$0] : "out_\($0 + 1)" } }
     /// Short names of the MIDI input ports, in order.
     public var midiInputPortNames: [String] { (0..<midiInputs).map { "midi_in_\($0 + 1)" } }
 }

@@ -224,3 +224,15 @@ private final class PortValueCollector {
         if let number { values.append((symbol, number)) }
     }
 }
+
+extension LV2PluginUnit: StatefulUnit {
+    /// The plugin's state as lilv writes it, for sessions. Thread: control.
+    public func stateText() throws(AudioUnitError) -> String {
+        do { return try saveState() } catch { throw .invalidState("cannot save: \(error)", unit: name) }
+    }
+
+    /// Restores a state `stateText` produced. Thread: control.
+    public func restore(stateText text: String) throws(AudioUnitError) {
+        do { try restoreState(text) } catch { throw .invalidState("cannot restore: \(error)", unit: name) }
+    }
+}

@@ -26,7 +26,7 @@ extension GraphBuilder {
             guard let stateful = unit as? any StatefulUnit else {
                 throw SessionError("node \(quoted(spec.name)): \(unit.name) keeps no saved state; remove state:", at: spec.positions["state"] ?? spec.location)
             }
-            try attempt("state") { () throws(AudioUnitError) in try stateful.restoreState(state) }
+            try attempt("state") { () throws(AudioUnitError) in try stateful.restore(stateText: state) }
         }
         if let preset = spec.preset {
             try attempt("preset") { () throws(AudioUnitError) in try unit.setProperty(.presentPreset, .string(preset), scope: .global, element: 0) }

@@ -82,18 +82,26 @@ struct SessionChecks {
                 throw SessionError("jack: \(quoted(connection.from + " -> " + connection.to)) names no port of this client; one side must be one of \(ours.joined(separator: ", "))", at: connection.location)
             }
             if fromOurs {
-                guard ours.contains(connection.from) else { throw unknown(connection.from) }
-                guard jack.outputs.contains(connection.from) else {
-                    throw SessionError("jack: \(quoted(connection.from)) is an input port of this client; it receives and cannot be a source", at: connection.location)
+                let matched = try matching(connection.from, among: ours, at: connection.location)
+                guard !matched.isEmpty else { throw unknown(connection.from) }
+                guard matched.allSatisfy({ jack.outputs.contains($0) }) else {
+                    throw SessionError("jack: \(quoted(connection.from)) names an input port of this client; it receives and cannot be a source", at: connection.location)
                 }
             }
             if toOurs {
-                guard ours.contains(connection.to) else { throw unknown(connection.to) }
-                guard jack.inputs.contains(connection.to) else {
-                    throw SessionError("jack: \(quoted(connection.to)) is an output port of this client; it sends and cannot be a destination", at: connection.location)
+                let matched = try matching(connection.to, among: ours, at: connection.location)
+                guard !matched.isEmpty else { throw unknown(connection.to) }
+                guard matched.allSatisfy({ jack.inputs.contains($0) }) else {
+                    throw SessionError("jack: \(quoted(connection.to)) names an output port of this client; it sends and cannot be a destination", at: connection.location)
                 }
             }
         }
+    }
+
+    private func matching(_ pattern: String, among names: [String], at location: SourceLocation) throws(SessionError) -> [String] {
+        var matched: [String] = []
+        for name in names where try PortNamePattern.matches(pattern, name, at: location) { matched.append(name) }
+        return matched
     }
 
     private func channelCount(_ unit: any AudioUnit, _ scope: Scope) -> Int {

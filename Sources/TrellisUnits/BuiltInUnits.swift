@@ -12,9 +12,10 @@ public enum BuiltInUnits {
         Component(description: Merger.description, shortName: "merger", displayName: "Merger") { Merger() },
     ]
 
-    /// Registers every built-in unit. Thread: control.
+    /// Registers every built-in unit: the basic ones and the DSP units. Thread: control.
     public static func register(into registry: ComponentRegistry) throws(RegistryError) {
         for component in basic { try registry.register(component) }
+        try DSPUnits.register(into: registry)
     }
 
     /// A registry holding every built-in unit.

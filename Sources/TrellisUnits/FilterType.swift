@@ -2,17 +2,18 @@
 public enum FilterType: Int, CaseIterable, Sendable, BitwiseCopyable {
     case peaking, lowShelf, highShelf, lowPass, highPass, bandPass, notch, allPass
 
-    /// Names as the `type` parameters list them.
+    /// Names as the `type` parameters list them: one word each, so they read as plain
+    /// values in sessions and on the command line (`band0.type=lowshelf`).
     public var name: String {
         switch self {
         case .peaking: "peaking"
-        case .lowShelf: "low shelf"
-        case .highShelf: "high shelf"
-        case .lowPass: "low pass"
-        case .highPass: "high pass"
-        case .bandPass: "band pass"
+        case .lowShelf: "lowshelf"
+        case .highShelf: "highshelf"
+        case .lowPass: "lowpass"
+        case .highPass: "highpass"
+        case .bandPass: "bandpass"
         case .notch: "notch"
-        case .allPass: "all pass"
+        case .allPass: "allpass"
         }
     }
 
