@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "TrellisLV2", targets: ["TrellisLV2"]),
         .library(name: "TrellisJACK", targets: ["TrellisJACK"]),
         .library(name: "TrellisSession", targets: ["TrellisSession"]),
+        .library(name: "TrellisControl", targets: ["TrellisControl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -30,6 +31,7 @@ let package = Package(
         systemLibrary("CLilv", pkgConfig: "lilv-0", apt: "liblilv-dev"),
         systemLibrary("CSndfile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
         systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
+        systemLibrary("CLiblo", pkgConfig: "liblo", apt: "liblo-dev"),
         // Ogg Vorbis decoding with sample-exact seeking (libsndfile 1.2's Vorbis seek is not; libsndfile#885).
         systemLibrary("CVorbisfile", pkgConfig: "vorbisfile", apt: "libvorbis-dev"),
         .target(name: "CTrellisShim", dependencies: ["CJack"]),
@@ -52,13 +54,15 @@ let package = Package(
         // The JACK head node: a JACK client that pulls a render source live. No Foundation.
         .target(name: "TrellisJACK", dependencies: ["TrellisCore", "CJack", "CTrellisShim"]),
         // Session files: YAML in, a graph out, and back.
-        .target(name: "TrellisSession", dependencies: ["TrellisCore", "TrellisGraph", "TrellisUnits", .product(name: "Yams", package: "Yams")]),
+        .target(name: "TrellisSession", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", .product(name: "Yams", package: "Yams")]),
+        // The control plane: a line protocol on a socket, OSC, one dispatcher for both.
+        .target(name: "TrellisControl", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisJACK", "TrellisSession", "CLiblo"]),
         // Saves a big session in a loop until killed: the crash-safety test's subject.
         .executableTarget(name: "SessionSaveLoop", dependencies: ["TrellisSession", "TrellisUnits", "TrellisCore"]),
         .executableTarget(
             name: "TrellisCLI",
             dependencies: [
-                "TrellisCore", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisLV2", "TrellisJACK", "TrellisSession",
+                "TrellisCore", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisLV2", "TrellisJACK", "TrellisSession", "TrellisControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -71,6 +75,7 @@ let package = Package(
         .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisLV2", "TrellisCore", "CAllocationCounter", "CSndfile"]),
         .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisJACK", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI"]),
+        .testTarget(name: "TrellisControlTests", dependencies: ["TrellisControl", "TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisJACK", "TrellisLV2", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "TrellisCLI"]),
         .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "SessionSaveLoop", "TrellisCLI"]),
     ]
 )

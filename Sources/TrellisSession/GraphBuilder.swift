@@ -1,4 +1,5 @@
 import TrellisCore
+import TrellisEngine
 import TrellisGraph
 import TrellisUnits
 
@@ -56,6 +57,8 @@ final class GraphBuilder {
     var baselines: [String: [String: Float]] = [:]
     /// Session files being built, to refuse a file that includes itself.
     var fileStack: [String] = []
+    /// The engine the top-level graph publishes into, if not a new one.
+    var engine: RenderEngine?
 
     init(registry: ComponentRegistry, sampleRate: Double, blockSize: Int, checkFiles: Bool) {
         self.registry = registry
@@ -66,7 +69,7 @@ final class GraphBuilder {
 
     /// `stack` holds the subgraph definitions being built around this body.
     func build(_ body: GraphBody, scope: Definitions, prefix: String, stack: [String]) throws(SessionError) -> Built {
-        let graph = Graph(registry: registry, sampleRate: sampleRate, maximumFrames: blockSize)
+        let graph = Graph(registry: registry, sampleRate: sampleRate, maximumFrames: blockSize, engine: prefix.isEmpty ? engine ?? RenderEngine() : RenderEngine())
         var units: [String: any AudioUnit] = [:]
         for spec in body.nodes {
             if let unit = try makeUnit(spec, scope: scope, prefix: prefix, stack: stack) { units[spec.name] = unit }

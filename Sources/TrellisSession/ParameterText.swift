@@ -2,13 +2,14 @@ import TrellisCore
 
 /// Parameter values as text, both ways, by the parameter's kind: numbers for all,
 /// `on`/`off`/`true`/`false` for on/off parameters, value names for enumerations.
-enum ParameterText {
-    struct Problem: Error {
-        var message: String
+/// Thread: any.
+public enum ParameterText {
+    public struct Problem: Error {
+        public var message: String
     }
 
     /// The value a text means for `info`, or a message saying what was expected.
-    static func decode(_ text: String, for info: ParameterInfo) -> Result<Float, Problem> {
+    public static func decode(_ text: String, for info: ParameterInfo) -> Result<Float, Problem> {
         let expected = "expected \(describe(info))"
         if info.flags.contains(.toggled) {
             switch text.lowercased() {
@@ -44,7 +45,7 @@ enum ParameterText {
     }
 
     /// The text a save writes for `value`, in the style of `previous` where one was written.
-    static func encode(_ value: Float, for info: ParameterInfo, like previous: String? = nil) -> String {
+    public static func encode(_ value: Float, for info: ParameterInfo, like previous: String? = nil) -> String {
         if info.flags.contains(.toggled) {
             let on = value >= (info.range.lowerBound + info.range.upperBound) / 2
             guard let previous else { return on ? "on" : "off" }
@@ -64,12 +65,12 @@ enum ParameterText {
     }
 
     /// The shortest decimal text that reads back as the same Float.
-    static func format(_ value: Float) -> String {
+    public static func format(_ value: Float) -> String {
         if value == value.rounded(), abs(value) < 1e7 { return String(Int(value)) }
         return "\(value)"
     }
 
-    static func describe(_ info: ParameterInfo) -> String {
+    public static func describe(_ info: ParameterInfo) -> String {
         var text = "a value for \(info.identifier)"
         if info.flags.contains(.toggled) { return text + " (on or off)" }
         if !info.valueStrings.isEmpty { return text + " (\(info.valueStrings.joined(separator: ", ")) or an index)" }
@@ -89,7 +90,7 @@ enum ParameterText {
     }
 
     /// The parameter a session names: by identifier (an LV2 symbol) or display name.
-    static func find(_ name: String, in unit: any AudioUnit) -> ParameterInfo? {
+    public static func find(_ name: String, in unit: any AudioUnit) -> ParameterInfo? {
         let lowered = name.lowercased()
         return unit.parameters.first { $0.identifier.lowercased() == lowered }
             ?? unit.parameters.first { $0.name.lowercased() == lowered }

@@ -1,0 +1,39 @@
+/// The vocabulary: each command's form and what it does, for `help` and for errors
+/// that show the expected form. docs/control.md says the same at length.
+public enum CommandHelp {
+    public struct Entry: Sendable {
+        public var verb: String
+        public var usage: String
+        public var summary: String
+    }
+
+    public static let entries: [Entry] = [
+        Entry(verb: "hello", usage: "hello", summary: "the protocol's name and version"),
+        Entry(verb: "help", usage: "help [COMMAND]", summary: "the commands, or one command's form"),
+        Entry(verb: "list", usage: "list", summary: "nodes (name and unit) and connections"),
+        Entry(verb: "add", usage: "add NODE UNIT [PARAM=VALUE ...]", summary: "adds a unit (short name, type:subtype:manufacturer or lv2:URI) as NODE"),
+        Entry(verb: "remove", usage: "remove NODE", summary: "removes a node and its connections"),
+        Entry(verb: "connect", usage: "connect SRC[.BUS] DST[.BUS] [convert]", summary: "connects an output bus to an input bus"),
+        Entry(verb: "disconnect", usage: "disconnect [SRC[.BUS]] DST[.BUS]", summary: "removes the connection into an input bus"),
+        Entry(verb: "set", usage: "set NODE PARAM VALUE [ramp=MS]", summary: "sets a parameter, ramped over MS milliseconds"),
+        Entry(verb: "get", usage: "get NODE PARAM", summary: "a parameter's value"),
+        Entry(verb: "params", usage: "params NODE", summary: "every parameter of a node with its value and range"),
+        Entry(verb: "bypass", usage: "bypass NODE on|off", summary: "bypasses a node's effect or brings it back"),
+        Entry(verb: "preset", usage: "preset NODE NAME", summary: "applies a factory preset (LV2 presets too) by name or number"),
+        Entry(verb: "meter", usage: "meter NODE[.BUS]", summary: "peak and RMS level per channel in dBFS since the last reading"),
+        Entry(verb: "play", usage: "play NODE", summary: "starts a file player"),
+        Entry(verb: "pause", usage: "pause NODE", summary: "pauses a file player"),
+        Entry(verb: "stop", usage: "stop NODE", summary: "stops a file player and rewinds it"),
+        Entry(verb: "seek", usage: "seek NODE SECONDS", summary: "moves a file player"),
+        Entry(verb: "record", usage: "record start|stop [RECORDER]", summary: "starts or stops the session's recorders"),
+        Entry(verb: "save", usage: "save [PATH]", summary: "writes the session (to the file it came from, or PATH)"),
+        Entry(verb: "load", usage: "load PATH", summary: "replaces the running graph with a session file's, glitch-free"),
+        Entry(verb: "jack", usage: "jack connect|disconnect PORT PEER", summary: "connects one of our JACK ports to another client's"),
+        Entry(verb: "status", usage: "status", summary: "the JACK client's state: xruns, DSP load, rate, period"),
+        Entry(verb: "watch", usage: "watch [off] [events=KIND,...] [meters=NODE[.BUS],...] [rate=HZ]", summary: "streams notifications to this connection"),
+        Entry(verb: "mode", usage: "mode text|json", summary: "switches this connection to JSON lines or back"),
+        Entry(verb: "bye", usage: "bye", summary: "closes this connection"),
+    ]
+
+    public static func entry(_ verb: String) -> Entry? { entries.first { $0.verb == verb } }
+}

@@ -1,0 +1,230 @@
+import TrellisCore
+
+/// Reads a command from its words. Checks form only (word counts, names, numbers);
+/// whether a node or parameter exists is the dispatcher's business. Thread: any.
+public enum CommandParser {
+    public static func parse(line: String) throws(ControlError) -> ControlCommand {
+        try parse(words: CommandTokenizer.words(line))
+    }
+
+    public static func parse(words: [String]) throws(ControlError) -> ControlCommand {
+        if words.contains(";") {
+            var commands: [ControlCommand] = []
+            for part in words.split(separator: ";", omittingEmptySubsequences: false) {
+                let command = try parse(words: Array(part))
+                switch command {
+                case .add, .remove, .connect, .disconnect: commands.append(command)
+                default: throw ControlError(.syntax, "only add, remove, connect and disconnect can be joined with ;")
+                }
+            }
+            return .batch(commands)
+        }
+        guard let first = words.first else { throw ControlError(.syntax, "the line holds no command") }
+        let verb = first.lowercased()
+        let arguments = Array(words.dropFirst())
+        func count(_ range: ClosedRange<Int>) throws(ControlError) {
+            guard range.contains(arguments.count) else { throw usageError(verb, given: arguments.count) }
+        }
+        switch verb {
+        case "hello":
+            try count(0...0)
+            return .hello
+        case "help":
+            try count(0...1)
+            return .help(command: arguments.first?.lowercased())
+        case "list":
+            try count(0...0)
+            return .list
+        case "add":
+            guard arguments.count >= 2 else { throw usageError(verb, given: arguments.count) }
+            let node = try nodeName(arguments[0])
+            var assignments: [ParameterAssignment] = []
+            for word in arguments.dropFirst(2) {
+                guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
+                    throw ControlError(.syntax, "add: \(CommandTokenizer.quote(word)) is not PARAM=VALUE")
+                }
+                assignments.append(ParameterAssignment(name: String(word[..<equals]), value: String(word[word.index(after: equals)...])))
+            }
+            return .add(node: node, unit: arguments[1], parameters: assignments)
+        case "remove":
+            try count(1...1)
+            return .remove(node: try nodeName(arguments[0]))
+        case "connect":
+            try count(2...3)
+            if arguments.count == 3 && arguments[2].lowercased() != "convert" {
+                throw ControlError(.syntax, "connect: the third word may only be `convert`, not \(CommandTokenizer.quote(arguments[2]))")
+            }
+            return .connect(from: try bus(arguments[0]), to: try bus(arguments[1]), convert: arguments.count == 3)
+        case "disconnect":
+            try count(1...2)
+            if arguments.count == 1 { return .disconnect(from: nil, to: try bus(arguments[0])) }
+            return .disconnect(from: try bus(arguments[0]), to: try bus(arguments[1]))
+        case "set":
+            try count(3...4)
+            var ramp: Double?
+            if arguments.count == 4 {
+                let word = arguments[3]
+                guard word.lowercased().hasPrefix("ramp=") else {
+                    throw ControlError(.syntax, "set: the fourth word must be ramp=MS, not \(CommandTokenizer.quote(word))")
+                }
+                let text = String(word.dropFirst(5))
+                guard let value = Double(text), value.isFinite, value >= 0, value <= 3_600_000 else {
+                    throw ControlError(.badValue, "set: ramp=\(text) is not a number of milliseconds from 0 to 3600000")
+                }
+                ramp = value
+            }
+            return .set(node: try nodeName(arguments[0]), parameter: try parameterName(arguments[1]), value: arguments[2], rampMilliseconds: ramp)
+        case "get":
+            try count(2...2)
+            return .get(node: try nodeName(arguments[0]), parameter: try parameterName(arguments[1]))
+        case "params":
+            try count(1...1)
+            return .params(node: try nodeName(arguments[0]))
+        case "bypass":
+            try count(2...2)
+            return .bypass(node: try nodeName(arguments[0]), on: try onOff(arguments[1], verb))
+        case "preset":
+            guard arguments.count >= 2 else { throw usageError(verb, given: arguments.count) }
+            // A preset name may hold blanks, quoted or not.
+            return .preset(node: try nodeName(arguments[0]), name: arguments.dropFirst().joined(separator: " "))
+        case "meter":
+            try count(1...1)
+            return .meter(try bus(arguments[0]))
+        case "play", "pause", "stop":
+            try count(1...1)
+            let action: TransportAction = verb == "play" ? .play : verb == "pause" ? .pause : .stop
+            return .transport(action, node: try nodeName(arguments[0]))
+        case "seek":
+            try count(2...2)
+            guard let seconds = Double(arguments[1]), seconds.isFinite, seconds >= 0 else {
+                throw ControlError(.badValue, "seek: \(CommandTokenizer.quote(arguments[1])) is not a time in seconds (0 or more)")
+            }
+            return .transport(.seek(seconds: seconds), node: try nodeName(arguments[0]))
+        case "record":
+            try count(1...2)
+            let start: Bool
+            switch arguments[0].lowercased() {
+            case "start": start = true
+            case "stop": start = false
+            default: throw ControlError(.syntax, "record: expected start or stop, not \(CommandTokenizer.quote(arguments[0]))")
+            }
+            return .record(start: start, recorder: try arguments.dropFirst().first.map { (name) throws(ControlError) in try nodeName(name) })
+        case "save":
+            try count(0...1)
+            return .save(path: arguments.first)
+        case "load":
+            try count(1...1)
+            return .load(path: arguments[0])
+        case "jack":
+            try count(3...3)
+            switch arguments[0].lowercased() {
+            case "connect": return .jackConnect(port: arguments[1], peer: arguments[2])
+            case "disconnect": return .jackDisconnect(port: arguments[1], peer: arguments[2])
+            default: throw ControlError(.syntax, "jack: expected connect or disconnect, not \(CommandTokenizer.quote(arguments[0]))")
+            }
+        case "status":
+            try count(0...0)
+            return .status
+        case "watch":
+            return try watch(arguments)
+        case "mode":
+            try count(1...1)
+            guard let mode = ControlMode(rawValue: arguments[0].lowercased()) else {
+                throw ControlError(.syntax, "mode: expected text or json, not \(CommandTokenizer.quote(arguments[0]))")
+            }
+            return .mode(mode)
+        case "bye", "quit":
+            try count(0...0)
+            return .bye
+        default:
+            let hint = Suggestions.didYouMean(Suggestions.closest(to: verb, among: CommandHelp.entries.map(\.verb)))
+            throw ControlError(.unknownCommand, "no command \(CommandTokenizer.quote(printable(first)))\(hint); `help` lists them")
+        }
+    }
+
+    private static func watch(_ arguments: [String]) throws(ControlError) -> ControlCommand {
+        if arguments.count == 1 && arguments[0].lowercased() == "off" { return .unwatch }
+        var request = WatchRequest()
+        for word in arguments {
+            guard let equals = word.firstIndex(of: "=") else {
+                throw ControlError(.syntax, "watch: \(CommandTokenizer.quote(word)) is not off, events=, meters= or rate=")
+            }
+            let key = word[..<equals].lowercased(), value = String(word[word.index(after: equals)...])
+            let items = value.split(separator: ",").map(String.init)
+            switch key {
+            case "events":
+                var kinds: Set<ControlEventKind> = []
+                for item in items {
+                    guard let kind = ControlEventKind(rawValue: item.lowercased()) else {
+                        let known = ControlEventKind.allCases.map(\.rawValue).joined(separator: ", ")
+                        throw ControlError(.syntax, "watch: no event kind \(CommandTokenizer.quote(item)) (known: \(known))")
+                    }
+                    kinds.insert(kind)
+                }
+                request.kinds = kinds
+            case "meters":
+                var buses: [BusName] = []
+                for item in items { buses.append(try bus(item)) }
+                request.meters = buses
+                request.kinds.insert(.meter)
+            case "rate":
+                guard let rate = Double(value), rate >= 0.1, rate <= 100 else {
+                    throw ControlError(.badValue, "watch: rate=\(value) is not a number of meter readings per second from 0.1 to 100")
+                }
+                request.rate = rate
+            default:
+                throw ControlError(.syntax, "watch: \(CommandTokenizer.quote(String(key))) is not events, meters or rate")
+            }
+        }
+        return .watch(request)
+    }
+
+    static func usageError(_ verb: String, given: Int) -> ControlError {
+        let usage = CommandHelp.entry(verb)?.usage ?? verb
+        return ControlError(.syntax, "\(verb): \(given) word\(given == 1 ? "" : "s") after the command do not fit; usage: \(usage)")
+    }
+
+    /// Node names as sessions allow them: letters, digits, `_` and `-`, not starting with a digit or `-`.
+    static func nodeName(_ word: String) throws(ControlError) -> String {
+        guard let first = word.unicodeScalars.first, first == "_" || isLetter(first),
+              word.unicodeScalars.allSatisfy({ isLetter($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" })
+        else {
+            throw ControlError(.syntax, "\(CommandTokenizer.quote(printable(word))) is not a node name (letters, digits, _ and -, starting with a letter or _)")
+        }
+        return word
+    }
+
+    static func parameterName(_ word: String) throws(ControlError) -> String {
+        guard !word.isEmpty, !word.contains("=") else {
+            throw ControlError(.syntax, "\(CommandTokenizer.quote(printable(word))) is not a parameter name")
+        }
+        return word
+    }
+
+    static func bus(_ word: String) throws(ControlError) -> BusName {
+        guard let dot = word.firstIndex(of: ".") else { return BusName(node: try nodeName(word)) }
+        let node = try nodeName(String(word[..<dot]))
+        let text = word[word.index(after: dot)...]
+        guard let bus = Int(text), bus >= 0, bus < 4096 else {
+            throw ControlError(.syntax, "\(CommandTokenizer.quote(printable(word))): the bus after the dot must be a number from 0")
+        }
+        return BusName(node: node, bus: bus)
+    }
+
+    static func onOff(_ word: String, _ verb: String) throws(ControlError) -> Bool {
+        switch word.lowercased() {
+        case "on", "true", "1": return true
+        case "off", "false", "0": return false
+        default: throw ControlError(.syntax, "\(verb): expected on or off, not \(CommandTokenizer.quote(printable(word)))")
+        }
+    }
+
+    private static func isLetter(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+    }
+
+    /// A word cut short for a message, so an error line stays readable.
+    static func printable(_ word: String) -> String {
+        word.count > 40 ? String(word.prefix(40)) + "..." : word
+    }
+}

@@ -1,0 +1,96 @@
+/// One command of the control protocol, parsed and checked for form but not yet run.
+/// Every transport (the line protocol, JSON lines, OSC) produces these; the dispatcher
+/// runs them. Thread: any (a plain value).
+public enum ControlCommand: Sendable, Equatable {
+    case hello
+    case help(command: String?)
+    case list
+    case add(node: String, unit: String, parameters: [ParameterAssignment])
+    case remove(node: String)
+    case connect(from: BusName, to: BusName, convert: Bool)
+    /// `from` is optional: an input bus has at most one connection.
+    case disconnect(from: BusName?, to: BusName)
+    case set(node: String, parameter: String, value: String, rampMilliseconds: Double?)
+    case get(node: String, parameter: String)
+    case params(node: String)
+    case bypass(node: String, on: Bool)
+    case preset(node: String, name: String)
+    case meter(BusName)
+    case transport(TransportAction, node: String)
+    case record(start: Bool, recorder: String?)
+    case save(path: String?)
+    case load(path: String)
+    case jackConnect(port: String, peer: String)
+    case jackDisconnect(port: String, peer: String)
+    case status
+    case watch(WatchRequest)
+    case unwatch
+    case mode(ControlMode)
+    case bye
+    /// `add`, `remove`, `connect` and `disconnect` joined by ` ; ` on one line: applied
+    /// as one transaction, so a chain is rewired with one program swap.
+    case batch([ControlCommand])
+}
+
+/// `node` or `node.bus`.
+public struct BusName: Sendable, Hashable, CustomStringConvertible {
+    public var node: String
+    public var bus: Int?
+
+    public init(node: String, bus: Int? = nil) {
+        self.node = node
+        self.bus = bus
+    }
+
+    public var description: String { bus.map { "\(node).\($0)" } ?? node }
+}
+
+/// `name=value` in `add`.
+public struct ParameterAssignment: Sendable, Hashable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// What a player command asks for.
+public enum TransportAction: Sendable, Equatable {
+    case play, pause, stop
+    case seek(seconds: Double)
+
+    public var verb: String {
+        switch self {
+        case .play: "play"
+        case .pause: "pause"
+        case .stop: "stop"
+        case .seek: "seek"
+        }
+    }
+}
+
+/// How a connection's lines are read and written.
+public enum ControlMode: String, Sendable, Equatable {
+    case text
+    case json
+}
+
+/// What a `watch` subscribes to: event kinds, and meters sent at `rate` per second.
+public struct WatchRequest: Sendable, Equatable {
+    public var kinds: Set<ControlEventKind>
+    public var meters: [BusName]
+    public var rate: Double
+
+    public init(kinds: Set<ControlEventKind> = Set(ControlEventKind.allCases), meters: [BusName] = [], rate: Double = 10) {
+        self.kinds = kinds
+        self.meters = meters
+        self.rate = rate
+    }
+}
+
+/// The kinds of notification `watch` streams.
+public enum ControlEventKind: String, Sendable, CaseIterable, Hashable {
+    case meter, xrun, interruption, route, eof, jack, graph
+}

@@ -1,0 +1,109 @@
+import TrellisCore
+import TrellisGraph
+import TrellisSession
+
+extension ControlDispatcher {
+    func list() -> ControlReply {
+        let graph = self.graph
+        let names = Dictionary(uniqueKeysWithValues: graph.nodes.map { ($0.id, $0.name) })
+        let nodes = graph.nodes.map { (name: $0.name, unit: unitKey($0.unit)) }
+        let connections = graph.connections.map { connection in
+            (from: "\(names[connection.source] ?? "?").\(connection.sourceBus)",
+             to: "\(names[connection.destination] ?? "?").\(connection.destinationBus)", convert: connection.converts)
+        }
+        let text = "nodes " + nodes.map { "\($0.name)=\($0.unit)" }.joined(separator: " ")
+            + " ; connections " + connections.map { "\($0.from)->\($0.to)\($0.convert ? "(convert)" : "")" }.joined(separator: " ")
+        let value = ControlValue.object([
+            ("nodes", .array(nodes.map { .object([("name", .string($0.name)), ("unit", .string($0.unit))]) })),
+            ("connections", .array(connections.map { .object([("from", .string($0.from)), ("to", .string($0.to)), ("convert", .bool($0.convert))]) })),
+        ])
+        return .ok(text: text, value: value)
+    }
+
+    /// How a session names the unit: LV2 URI, short name, or triple.
+    func unitKey(_ unit: any AudioUnit) -> String {
+        if let placeholder = unit as? PlaceholderUnit { return placeholder.spec.unitText }
+        if let component = target.registry.components(matching: unit.componentDescription).first {
+            if let uri = component.uri { return "lv2:" + uri }
+            return component.shortName
+        }
+        return unit.componentDescription.description
+    }
+
+    func add(_ name: String, unit key: String, parameters: [ParameterAssignment]) throws(ControlError) -> ControlReply {
+        if (try? graph.node(named: name)) != nil { throw ControlError(.duplicateNode, "a node named \(name) already exists") }
+        let unit: any AudioUnit
+        do { unit = try target.registry.instantiate(named: key) } catch { throw ControlErrors.map(error) }
+        for assignment in parameters {
+            let info = try parameter(assignment.name, of: unit, node: name)
+            let value = try decode(assignment.value, for: info, node: name)
+            do { try unit.setParameter(info.address, value, rampFrames: 0) } catch { throw ControlErrors.map(error, node: name) }
+        }
+        do { try graph.addNode(unit, name: name) } catch { throw ControlErrors.map(error) }
+        return .ok(text: name, value: .object([("node", .string(name)), ("unit", .string(unitKey(unit)))]))
+    }
+
+    func remove(_ name: String) throws(ControlError) -> ControlReply {
+        let found = try node(name)
+        do { try graph.removeNode(found.id) } catch { throw ControlErrors.map(error) }
+        for (bus, slot) in meters where bus.node == name {
+            slot.remove()
+            meters[bus] = nil
+        }
+        return .done
+    }
+
+    func connect(_ from: BusName, _ to: BusName, convert: Bool) throws(ControlError) -> ControlReply {
+        let source = try node(from.node), destination = try node(to.node)
+        do {
+            try graph.connect(source.id, from.bus ?? 0, to: destination.id, to.bus ?? 0, converting: convert)
+        } catch { throw ControlErrors.map(error) }
+        return .done
+    }
+
+    func disconnect(_ from: BusName?, _ to: BusName) throws(ControlError) -> ControlReply {
+        let destination = try node(to.node)
+        let bus = to.bus ?? 0
+        if let from {
+            let source = try node(from.node)
+            if let existing = graph.connections.first(where: { $0.destination == destination.id && $0.destinationBus == bus }),
+               existing.source != source.id || existing.sourceBus != (from.bus ?? 0) {
+                let feeder = (try? graph.node(existing.source).name) ?? "?"
+                throw ControlError(.graph, "\(to.node).\(bus) is fed by \(feeder).\(existing.sourceBus), not \(from.node).\(from.bus ?? 0)")
+            }
+        }
+        do { try graph.disconnect(destination.id, bus) } catch { throw ControlErrors.map(error) }
+        return .done
+    }
+
+    /// Structural edits as one transaction: compiled and swapped in once, or not at all.
+    func batch(_ commands: [ControlCommand]) throws(ControlError) -> ControlReply {
+        var failure: (index: Int, error: ControlError)?
+        var results: [ControlReply] = []
+        do {
+            try graph.transaction { () throws(GraphError) in
+                for (index, command) in commands.enumerated() {
+                    do throws(ControlError) {
+                        switch command {
+                        case .add(let node, let unit, let parameters): results.append(try add(node, unit: unit, parameters: parameters))
+                        case .remove(let node): results.append(try remove(node))
+                        case .connect(let from, let to, let convert): results.append(try connect(from, to, convert: convert))
+                        case .disconnect(let from, let to): results.append(try disconnect(from, to))
+                        default: throw ControlError(.syntax, "only add, remove, connect and disconnect can be batched")
+                        }
+                    } catch {
+                        failure = (index, error)
+                        throw GraphError.subgraph(node: "", reason: "batch aborted")
+                    }
+                }
+            }
+        } catch {
+            if let failure {
+                throw ControlError(failure.error.code, "command \(failure.index + 1) of the batch: \(failure.error.message); nothing was changed")
+            }
+            throw ControlError(ControlErrors.map(error).code, "the batch was not applied: \(error)")
+        }
+        let texts = results.map { if case .ok(let text, _) = $0 { text } else { "" } }
+        return .ok(text: texts.filter { !$0.isEmpty }.joined(separator: " "), value: .array(results.map { if case .ok(_, let value) = $0 { value } else { .null } }))
+    }
+}

@@ -1,0 +1,78 @@
+import TrellisCore
+import TrellisGraph
+import TrellisSession
+
+extension ControlDispatcher {
+    func set(_ name: String, _ identifier: String, _ text: String, rampMilliseconds: Double?) throws(ControlError) -> ControlReply {
+        let found = try node(name)
+        let info = try parameter(identifier, of: found.unit, node: name)
+        guard info.isWritable else { throw ControlError(.readOnly, "node \(name): parameter \(info.identifier) is read-only (the unit writes it)") }
+        let value = try decode(text, for: info, node: name)
+        let frames = Int(((rampMilliseconds ?? 0) * graph.sampleRate / 1000).rounded())
+        do { try found.unit.setParameter(info.address, value, rampFrames: frames) } catch { throw ControlErrors.map(error, node: name) }
+        let written = ParameterText.encode(value, for: info)
+        return .ok(text: written, value: .object([("node", .string(name)), ("parameter", .string(info.identifier)), ("value", .number(value)), ("text", .string(written)), ("rampFrames", .number(frames))]))
+    }
+
+    func get(_ name: String, _ identifier: String) throws(ControlError) -> ControlReply {
+        let found = try node(name)
+        let info = try parameter(identifier, of: found.unit, node: name)
+        let value: Float
+        do { value = try found.unit.parameterValue(info.address) } catch { throw ControlErrors.map(error, node: name) }
+        let text = ParameterText.encode(value, for: info)
+        return .ok(text: text, value: .object([("node", .string(name)), ("parameter", .string(info.identifier)), ("value", .number(value)), ("text", .string(text))]))
+    }
+
+    func params(_ name: String) throws(ControlError) -> ControlReply {
+        let found = try node(name)
+        var words: [String] = []
+        var values: [ControlValue] = []
+        for info in found.unit.parameters {
+            let value = (try? found.unit.parameterValue(info.address)) ?? info.defaultValue
+            let text = ParameterText.encode(value, for: info)
+            words.append("\(info.identifier)=\(CommandTokenizer.quote(text))")
+            var members: [(String, ControlValue)] = [
+                ("parameter", .string(info.identifier)), ("name", .string(info.name)), ("value", .number(value)), ("text", .string(text)),
+                ("min", .number(info.range.lowerBound)), ("max", .number(info.range.upperBound)), ("default", .number(info.defaultValue)),
+                ("unit", .string(info.unit.rawValue)), ("writable", .bool(info.isWritable)),
+            ]
+            if !info.valueStrings.isEmpty { members.append(("values", .array(info.valueStrings.map { .string($0) }))) }
+            values.append(.object(members))
+        }
+        return .ok(text: words.joined(separator: " "), value: .array(values))
+    }
+
+    func bypass(_ name: String, _ on: Bool) throws(ControlError) -> ControlReply {
+        let found = try node(name)
+        do { try found.unit.setProperty(.bypassEffect, .bool(on), scope: .global, element: 0) } catch {
+            throw ControlErrors.map(error, node: name)
+        }
+        return .ok(text: on ? "on" : "off", value: .bool(on))
+    }
+
+    func preset(_ name: String, _ preset: String) throws(ControlError) -> ControlReply {
+        let found = try node(name)
+        do { try found.unit.setProperty(.presentPreset, .string(preset), scope: .global, element: 0) } catch {
+            throw ControlErrors.map(error, node: name)
+        }
+        return .ok(text: preset, value: .string(preset))
+    }
+
+    func parameter(_ identifier: String, of unit: any AudioUnit, node: String) throws(ControlError) -> ParameterInfo {
+        guard let info = ParameterText.find(identifier, in: unit) else {
+            let hint = Suggestions.didYouMean(Suggestions.closest(to: identifier, among: unit.parameters.map(\.identifier)))
+            throw ControlError(.unknownParameter, "node \(node): \(unit.name) has no parameter named \(CommandTokenizer.quote(identifier))\(hint)")
+        }
+        return info
+    }
+
+    /// A value by the parameter's kind, as sessions read it.
+    func decode(_ text: String, for info: ParameterInfo, node: String) throws(ControlError) -> Float {
+        switch ParameterText.decode(text, for: info) {
+        case .success(let value): return value
+        case .failure(let problem):
+            let code: ControlError.Code = problem.message.contains("outside the range") ? .outOfRange : .badValue
+            throw ControlError(code, "node \(node): \(problem.message)")
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Synchronization
+import TrellisCore
+import TrellisGraph
+import TrellisJACK
+import TrellisSession
+
+/// Runs commands against a `ControlTarget`, one at a time, on its own queue, whatever
+/// transport they came from. Every edit goes through the graph's live-edit path
+/// (prepare, one pointer swap on the audio thread, finish), so nothing here touches
+/// the audio thread and a command that fails leaves the session as it was.
+///
+/// Thread: any for the public methods; the work happens on `queue`.
+public final class ControlDispatcher: @unchecked Sendable {
+    /// The protocol's version, which `hello` reports. It rises when a command changes
+    /// in a way an existing script would notice.
+    public static let protocolVersion = 1
+
+    public let target: any ControlTarget
+    let queue = DispatchQueue(label: "trellis.control.dispatcher")
+    /// Meters that `meter` reads, by `node` or `node.bus` (queue only).
+    var meters: [BusName: MeterSlot] = [:]
+    let peers = Mutex<[ObjectIdentifier: ControlPeer]>([:])
+    private var headListener: Int?
+
+    /// Thread: control.
+    public init(target: any ControlTarget) {
+        self.target = target
+        if let head = target.head {
+            headListener = head.addListener { [weak self] event in self?.broadcast(ControlEvent.from(event)) }
+        }
+    }
+
+    deinit {
+        if let headListener { target.head?.removeListener(headListener) }
+    }
+
+    /// Runs one line from `peer` in its mode (text or JSON) and passes the encoded reply,
+    /// without newline, to `reply`. Lines from one peer are answered in order.
+    /// Thread: any.
+    public func handle(line: String, from peer: ControlPeer, reply: @escaping @Sendable (String) -> Void) {
+        queue.async { [self] in reply(respond(to: line, from: peer)) }
+    }
+
+    /// Runs one line and returns the encoded reply. Thread: any but the dispatcher's queue.
+    public func handleSynchronously(line: String, from peer: ControlPeer) -> String {
+        queue.sync { respond(to: line, from: peer) }
+    }
+
+    /// Runs a parsed command for no particular peer. Thread: any but the dispatcher's queue.
+    public func perform(_ command: ControlCommand) -> ControlReply {
+        queue.sync { execute(command, peer: nil) }
+    }
+
+    /// Runs a command from its words (what OSC carries). Thread: any but the dispatcher's queue.
+    public func perform(words: [String], from peer: ControlPeer?) -> ControlReply {
+        queue.sync { () -> ControlReply in
+            do throws(ControlError) { return execute(try CommandParser.parse(words: words), peer: peer) } catch { return .error(error) }
+        }
+    }
+
+    /// Forgets a peer that went away: its watch and meters. Thread: any.
+    public func disconnect(_ peer: ControlPeer) {
+        queue.async { [self] in stopWatching(peer) }
+    }
+
+    /// Stops every watch. Thread: any but the dispatcher's queue.
+    public func shutdown() {
+        queue.sync {
+            for peer in peers.withLock({ Array($0.values) }) { stopWatching(peer) }
+            for slot in meters.values { slot.remove() }
+            meters = [:]
+        }
+    }
+
+    // MARK: - Queue side
+
+    func respond(to line: String, from peer: ControlPeer) -> String {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard peer.mode == .json else {
+            let reply: ControlReply
+            do throws(ControlError) { reply = execute(try CommandParser.parse(line: line), peer: peer) } catch { reply = .error(error) }
+            return reply.line
+        }
+        let request: JSONRequest
+        do throws(JSONRequest.Failure) { request = try JSONRequest(line: line) } catch {
+            return ControlReply.error(error.error).json(id: error.id).json
+        }
+        let reply: ControlReply
+        do throws(ControlError) { reply = execute(try request.command(), peer: peer, requestID: request.id) } catch { reply = .error(error) }
+        return reply.json(id: request.id).json
+    }
+
+    func execute(_ command: ControlCommand, peer: ControlPeer?, requestID: ControlValue = .null) -> ControlReply {
+        do throws(ControlError) {
+            switch command {
+            case .hello:
+                return .ok(text: "trellis-control \(Self.protocolVersion)", value: .object([("protocol", .string("trellis-control")), ("version", .number(Self.protocolVersion))]))
+            case .help(let verb): return try help(verb)
+            case .list: return list()
+            case .add(let node, let unit, let parameters): return try add(node, unit: unit, parameters: parameters)
+            case .remove(let node): return try remove(node)
+            case .connect(let from, let to, let convert): return try connect(from, to, convert: convert)
+            case .disconnect(let from, let to): return try disconnect(from, to)
+            case .set(let node, let parameter, let value, let ramp): return try set(node, parameter, value, rampMilliseconds: ramp)
+            case .get(let node, let parameter): return try get(node, parameter)
+            case .params(let node): return try params(node)
+            case .bypass(let node, let on): return try bypass(node, on)
+            case .preset(let node, let name): return try preset(node, name)
+            case .meter(let bus): return try meter(bus)
+            case .transport(let action, let node): return try transport(action, node)
+            case .record(let start, let recorder): return try record(start: start, recorder: recorder)
+            case .save(let path): return try save(path)
+            case .load(let path): return try load(path)
+            case .jackConnect(let port, let peer): return try jack(connect: true, port: port, peer: peer)
+            case .jackDisconnect(let port, let peer): return try jack(connect: false, port: port, peer: peer)
+            case .status: return status()
+            case .watch(let request):
+                guard let peer else { throw ControlError(.unsupported, "watch needs a connection to stream to") }
+                return try watch(request, peer: peer, id: requestID)
+            case .unwatch:
+                if let peer { stopWatching(peer) }
+                return .done
+            case .mode(let mode):
+                guard let peer else { throw ControlError(.unsupported, "mode applies to a connection") }
+                peer.state.withLock { $0.mode = mode }
+                return .ok(text: mode.rawValue, value: .string(mode.rawValue))
+            case .batch(let commands): return try batch(commands)
+            case .bye:
+                peer?.state.withLock { $0.closing = true }
+                return .ok("bye")
+            }
+        } catch {
+            return .error(error)
+        }
+    }
+
+    var graph: Graph { target.session.graph }
+
+    func node(_ name: String) throws(ControlError) -> Node {
+        do { return try graph.node(named: name) } catch { throw ControlErrors.map(error) }
+    }
+
+    private func help(_ verb: String?) throws(ControlError) -> ControlReply {
+        guard let verb else {
+            let verbs = CommandHelp.entries.map(\.verb)
+            return .ok(text: verbs.joined(separator: " "), value: .array(verbs.map { .string($0) }))
+        }
+        guard let entry = CommandHelp.entry(verb) else {
+            throw ControlError(.unknownCommand, "no command \(CommandTokenizer.quote(verb)); `help` lists them")
+        }
+        return .ok(text: "\(entry.usage) -- \(entry.summary)", value: .object([("usage", .string(entry.usage)), ("summary", .string(entry.summary))]))
+    }
+}

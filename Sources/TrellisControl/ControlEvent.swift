@@ -1,0 +1,40 @@
+import TrellisJACK
+
+/// A notification streamed to watching peers. Thread: any (a plain value).
+public struct ControlEvent: Sendable, Equatable {
+    public var kind: ControlEventKind
+    public var text: String
+    public var data: ControlValue
+
+    public init(kind: ControlEventKind, text: String, data: ControlValue) {
+        self.kind = kind
+        self.text = text
+        self.data = data
+    }
+
+    /// `event KIND TEXT`: a line no reply begins with.
+    public var line: String { "event \(kind.rawValue) \(ControlReply.oneLine(text))" }
+
+    /// The JSON object, echoing the `id` of the `watch` request.
+    public func json(id: ControlValue) -> ControlValue {
+        .object([("id", id), ("event", .string(kind.rawValue)), ("data", data)])
+    }
+
+    /// The event for a JACK notification, if watchers hear about it.
+    static func from(_ event: JACKEvent) -> ControlEvent {
+        switch event {
+        case .xrun(let total):
+            return ControlEvent(kind: .xrun, text: "total=\(total)", data: .object([("total", .number(total))]))
+        case .interruptionBegan(let reason):
+            return ControlEvent(kind: .interruption, text: "began \(reason)", data: .object([("state", .string("began")), ("reason", .string(reason))]))
+        case .interruptionEnded:
+            return ControlEvent(kind: .interruption, text: "ended", data: .object([("state", .string("ended"))]))
+        case .routeChanged(let change):
+            return ControlEvent(
+                kind: .route, text: "\(change.connected ? "connected" : "disconnected") \(change.port) \(change.peer)",
+                data: .object([("port", .string(change.port)), ("peer", .string(change.peer)), ("connected", .bool(change.connected))]))
+        default:
+            return ControlEvent(kind: .jack, text: event.description, data: .object([("message", .string(event.description))]))
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Synchronization
+
+/// One client of the control server as the dispatcher sees it: its mode, its watch,
+/// and how to hand it an event line. Transports make one per connection (or, for OSC,
+/// per sender address).
+///
+/// Thread: any.
+public final class ControlPeer: @unchecked Sendable {
+    struct State {
+        var mode = ControlMode.text
+        var closing = false
+        var watch: Watch?
+    }
+
+    /// A live subscription; its meters are read on the dispatcher's queue.
+    final class Watch: @unchecked Sendable {
+        let request: WatchRequest
+        let id: ControlValue
+        let meters: [MeterSlot]
+        var timer: DispatchSourceTimer?
+
+        init(request: WatchRequest, id: ControlValue, meters: [MeterSlot]) {
+            self.request = request
+            self.id = id
+            self.meters = meters
+        }
+    }
+
+    public let name: String
+    let state = Mutex(State())
+    /// Hands one event line to the transport without waiting; false when it was dropped.
+    let deliver: @Sendable (String) -> Bool
+    let dropped = Atomic<Int>(0)
+
+    /// `deliver` must not block: a transport queues the line or drops it.
+    public init(name: String, deliver: @escaping @Sendable (String) -> Bool) {
+        self.name = name
+        self.deliver = deliver
+    }
+
+    public var mode: ControlMode { state.withLock { $0.mode } }
+
+    /// True after `bye`: the transport closes the connection once the reply is sent.
+    public var wantsToClose: Bool { state.withLock { $0.closing } }
+
+    /// Events lost because the client did not read them fast enough.
+    public var droppedEvents: Int { dropped.load(ordering: .relaxed) }
+
+    var watch: Watch? { state.withLock { $0.watch } }
+
+    /// Sends an event if the peer watches its kind; never waits.
+    func send(_ event: ControlEvent) {
+        let (mode, watch) = state.withLock { ($0.mode, $0.watch) }
+        guard let watch, watch.request.kinds.contains(event.kind) else { return }
+        let line = mode == .json ? event.json(id: watch.id).json : event.line
+        if !deliver(line) { dropped.add(1, ordering: .relaxed) }
+    }
+}

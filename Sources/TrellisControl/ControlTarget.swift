@@ -1,0 +1,52 @@
+import Synchronization
+import TrellisCore
+import TrellisGraph
+import TrellisJACK
+import TrellisSession
+
+/// What the control server drives: a loaded session (its graph is the live one), the
+/// registry units come from, and the JACK head node when the session runs live.
+/// `trellis run`'s live session conforms; so does `ControlledSession`.
+///
+/// Thread: the dispatcher calls every member from its own queue, one call at a time.
+public protocol ControlTarget: AnyObject, Sendable {
+    var session: LoadedSession { get }
+    var registry: ComponentRegistry { get }
+    var head: JACKHeadNode? { get }
+    /// Makes `session` (loaded on the running engine, already publishing) the current
+    /// one; the previous graph is let go.
+    func replace(with session: LoadedSession)
+}
+
+/// A plain `ControlTarget`: a session, a registry and an optional head node. The head
+/// node's prepare hook should call `prepare(frames:sampleRate:)` here, which follows a
+/// `load` to the new graph.
+public final class ControlledSession: ControlTarget, @unchecked Sendable {
+    private let current: Mutex<LoadedSession>
+    public let registry: ComponentRegistry
+    private let headSlot = Mutex<JACKHeadNode?>(nil)
+
+    /// Thread: control.
+    public init(session: LoadedSession, registry: ComponentRegistry, head: JACKHeadNode? = nil) {
+        current = Mutex(session)
+        self.registry = registry
+        headSlot.withLock { $0 = head }
+    }
+
+    public var session: LoadedSession { current.withLock { $0 } }
+
+    public var head: JACKHeadNode? {
+        get { headSlot.withLock { $0 } }
+        set { headSlot.withLock { $0 = newValue } }
+    }
+
+    public func replace(with session: LoadedSession) {
+        current.withLock { $0 = session }
+    }
+
+    /// Readies the current graph for a backend's period and rate. Thread: the backend's
+    /// prepare hook (control or JACK's notification thread, never audio).
+    public func prepare(frames: Int, sampleRate: Double) throws(GraphError) {
+        try session.graph.prepare(frames: frames, sampleRate: sampleRate)
+    }
+}

@@ -1,0 +1,63 @@
+import TrellisCore
+import TrellisEngine
+import TrellisGraph
+
+/// A level meter on one bus of the current graph, installed on first use and again
+/// whenever the node it watched is gone (removed, or the graph replaced by `load`).
+///
+/// Thread: the dispatcher's queue.
+final class MeterSlot {
+    let bus: BusName
+    private var meter: LevelMeter?
+    private var token: ObserverToken?
+    private weak var graph: Graph?
+    private var node: NodeID?
+    /// The bus actually metered: a node without outputs (the graph's output) is metered
+    /// on the bus that feeds it.
+    private(set) var source: (node: String, bus: Int)?
+
+    init(bus: BusName) { self.bus = bus }
+
+    /// The meter, installed on `graph` if it is not watching there yet. `fresh` says it
+    /// was just installed (its first window is empty).
+    func meter(in graph: Graph) throws(ControlError) -> (meter: LevelMeter, fresh: Bool) {
+        let found: Node
+        do { found = try graph.node(named: bus.node) } catch { throw ControlErrors.map(error) }
+        if let meter, self.graph === graph, node == found.id { return (meter, false) }
+        if let token, self.graph === graph { try? graph.removeObserver(token) }
+        let (sourceNode, sourceBus) = try resolve(found, in: graph)
+        let channels = (try? sourceNode.unit.format(scope: .output, element: sourceBus).channelCount) ?? 2
+        let meter = LevelMeter(channelCount: channels)
+        do { token = try graph.addObserver(meter, node: sourceNode.id, bus: sourceBus) } catch { throw ControlErrors.map(error) }
+        self.meter = meter
+        self.graph = graph
+        node = found.id
+        source = (sourceNode.name, sourceBus)
+        return (meter, true)
+    }
+
+    /// Stops metering. Thread: the dispatcher's queue.
+    func remove() {
+        if let token, let graph { try? graph.removeObserver(token) }
+        meter = nil
+        token = nil
+        graph = nil
+    }
+
+    private func resolve(_ node: Node, in graph: Graph) throws(ControlError) -> (Node, Int) {
+        let outputs = node.unit.elementCount(.output)
+        if let bus = bus.bus {
+            guard bus < outputs else {
+                throw ControlError(.graph, "\(node.name) has \(outputs) output bus\(outputs == 1 ? "" : "es"); there is no bus \(bus)")
+            }
+            return (node, bus)
+        }
+        if outputs > 0 { return (node, 0) }
+        guard let feed = graph.connections.first(where: { $0.destination == node.id && $0.destinationBus == 0 }),
+              let source = try? graph.node(feed.source)
+        else {
+            throw ControlError(.graph, "\(node.name) has no output bus and nothing feeds it, so there is nothing to meter")
+        }
+        return (source, feed.sourceBus)
+    }
+}
