@@ -42,6 +42,12 @@ public final class ControlDispatcher: @unchecked Sendable {
         queue.async { [self] in reply(respond(to: line, from: peer)) }
     }
 
+    /// Passes a reply made by a transport (a line too long, not UTF-8) to `reply`,
+    /// encoded in the peer's mode and in order with the replies before it. Thread: any.
+    public func handle(reply: ControlReply, to peer: ControlPeer, completion: @escaping @Sendable (String) -> Void) {
+        queue.async { completion(peer.mode == .json ? reply.json(id: .null).json : reply.line) }
+    }
+
     /// Runs one line and returns the encoded reply. Thread: any but the dispatcher's queue.
     public func handleSynchronously(line: String, from peer: ControlPeer) -> String {
         queue.sync { respond(to: line, from: peer) }

@@ -1,0 +1,99 @@
+import Foundation
+import Glibc
+
+/// A blocking client of the line protocol: what `trellis ctl` and the tests use.
+///
+/// Thread: one thread at a time.
+public final class ControlClient {
+    public let endpoint: ControlEndpoint
+    private var fd: Int32
+    private var buffer: [UInt8] = []
+    /// Event lines that arrived while waiting for replies, oldest first.
+    public private(set) var events: [String] = []
+
+    public init(endpoint: ControlEndpoint) throws(ControlSocketError) {
+        self.endpoint = endpoint
+        fd = try Sockets.connect(endpoint)
+    }
+
+    deinit { close() }
+
+    public func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+
+    /// Tells the server no more commands come; replies still arrive.
+    public func finishSending() { shutdown(fd, Int32(SHUT_WR)) }
+
+    /// Sends one line (a newline is added).
+    public func send(_ line: String) throws(ControlSocketError) {
+        try sendRaw(Array((line + "\n").utf8))
+    }
+
+    /// Sends bytes as they are: for tests of malformed input.
+    public func sendRaw(_ bytes: [UInt8]) throws(ControlSocketError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw ControlSocketError(endpoint, "send")
+            }
+            offset += written
+        }
+    }
+
+    /// The next line, without its newline; nil when the server closed the connection.
+    public func readLine(timeout: Double = 10) throws(ControlSocketError) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let newline = buffer.firstIndex(of: 10) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeFirst(newline + 1)
+                return line
+            }
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { throw ControlSocketError(endpoint, "read a reply", reason: "none came within \(timeout) s") }
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(min(remaining, 1) * 1000) + 1)
+            if ready < 0 && errno != EINTR { throw ControlSocketError(endpoint, "wait for a reply") }
+            guard ready > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = recv(fd, &chunk, chunk.count, 0)
+            if count == 0 { return nil }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw ControlSocketError(endpoint, "read")
+            }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// The next line that is not an event (events are kept in `events`); nil at end.
+    public func readReply(timeout: Double = 10) throws(ControlSocketError) -> String? {
+        while let line = try readLine(timeout: timeout) {
+            if line.hasPrefix("event ") || line.hasPrefix("{") && line.contains("\"event\":") {
+                events.append(line)
+                continue
+            }
+            return line
+        }
+        return nil
+    }
+
+    /// Sends a command and returns its reply line.
+    public func request(_ line: String, timeout: Double = 10) throws(ControlSocketError) -> String {
+        try send(line)
+        guard let reply = try readReply(timeout: timeout) else {
+            throw ControlSocketError(endpoint, "read a reply", reason: "the server closed the connection")
+        }
+        return reply
+    }
+
+    /// Takes the events received so far.
+    public func takeEvents() -> [String] {
+        defer { events = [] }
+        return events
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import Glibc
+
+/// Where a control server listens and a client connects: a Unix domain socket by
+/// path, or a TCP port on 127.0.0.1. Thread: any (a plain value).
+public enum ControlEndpoint: Sendable, Hashable, CustomStringConvertible {
+    case unix(path: String)
+    case tcp(port: Int)
+
+    public var description: String {
+        switch self {
+        case .unix(let path): path
+        case .tcp(let port): "127.0.0.1:\(port)"
+        }
+    }
+
+    /// `$XDG_RUNTIME_DIR/trellis/NAME.sock`, or `/tmp/trellis-UID/NAME.sock` without it.
+    public static func defaultSocketPath(name: String) -> String {
+        "\(runtimeDirectory)/\(name).sock"
+    }
+
+    /// The folder that holds the sessions' sockets.
+    public static var runtimeDirectory: String {
+        if let base = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !base.isEmpty { return base + "/trellis" }
+        return "/tmp/trellis-\(getuid())"
+    }
+
+    /// What `trellis ctl NAME` means: a path when it holds a slash or ends in `.sock`,
+    /// else a session name under the runtime folder.
+    public static func named(_ name: String) -> ControlEndpoint {
+        if name.contains("/") || name.hasSuffix(".sock") { return .unix(path: name) }
+        return .unix(path: defaultSocketPath(name: name))
+    }
+}
+
+/// A failure to listen, connect, read or write, naming the endpoint and the system's reason.
+public struct ControlSocketError: Error, Sendable, CustomStringConvertible {
+    public var endpoint: String
+    public var action: String
+    public var reason: String
+
+    init(_ endpoint: ControlEndpoint, _ action: String, errno code: Int32 = errno) {
+        self.endpoint = endpoint.description
+        self.action = action
+        reason = String(cString: strerror(code))
+    }
+
+    init(_ endpoint: ControlEndpoint, _ action: String, reason: String) {
+        self.endpoint = endpoint.description
+        self.action = action
+        self.reason = reason
+    }
+
+    public var description: String { "\(endpoint): cannot \(action): \(reason)" }
+}
+
+/// Plain POSIX sockets for the control plane.
+enum Sockets {
+    /// A listening socket, non-blocking and close-on-exec; for TCP, the port bound
+    /// (the one asked for, or the one the system chose for 0).
+    static func listen(_ endpoint: ControlEndpoint) throws(ControlSocketError) -> (fd: Int32, port: Int?) {
+        switch endpoint {
+        case .unix(let path):
+            try prepareSocketPath(path, endpoint)
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            guard fd >= 0 else { throw ControlSocketError(endpoint, "create a socket") }
+            var address = try unixAddress(path, endpoint)
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            guard bound == 0, Glibc.listen(fd, 64) == 0 else {
+                let error = ControlSocketError(endpoint, "listen")
+                close(fd)
+                throw error
+            }
+            chmod(path, 0o600)
+            return (fd, nil)
+        case .tcp(let port):
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            guard fd >= 0 else { throw ControlSocketError(endpoint, "create a socket") }
+            var yes: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+            var address = loopback(port: port)
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0, Glibc.listen(fd, 64) == 0 else {
+                let error = ControlSocketError(endpoint, "listen")
+                close(fd)
+                throw error
+            }
+            return (fd, boundPort(fd))
+        }
+    }
+
+    /// A connected, blocking socket.
+    static func connect(_ endpoint: ControlEndpoint) throws(ControlSocketError) -> Int32 {
+        let family = endpoint.isUnix ? AF_UNIX : AF_INET
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ControlSocketError(endpoint, "create a socket") }
+        let result: Int32
+        switch endpoint {
+        case .unix(let path):
+            var address: sockaddr_un
+            do { address = try unixAddress(path, endpoint) } catch {
+                close(fd)
+                throw error
+            }
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+        case .tcp(let port):
+            var address = loopback(port: port)
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        guard result == 0 else {
+            let error = ControlSocketError(endpoint, "connect", errno: errno)
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// Non-blocking and close-on-exec.
+    static func setNonBlocking(_ fd: Int32) {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    }
+
+    static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return address
+    }
+
+    static func boundPort(_ fd: Int32) -> Int? {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let result = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return result == 0 ? Int(UInt16(bigEndian: address.sin_port)) : nil
+    }
+
+    static func unixAddress(_ path: String, _ endpoint: ControlEndpoint) throws(ControlSocketError) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard bytes.count < capacity else {
+            throw ControlSocketError(endpoint, "use the path", reason: "longer than the \(capacity - 1) bytes a socket path may have")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return address
+    }
+
+    /// Makes the socket's folder (private to the user) and clears a socket left by a
+    /// session that died; refuses one that a running session still answers on.
+    private static func prepareSocketPath(_ path: String, _ endpoint: ControlEndpoint) throws(ControlSocketError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw ControlSocketError(endpoint, "create its folder", reason: "\(error.localizedDescription)")
+            }
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard (info.st_mode & S_IFMT) == S_IFSOCK else {
+            throw ControlSocketError(endpoint, "listen", reason: "a file that is not a socket is in the way")
+        }
+        if let fd = try? connect(endpoint) {
+            close(fd)
+            throw ControlSocketError(endpoint, "listen", reason: "another session is answering on it")
+        }
+        unlink(path)
+    }
+}
+
+extension ControlEndpoint {
+    var isUnix: Bool { if case .unix = self { true } else { false } }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// Serves the line protocol on one endpoint: one thread polls every connection, the
+/// dispatcher's queue runs the commands, and each connection has its own bounded
+/// outbox. A client that does not read stops being read from once its outbox is full
+/// (its own commands wait; nobody else's do) and loses events past the bound; it
+/// never blocks the dispatcher, the audio or the other clients.
+///
+/// Thread: control for `start`/`stop`.
+public final class LineServer: @unchecked Sendable {
+    public struct Limits: Sendable {
+        /// A longer line is answered with LINE_TOO_LONG and skipped.
+        public var lineBytes = 64 * 1024
+        /// Past this many unsent bytes the connection is not read from.
+        public var outboxBytes = 256 * 1024
+        /// Past this many unsent bytes events for the connection are dropped.
+        public var eventBytes = 128 * 1024
+        /// Lines of one connection waiting in the dispatcher at most.
+        public var inflightLines = 32
+
+        public init() {}
+    }
+
+    public let dispatcher: ControlDispatcher
+    /// Where it listens (for TCP, with the port actually bound).
+    public let endpoint: ControlEndpoint
+    public let limits: Limits
+    private let listener: Int32
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let running = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private var connections: [Int32: LineConnection] = [:]
+    private var nextClient = 1
+
+    /// Listens at once; serves from `start()`. Thread: control.
+    public init(endpoint: ControlEndpoint, dispatcher: ControlDispatcher, limits: Limits = Limits()) throws(ControlSocketError) {
+        let (fd, port) = try Sockets.listen(endpoint)
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else {
+            close(fd)
+            throw ControlSocketError(endpoint, "make a wake-up pipe")
+        }
+        for end in pipeEnds { Sockets.setNonBlocking(end) }
+        listener = fd
+        wakeRead = pipeEnds[0]
+        wakeWrite = pipeEnds[1]
+        if case .tcp = endpoint, let port { self.endpoint = .tcp(port: port) } else { self.endpoint = endpoint }
+        self.dispatcher = dispatcher
+        self.limits = limits
+    }
+
+    deinit {
+        stop()
+        close(listener)
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    /// Thread: control.
+    public func start() {
+        guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let thread = Thread { [self] in
+            loop()
+            finished.signal()
+        }
+        thread.name = "trellis control \(endpoint)"
+        thread.start()
+    }
+
+    /// Closes every connection and stops listening; a Unix socket's file is removed.
+    /// Thread: control.
+    public func stop() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        wake()
+        finished.wait()
+        for connection in connections.values { drop(connection) }
+        connections = [:]
+        if case .unix(let path) = endpoint { unlink(path) }
+    }
+
+    /// How many clients are connected now. Thread: any (a snapshot).
+    public var connectionCount: Int { connectionTotal.load(ordering: .relaxed) }
+    private let connectionTotal = Atomic<Int>(0)
+
+    private func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    private func loop() {
+        var fds: [pollfd] = []
+        var order: [LineConnection] = []
+        while running.load(ordering: .acquiring) {
+            fds.removeAll(keepingCapacity: true)
+            order.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
+            fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+            for connection in connections.values {
+                let (pending, inflight, closing) = connection.outbox.withLock { ($0.pending, $0.inflight, $0.closeAfterFlush) }
+                var events: Int16 = 0
+                if !connection.inputClosed && !closing && inflight < limits.inflightLines && pending < limits.outboxBytes {
+                    events |= Int16(POLLIN)
+                }
+                if pending > 0 { events |= Int16(POLLOUT) }
+                fds.append(pollfd(fd: connection.fd, events: events, revents: 0))
+                order.append(connection)
+            }
+            let ready = poll(&fds, nfds_t(fds.count), 1000)
+            if ready < 0 && errno != EINTR { break }
+            if fds[0].revents != 0 { drainWake() }
+            if fds[1].revents & Int16(POLLIN) != 0 { acceptClients() }
+            for (index, connection) in order.enumerated() {
+                let revents = fds[index + 2].revents
+                let asked = fds[index + 2].events
+                var alive = true
+                if revents & Int16(POLLIN) != 0 || (revents & Int16(POLLHUP) != 0 && asked & Int16(POLLIN) != 0) {
+                    alive = read(connection)
+                }
+                if alive && revents & Int16(POLLOUT) != 0 { alive = connection.flush() }
+                if alive && revents & Int16(POLLERR | POLLNVAL) != 0 { alive = false }
+                if alive && revents & Int16(POLLHUP) != 0 && asked & Int16(POLLIN) == 0 { alive = false }
+                if alive {
+                    let (pending, inflight, closing) = connection.outbox.withLock { ($0.pending, $0.inflight, $0.closeAfterFlush) }
+                    if pending == 0 && inflight == 0 && (closing || connection.inputClosed) { alive = false }
+                }
+                if !alive {
+                    drop(connection)
+                    connections[connection.fd] = nil
+                }
+            }
+            connectionTotal.store(connections.count, ordering: .relaxed)
+        }
+    }
+
+    private func drainWake() {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while Glibc.read(wakeRead, &buffer, buffer.count) > 0 {}
+    }
+
+    private func acceptClients() {
+        while true {
+            let fd = accept(listener, nil, nil)
+            guard fd >= 0 else { return }
+            Sockets.setNonBlocking(fd)
+            let connection = LineConnection(fd: fd, name: "client \(nextClient)", eventLimit: limits.eventBytes) { [weak self] in self?.wake() }
+            nextClient += 1
+            connections[fd] = connection
+        }
+    }
+
+    /// Reads what is there and hands complete lines to the dispatcher. False when the
+    /// socket failed.
+    private func read(_ connection: LineConnection) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        let count = Glibc.read(connection.fd, &buffer, buffer.count)
+        if count == 0 {
+            connection.inputClosed = true
+            return true
+        }
+        if count < 0 { return errno == EAGAIN || errno == EINTR }
+        var start = connection.input.count
+        connection.input.append(contentsOf: buffer[0..<count])
+        var lineStart = 0
+        while let newline = connection.input[start...].firstIndex(of: 10) {
+            var line = connection.input[lineStart..<newline]
+            if line.last == 13 { line = line.dropLast() }
+            if connection.discardingLongLine {
+                connection.discardingLongLine = false
+            } else {
+                submit(line, from: connection)
+            }
+            lineStart = newline + 1
+            start = lineStart
+        }
+        connection.input.removeFirst(lineStart)
+        if connection.input.count > limits.lineBytes {
+            if !connection.discardingLongLine {
+                let error = ControlReply.error(ControlError(.lineTooLong, "the line is longer than \(limits.lineBytes) bytes; it is skipped"))
+                submit(reply: error, to: connection)
+            }
+            connection.discardingLongLine = true
+            connection.input.removeAll(keepingCapacity: true)
+        }
+        return true
+    }
+
+    private func submit(_ bytes: ArraySlice<UInt8>, from connection: LineConnection) {
+        // Blank lines and `#` comments get no reply, so scripts may have them.
+        if bytes.allSatisfy({ $0 == 32 || $0 == 9 }) || bytes.first == 35 { return }
+        guard let line = String(validating: bytes, as: UTF8.self) else {
+            submit(reply: .error(ControlError(.syntax, "the line is not UTF-8 text")), to: connection)
+            return
+        }
+        connection.outbox.withLock { $0.inflight += 1 }
+        let peer = connection.peer!
+        dispatcher.handle(line: line, from: peer) { [weak self, weak connection] reply in
+            connection?.reply(reply, close: peer.wantsToClose)
+            self?.wake()
+        }
+    }
+
+    /// A reply made here (not by a command), kept in order with the replies in flight.
+    private func submit(reply: ControlReply, to connection: LineConnection) {
+        connection.outbox.withLock { $0.inflight += 1 }
+        let peer = connection.peer!
+        dispatcher.handle(reply: reply, to: peer) { [weak self, weak connection] line in
+            connection?.reply(line, close: false)
+            self?.wake()
+        }
+    }
+
+    private func drop(_ connection: LineConnection) {
+        connection.outbox.withLock { $0.closed = true }
+        close(connection.fd)
+        dispatcher.disconnect(connection.peer)
+    }
+}
