@@ -3,8 +3,8 @@ import Glibc
 
 /// A blocking client of the line protocol: what `trellis ctl` and the tests use.
 ///
-/// Thread: one thread at a time.
-public final class ControlClient {
+/// Thread: one thread reads at a time; another may send meanwhile.
+public final class ControlClient: @unchecked Sendable {
     public let endpoint: ControlEndpoint
     private var fd: Int32
     private var buffer: [UInt8] = []
@@ -42,6 +42,12 @@ public final class ControlClient {
             }
             offset += written
         }
+    }
+
+    /// Sends what the socket takes without waiting; returns how many bytes went.
+    public func sendAvailable(_ bytes: ArraySlice<UInt8>) -> Int {
+        let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress!, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)) }
+        return max(0, written)
     }
 
     /// The next line, without its newline; nil when the server closed the connection.

@@ -34,7 +34,9 @@ extension ControlDispatcher {
         if (try? graph.node(named: name)) != nil { throw ControlError(.duplicateNode, "a node named \(name) already exists") }
         let unit: any AudioUnit
         do { unit = try target.registry.instantiate(named: key) } catch { throw ControlErrors.map(error) }
-        for assignment in parameters {
+        let shape = parameters.filter { NodeShape.keys.contains($0.name.lowercased()) }
+        try NodeShape.apply(shape, to: unit, node: name)
+        for assignment in parameters where !NodeShape.keys.contains(assignment.name.lowercased()) {
             let info = try parameter(assignment.name, of: unit, node: name)
             let value = try decode(assignment.value, for: info, node: name)
             do { try unit.setParameter(info.address, value, rampFrames: 0) } catch { throw ControlErrors.map(error, node: name) }

@@ -169,6 +169,8 @@ public final class LineServer: @unchecked Sendable {
             if line.last == 13 { line = line.dropLast() }
             if connection.discardingLongLine {
                 connection.discardingLongLine = false
+            } else if line.count > limits.lineBytes {
+                submit(reply: tooLong, to: connection)
             } else {
                 submit(line, from: connection)
             }
@@ -177,14 +179,15 @@ public final class LineServer: @unchecked Sendable {
         }
         connection.input.removeFirst(lineStart)
         if connection.input.count > limits.lineBytes {
-            if !connection.discardingLongLine {
-                let error = ControlReply.error(ControlError(.lineTooLong, "the line is longer than \(limits.lineBytes) bytes; it is skipped"))
-                submit(reply: error, to: connection)
-            }
+            if !connection.discardingLongLine { submit(reply: tooLong, to: connection) }
             connection.discardingLongLine = true
             connection.input.removeAll(keepingCapacity: true)
         }
         return true
+    }
+
+    private var tooLong: ControlReply {
+        .error(ControlError(.lineTooLong, "the line is longer than \(limits.lineBytes) bytes; it is skipped"))
     }
 
     private func submit(_ bytes: ArraySlice<UInt8>, from connection: LineConnection) {

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import TrellisControl
+
+struct CtlCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ctl",
+        abstract: "Send commands to a running session.",
+        discussion: """
+            Sends one command to the session NAME (its socket is $XDG_RUNTIME_DIR/trellis/NAME.sock; \
+            a NAME with a slash is a socket path) and prints the reply. With no command, reads commands \
+            from standard input, one a line, and prints each reply. Exit status 1 when a reply is an \
+            error. Paths given to save and load are made absolute here, so they mean what they mean \
+            in this shell. docs/control.md lists the commands; `trellis ctl NAME help` too.
+            """)
+
+    @Argument(help: "The session's name, or the path of its socket.")
+    var name: String
+
+    @Argument(parsing: .captureForPassthrough, help: "The command and its words; none reads standard input.")
+    var command: [String] = []
+
+    @Option(name: .customLong("tcp"), help: "Connect to 127.0.0.1:PORT instead of a socket.")
+    var tcpPort: Int?
+
+    @Option(help: "Seconds to wait for each reply.")
+    var timeout: Double = 30
+
+    func run() throws {
+        let endpoint = tcpPort.map { ControlEndpoint.tcp(port: $0) } ?? ControlEndpoint.named(name)
+        let client: ControlClient
+        do { client = try ControlClient(endpoint: endpoint) } catch {
+            throw CLIError("\(error) (is the session running?)")
+        }
+        var failed = false
+        if !command.isEmpty {
+            failed = try exchange(words: command, client) == false
+        } else {
+            var watching = false
+            while let line = readLine(strippingNewline: true) {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+                let words = (try? CommandTokenizer.words(trimmed)) ?? []
+                if words.first?.lowercased() == "watch" && words.dropFirst().first?.lowercased() != "off" { watching = true }
+                let sent = words.isEmpty ? trimmed : Self.line(absolutizing: words)
+                if try exchange(line: sent, client) == false { failed = true }
+            }
+            if watching {
+                // Stream events until the session closes the connection or we are stopped.
+                while let line = try client.readLine(timeout: .greatestFiniteMagnitude) { print(line) }
+            }
+        }
+        if failed { throw ExitCode.failure }
+    }
+
+    private func exchange(words: [String], _ client: ControlClient) throws -> Bool {
+        try exchange(line: Self.line(absolutizing: words), client)
+    }
+
+    /// Prints the reply (and any events before it); false on `error`.
+    private func exchange(line: String, _ client: ControlClient) throws -> Bool {
+        let reply: String
+        do { reply = try client.request(line, timeout: timeout) } catch { throw CLIError("\(error)") }
+        for event in client.takeEvents() { print(event) }
+        print(reply)
+        fflush(nil)
+        return !(reply.hasPrefix("error") || reply.hasPrefix("{") && reply.contains("\"ok\":false"))
+    }
+
+    /// The words as one line, with the path of `save`/`load` made absolute.
+    static func line(absolutizing words: [String]) -> String {
+        var words = words
+        if words.count == 2, ["save", "load"].contains(words[0].lowercased()), !words[1].hasPrefix("/") {
+            words[1] = FileManager.default.currentDirectoryPath + "/" + words[1]
+        }
+        return words.map(CommandTokenizer.quote).joined(separator: " ")
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import TrellisControl
+import TrellisCore
+import TrellisGraph
+import TrellisLV2
+import TrellisSession
+import TrellisUnits
+
+/// A fresh folder under the system's temporary folder.
+func temporaryFolder() throws -> String {
+    let path = NSTemporaryDirectory() + "trellis-control-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// Built-in units, and LV2 plugins by URI on demand, as the command line has them.
+func controlRegistry() -> ComponentRegistry {
+    let registry = BuiltInUnits.registry()
+    LV2Components.addResolver(to: registry, world: sharedWorld)
+    return registry
+}
+
+nonisolated(unsafe) let sharedWorld = LV2World()
+
+/// A mono 1 kHz sine at amplitude 0.5 through a gain stage to the output.
+let toneSession = """
+    version: 1
+    defaults: { sample-rate: 48000, block-size: 256 }
+    nodes:
+      tone1: { unit: tone, channels: 1, parameters: { freq: 1000, amp: 0.5 } }
+      trim: { unit: gain, channels: 1 }
+      out: { unit: output, channels: 1 }
+    connections:
+      - tone1 -> trim
+      - trim -> out
+    """
+
+/// Writes `text` to `name` in `folder` and returns the path.
+@discardableResult
+func write(_ text: String, to name: String, in folder: String) throws -> String {
+    let path = folder + "/" + name
+    try text.write(toFile: path, atomically: false, encoding: .utf8)
+    return path
+}
+
+/// A session, its dispatcher and a line server on a socket in a temporary folder.
+final class ControlRig: @unchecked Sendable {
+    let folder: String
+    let target: ControlledSession
+    let dispatcher: ControlDispatcher
+    let server: LineServer
+    var socketPath: String { if case .unix(let path) = server.endpoint { path } else { "" } }
+
+    init(session text: String = toneSession, endpoint: ControlEndpoint? = nil, limits: LineServer.Limits = .init(),
+         options: SessionLoadOptions = .init(), makeHead: ((ControlledSession) throws -> Void)? = nil) throws {
+        folder = try temporaryFolder()
+        let path = try write(text, to: "session.yaml", in: folder)
+        let session = try SessionLoader.load(path: path, registry: controlRegistry(), options: options)
+        target = ControlledSession(session: session, registry: session.graph.registry)
+        try makeHead?(target)
+        dispatcher = ControlDispatcher(target: target)
+        server = try LineServer(endpoint: endpoint ?? .unix(path: folder + "/control.sock"), dispatcher: dispatcher, limits: limits)
+        server.start()
+    }
+
+    func client() throws -> ControlClient { try ControlClient(endpoint: server.endpoint) }
+
+    /// One command on a fresh connection.
+    func ask(_ line: String) throws -> String {
+        let client = try client()
+        return try client.request(line)
+    }
+
+    var graph: Graph { target.session.graph }
+
+    func stop() {
+        server.stop()
+        dispatcher.shutdown()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+}
+
+/// The word after `key=` in a reply line.
+func field(_ key: String, in line: String) -> String? {
+    for word in line.split(separator: " ") where word.hasPrefix(key + "=") { return String(word.dropFirst(key.count + 1)) }
+    return nil
+}
+
+/// The first channel's number of a `peak=` or `average=` field.
+func level(_ key: String, in line: String) -> Float? {
+    field(key, in: line).flatMap { $0.split(separator: ",").first }.flatMap { Float(String($0)) }
+}
+
+/// `20·log10(amplitude)`.
+func decibels(_ amplitude: Double) -> Float { Float(20 * log10(amplitude)) }
