@@ -1,0 +1,109 @@
+import Foundation
+import Glibc
+import Testing
+import TrellisControl
+
+/// A UDP client that sends OSC messages and reads the server's replies.
+final class OSCTestClient {
+    let fd: Int32
+    let port: Int
+
+    init(port: Int) {
+        self.port = port
+        fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    }
+
+    deinit { close(fd) }
+
+    func send(_ message: OSCMessage) {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let bytes = message.encoded()
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+    }
+
+    /// The next message within `timeout` seconds.
+    func receive(timeout: Double = 5) throws -> OSCMessage? {
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, Int32(timeout * 1000)) > 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let count = recv(fd, &buffer, buffer.count, 0)
+        guard count > 0 else { return nil }
+        return try OSCMessage.decode(Array(buffer[0..<count])).first
+    }
+
+    func request(_ path: String, _ arguments: [OSCMessage.Argument]) throws -> [String] {
+        send(OSCMessage(path: path, arguments: arguments))
+        let reply = try #require(try receive())
+        return reply.arguments.map { if case .string(let text) = $0 { text } else { "\($0)" } }
+    }
+}
+
+/// Runs liblo's `oscsend` (a program outside Trellis) once.
+func oscsend(_ port: Int, _ path: String, _ types: String, _ arguments: [String]) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["oscsend", "127.0.0.1", String(port), path, types] + arguments
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "oscsend \(path) failed")
+}
+
+@Suite("OSC")
+struct OSCTests {
+    @Test("a reply carries ok and the result, or error with its code and message")
+    func replies() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        let server = try OSCServer(port: 0, dispatcher: rig.dispatcher)
+        server.start()
+        defer { server.stop() }
+        let client = OSCTestClient(port: server.port)
+        #expect(try client.request("/trellis/set", [.string("trim"), .string("gain"), .float(-4.5)]) == ["/trellis/set", "ok", "-4.5"])
+        #expect(try client.request("/trellis/get", [.string("trim"), .string("gain")]) == ["/trellis/get", "ok", "-4.5"])
+        let error = try client.request("/trellis/get", [.string("trim"), .string("loudness")])
+        #expect(Array(error.prefix(3)) == ["/trellis/get", "error", "UNKNOWN_PARAMETER"])
+        #expect(try client.request("/other/thing", [])[2] == "UNKNOWN_COMMAND")
+    }
+
+    @Test("the same edits sent by oscsend and over the socket leave the same session")
+    func sameEditsSameResult() throws {
+        let viaSocket = try ControlRig(), viaOSC = try ControlRig()
+        defer {
+            viaSocket.stop()
+            viaOSC.stop()
+        }
+        let server = try OSCServer(port: 0, dispatcher: viaOSC.dispatcher)
+        server.start()
+        defer { server.stop() }
+        let socket = try viaSocket.client()
+        for line in ["add boost gain channels=1 gain=3", "disconnect trim out", "connect trim boost", "connect boost out",
+                     "set tone1 freq 440", "set trim gain -4.5", "set tone1 waveform square", "bypass boost on"] {
+            #expect(try socket.request(line).hasPrefix("ok"), "\(line)")
+        }
+        try oscsend(server.port, "/trellis/add", "ssss", ["boost", "gain", "channels=1", "gain=3"])
+        try oscsend(server.port, "/trellis/disconnect", "ss", ["trim", "out"])
+        try oscsend(server.port, "/trellis/connect", "ss", ["trim", "boost"])
+        try oscsend(server.port, "/trellis/connect", "ss", ["boost", "out"])
+        try oscsend(server.port, "/trellis/set", "ssf", ["tone1", "freq", "440"])
+        try oscsend(server.port, "/trellis/set", "ssf", ["trim", "gain", "-4.5"])
+        try oscsend(server.port, "/trellis/set", "sss", ["tone1", "waveform", "square"])
+        try oscsend(server.port, "/trellis/bypass", "sT", ["boost"])
+        // Messages run in order: once this one is answered, the ones before have run.
+        #expect(try OSCTestClient(port: server.port).request("/trellis/hello", [])[1] == "ok")
+
+        #expect(try socket.request("list") == viaOSC.ask("list"))
+        for node in ["tone1", "trim", "boost"] {
+            #expect(try socket.request("params \(node)") == viaOSC.ask("params \(node)"))
+        }
+        let a = viaSocket.folder + "/a.yaml", b = viaOSC.folder + "/b.yaml"
+        _ = try socket.request("save \(a)")
+        _ = try viaOSC.ask("save \(b)")
+        #expect(try String(contentsOfFile: a, encoding: .utf8) == String(contentsOfFile: b, encoding: .utf8))
+        #expect(viaOSC.graph.nodes.first { $0.name == "boost" }?.unit.isBypassed == true)
+    }
+}
