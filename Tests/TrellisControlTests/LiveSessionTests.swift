@@ -167,3 +167,29 @@ extension LiveControlTests {
         #expect(failures.items.isEmpty, "\(failures.items.prefix(3))")
     }
 }
+
+extension LiveControlTests {
+    @Test("jack connect makes the connection and watchers hear the route change")
+    func jackConnectAndRouteEvent() throws {
+        let rig = try LiveRig()
+        defer { rig.stop() }
+        let watcher = try rig.control.client(), client = try rig.control.client()
+        #expect(try watcher.request("watch events=route").hasPrefix("ok events=route"))
+        let reply = try client.request("jack connect out_1 system:playback_1")
+        #expect(reply == "ok trellis:out_1 <-> system:playback_1", "\(reply)")
+        #expect(try watcher.readLine() == "event route connected trellis:out_1 system:playback_1")
+        #expect(try client.request("jack disconnect out_1 system:playback_1") == "ok")
+        #expect(try watcher.readLine() == "event route disconnected trellis:out_1 system:playback_1")
+        #expect(try client.request("jack connect out_1 nobody:here").hasPrefix("error JACK "))
+    }
+
+    @Test("status reports the JACK client's period and counts")
+    func status() throws {
+        let rig = try LiveRig()
+        defer { rig.stop() }
+        let reply = try rig.control.ask("status")
+        #expect(field("jack", in: reply) == "running")
+        #expect(field("period", in: reply) == "256")
+        #expect(field("rate", in: reply) == "48000")
+    }
+}
