@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "TrellisLV2", targets: ["TrellisLV2"]),
         .library(name: "TrellisJACK", targets: ["TrellisJACK"]),
         .library(name: "TrellisSession", targets: ["TrellisSession"]),
+        .library(name: "TrellisLive", targets: ["TrellisLive"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -52,13 +53,15 @@ let package = Package(
         // The JACK head node: a JACK client that pulls a render source live. No Foundation.
         .target(name: "TrellisJACK", dependencies: ["TrellisCore", "CJack", "CTrellisShim"]),
         // Session files: YAML in, a graph out, and back.
-        .target(name: "TrellisSession", dependencies: ["TrellisCore", "TrellisGraph", "TrellisUnits", .product(name: "Yams", package: "Yams")]),
+        .target(name: "TrellisSession", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", .product(name: "Yams", package: "Yams")]),
+        // A session live on JACK.
+        .target(name: "TrellisLive", dependencies: ["TrellisCore", "TrellisGraph", "TrellisJACK", "TrellisSession"]),
         // Saves a big session in a loop until killed: the crash-safety test's subject.
         .executableTarget(name: "SessionSaveLoop", dependencies: ["TrellisSession", "TrellisUnits", "TrellisCore"]),
         .executableTarget(
             name: "TrellisCLI",
             dependencies: [
-                "TrellisCore", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisLV2", "TrellisJACK", "TrellisSession",
+                "TrellisCore", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisLV2", "TrellisJACK", "TrellisSession", "TrellisLive",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,4 +1,5 @@
 import TrellisCore
+import TrellisEngine
 import TrellisGraph
 import TrellisUnits
 
@@ -57,7 +58,12 @@ final class GraphBuilder {
     /// Session files being built, to refuse a file that includes itself.
     var fileStack: [String] = []
 
-    init(registry: ComponentRegistry, sampleRate: Double, blockSize: Int, checkFiles: Bool) {
+    /// The engine the top-level graph publishes into, when a running backend already
+    /// pulls one; taken by the first (outermost) graph built.
+    var engine: RenderEngine?
+
+    init(registry: ComponentRegistry, sampleRate: Double, blockSize: Int, checkFiles: Bool, engine: RenderEngine? = nil) {
+        self.engine = engine
         self.registry = registry
         self.sampleRate = sampleRate
         self.blockSize = blockSize
@@ -66,7 +72,8 @@ final class GraphBuilder {
 
     /// `stack` holds the subgraph definitions being built around this body.
     func build(_ body: GraphBody, scope: Definitions, prefix: String, stack: [String]) throws(SessionError) -> Built {
-        let graph = Graph(registry: registry, sampleRate: sampleRate, maximumFrames: blockSize)
+        let graph = Graph(registry: registry, sampleRate: sampleRate, maximumFrames: blockSize, engine: engine ?? RenderEngine())
+        engine = nil
         var units: [String: any AudioUnit] = [:]
         for spec in body.nodes {
             if let unit = try makeUnit(spec, scope: scope, prefix: prefix, stack: stack) { units[spec.name] = unit }

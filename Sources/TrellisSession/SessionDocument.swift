@@ -185,7 +185,7 @@ public struct JackSpec: Sendable {
 }
 
 /// `from -> to` between one of the session's ports (by name) and other clients' ports
-/// (`client:port`, `*` and `?` matching any text or character).
+/// (`client:port`); either side may be a whole-name POSIX regular expression.
 public struct JackConnectionSpec: Sendable, Equatable {
     public var from: String
     public var to: String

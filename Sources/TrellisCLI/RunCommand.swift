@@ -1,0 +1,118 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import TrellisJACK
+import TrellisLive
+import TrellisSession
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a session live on JACK until interrupted (SIGINT or SIGTERM).")
+
+    @Argument(help: "The session file.")
+    var session: String
+
+    @Option(help: "The JACK server to join (default: the default server).")
+    var server: String?
+
+    @Flag(help: "Start a private JACK server with the dummy backend when none is running.")
+    var startServer = false
+
+    @Option(help: "The JACK client name (default: the session's).")
+    var clientName: String?
+
+    @Flag(help: "Write status and notification events as JSON lines instead of a status line.")
+    var json = false
+
+    @Option(help: "Stop after this many seconds (default: run until interrupted).")
+    var duration: Double?
+
+    func run() throws {
+        let registry = try Units.registry()
+        let loaded: LoadedSession
+        do { loaded = try SessionLoader.load(path: session, registry: registry, options: SessionLoadOptions()) } catch {
+            throw CLIError("\(error)")
+        }
+        for warning in loaded.warnings { Log.logger.warning("\(warning)") }
+
+        var privateServer: JACKServer?
+        if !JACKServer.isRunning(name: server) {
+            guard startServer else {
+                throw CLIError("no JACK server \(server.map { "named \"\($0)\" " } ?? "")is running; start one (e.g. `jackd -d alsa`), or pass --start-server for a private one on the dummy backend")
+            }
+            do { privateServer = try JACKServer.startPrivateServer(name: server ?? "default") } catch {
+                throw CLIError("could not start a private JACK server: \(error)")
+            }
+            Log.logger.info("started a private JACK server \"\(server ?? "default")\" (dummy backend, 48 kHz, 256 frames)")
+        }
+        defer { privateServer?.stop() }
+
+        let live: LiveSession
+        do {
+            live = try LiveSession(session: loaded, serverName: server, clientName: clientName)
+            try live.start()
+        } catch { throw CLIError("\(error)") }
+        let output = StatusOutput(json: json)
+        live.addListener { event in output.event(event) }
+
+        let stop = DispatchSemaphore(value: 0)
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let sources = [SIGINT, SIGTERM].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            return source
+        }
+        let started = Date()
+        while stop.wait(timeout: .now() + .milliseconds(500)) == .timedOut {
+            output.status(live.status())
+            if let duration, Date().timeIntervalSince(started) >= duration { break }
+        }
+        sources.forEach { $0.cancel() }
+        live.stop()
+        output.finish()
+    }
+}
+
+/// The live status line on a terminal, or JSON lines for programs.
+final class StatusOutput: @unchecked Sendable {
+    let json: Bool
+    let isTerminal = isatty(STDOUT_FILENO) != 0
+    private let lock = NSLock()
+
+    init(json: Bool) { self.json = json }
+
+    func status(_ status: JACKStatus) {
+        lock.lock()
+        defer { lock.unlock() }
+        if json {
+            let peaks = status.outputPeaksDecibels.map { String(format: "%.1f", $0) }.joined(separator: ",")
+            write("{\"type\":\"status\",\"dspLoad\":\(String(format: "%.4f", status.dspLoad)),\"xruns\":\(status.xrunCount),\"sampleRate\":\(Int(status.sampleRate)),\"frames\":\(status.bufferFrames),\"peaks\":[\(peaks)]}\n")
+            return
+        }
+        let peaks = status.outputPeaksDecibels.map { String(format: "%6.1f", $0) }.joined(separator: " ")
+        let line = String(format: "DSP %5.1f%%  xruns %d  %d Hz / %d  peaks dBFS: ", status.dspLoad * 100, status.xrunCount, Int(status.sampleRate), status.bufferFrames) + peaks
+        write(isTerminal ? "\r\u{1B}[K" + line : line + "\n")
+    }
+
+    func event(_ event: JACKEvent) {
+        lock.lock()
+        defer { lock.unlock() }
+        if json {
+            let text = "\(event)".replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            write("{\"type\":\"event\",\"event\":\"\(text)\"}\n")
+        } else {
+            Log.logger.notice("\(event)")
+        }
+    }
+
+    func finish() {
+        if isTerminal && !json { write("\n") }
+    }
+
+    private func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}
