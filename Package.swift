@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisLV2", "TrellisCore", "CAllocationCounter", "CSndfile"]),
-        .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisJACK", "TrellisCore", "CAllocationCounter"]),
+        .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisJACK", "TrellisCore", "TrellisGraph", "TrellisUnits", "TrellisEngine", "CAllocationCounter"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI"]),
         .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "SessionSaveLoop", "TrellisCLI"]),
     ]
