@@ -31,6 +31,8 @@ public final class LiveSession: @unchecked Sendable {
             outputChannels: session.graph.plan?.outputChannelCount ?? 2)
         configuration.inputNames = jack?.inputs ?? []
         configuration.outputNames = jack?.outputs ?? []
+        configuration.midiInputs = jack?.midiInputs.count ?? 0
+        configuration.midiInputNames = jack?.midiInputs ?? []
         if let jack, !jack.inputs.isEmpty { configuration.inputChannels = jack.inputs.count }
         if let jack, !jack.outputs.isEmpty { configuration.outputChannels = jack.outputs.count }
         configuration.connections = (jack?.connect ?? []).map { line in
@@ -46,6 +48,7 @@ public final class LiveSession: @unchecked Sendable {
             }
         } catch { throw .jack(error) }
         self.holder = holder
+        session.graph.engine.midiInput = head.midiInput
     }
 
     private let holder: GraphHolder

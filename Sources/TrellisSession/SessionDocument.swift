@@ -175,6 +175,9 @@ public struct JackSpec: Sendable {
     public var client: String?
     public var inputs: [String] = []
     public var outputs: [String] = []
+    /// MIDI input ports; their events reach every unit that takes MIDI (LV2 instruments
+    /// and MIDI effects), at their frame within the cycle.
+    public var midiInputs: [String] = []
     public var connect: [JackConnectionSpec] = []
     public var location: SourceLocation
     public var positions = Positions()
