@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "TrellisUnits", targets: ["TrellisUnits"]),
         .library(name: "TrellisGraph", targets: ["TrellisGraph"]),
         .library(name: "TrellisAudioFile", targets: ["TrellisAudioFile"]),
+        .library(name: "TrellisMedia", targets: ["TrellisMedia"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -39,6 +40,8 @@ let package = Package(
         .target(name: "TrellisUnits", dependencies: ["TrellisCore", "CSoxr"]),
         // Audio files through libsndfile.
         .target(name: "TrellisAudioFile", dependencies: ["TrellisCore", "CSndfile", "CVorbisfile"]),
+        // File player, recorder, taps and meters: render paths plus their disk and delivery threads. No Foundation.
+        .target(name: "TrellisMedia", dependencies: ["TrellisCore", "TrellisEngine", "TrellisAudioFile", "CSoxr"]),
         // The graph model and its compiler (control side).
         .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"]),
         .executableTarget(
@@ -55,5 +58,6 @@ let package = Package(
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI"]),
+        .testTarget(name: "TrellisMediaTests", dependencies: ["TrellisMedia", "TrellisGraph", "TrellisUnits", "TrellisAudioFile", "TrellisCore", "TrellisEngine", "CAllocationCounter"]),
     ]
 )
