@@ -265,11 +265,11 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
     /// Calls `handler` on the notifier thread with end of file, underruns and read
     /// failures. Thread: control.
     @discardableResult
-    public func addListener(_ handler: @escaping @Sendable (PlayerNotification) -> Void) -> PlayerObserverToken {
+    public func addListener(_ handler: @escaping @Sendable (PlayerNotification) -> Void) -> MediaListenerToken {
         let token = lock.withLock { _ in
             nextToken += 1
             listeners[nextToken] = handler
-            return PlayerObserverToken(rawValue: nextToken)
+            return MediaListenerToken(rawValue: nextToken)
         }
         MediaThreads.notifier.add(self) { $0.deliverNotifications() }
         return token
@@ -278,19 +278,19 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
     /// Calls `handler` on the notifier thread every `interval` seconds of playing, with
     /// where the player is. Thread: control.
     @discardableResult
-    public func addTimeObserver(interval: Double, _ handler: @escaping @Sendable (PlayerTime) -> Void) -> PlayerObserverToken {
+    public func addTimeObserver(interval: Double, _ handler: @escaping @Sendable (PlayerTime) -> Void) -> MediaListenerToken {
         let token = lock.withLock { _ in
             nextToken += 1
             timeObservers[nextToken] = TimeObserver(interval: interval, handler: handler)
             updateTimeInterval()
-            return PlayerObserverToken(rawValue: nextToken)
+            return MediaListenerToken(rawValue: nextToken)
         }
         MediaThreads.notifier.add(self) { $0.deliverNotifications() }
         return token
     }
 
     /// Thread: control.
-    public func removeObserver(_ token: PlayerObserverToken) {
+    public func removeObserver(_ token: MediaListenerToken) {
         lock.withLock { _ in
             listeners[token.rawValue] = nil
             timeObservers[token.rawValue] = nil

@@ -19,10 +19,6 @@ public enum PlayerNotification: Sendable, Equatable {
     case readFailed(MediaError)
 }
 
-/// A registration with a player, returned so it can be removed. A value; any thread.
-public struct PlayerObserverToken: Hashable, Sendable {
-    let rawValue: Int
-}
 
 /// A message from the render thread, as it travels through the event ring.
 struct PlayerEvent: BitwiseCopyable {

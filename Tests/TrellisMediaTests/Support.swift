@@ -1,0 +1,122 @@
+import Foundation
+import TrellisAudioFile
+import TrellisCore
+import TrellisEngine
+import TrellisGraph
+import TrellisUnits
+
+/// A fresh directory for one test's files, removed when the value goes away.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "trellis-media-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String) -> String { path + "/" + name }
+}
+
+/// A deterministic, non-repeating test signal in [-1, 1): every frame differs, so any
+/// frame out of place shows.
+func signal(_ frame: Int, channel: Int = 0) -> Float {
+    var x = UInt64(frame &* 2 + channel) &+ 0x9E37_79B9_7F4A_7C15
+    x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
+    x ^= x >> 31
+    return Float(Int32(truncatingIfNeeded: x >> 32)) / 2_147_483_648
+}
+
+/// Writes `frames` frames of `signal` (or `samples`) to a new file, in chunks.
+func writeSignalFile(
+    _ path: String, frames: Int, channels: Int = 1, sampleRate: Double = 48_000,
+    sampleType: SampleType = .float32, container: AudioFileContainer? = nil,
+    samples: ((Int, Int) -> Float) = { signal($0, channel: $1) }
+) throws {
+    let writer = try AudioFileWriter(path: path, container: container, sampleType: sampleType, sampleRate: sampleRate, channelCount: channels)
+    let chunk = 65_536
+    let list = AudioBufferList(channelCount: channels, frameCapacity: chunk)
+    var done = 0
+    while done < frames {
+        let count = min(chunk, frames - done)
+        for channel in 0..<channels {
+            let out = list[0][channel]
+            for frame in 0..<count { out[frame] = samples(done + frame, channel) }
+        }
+        try writer.write(from: list[0], frameCount: count)
+        done += count
+    }
+    try writer.close()
+}
+
+/// Renders a graph's engine slice by slice the way the offline renderer does: every
+/// streaming participant is waited on before each cycle. `body` sees each slice's
+/// output (valid during the call) and its start frame.
+func renderOffline(
+    _ graph: Graph, frames: Int, slice: Int = 512, start: Int64 = 0,
+    _ body: (AudioBuffers, Int, Int64) -> Void = { _, _, _ in }
+) {
+    let plan = graph.plan!
+    let output = AudioBufferList(channelCount: plan.outputChannelCount, frameCapacity: slice)
+    let participants = plan.streamingParticipants
+    var done = 0
+    graph.engine.startRendering()
+    defer { graph.engine.stopRendering() }
+    while done < frames {
+        let count = min(slice, frames - done)
+        for participant in participants { participant.waitForStreaming(frameCount: count) }
+        let time = start + Int64(done)
+        let status = graph.engine.render(frameCount: count, timeStamp: AudioTimeStamp(sampleTime: time), input: .empty, output: output[0])
+        precondition(status == .ok, "render failed: \(status)")
+        body(output[0], count, time)
+        done += count
+        graph.engine.collectRetired()
+    }
+}
+
+/// Collects each output channel of an offline render.
+func collect(_ graph: Graph, frames: Int, slice: Int = 512, start: Int64 = 0) -> [[Float]] {
+    var result = Array(repeating: [Float](), count: graph.plan!.outputChannelCount)
+    for channel in result.indices { result[channel].reserveCapacity(frames) }
+    renderOffline(graph, frames: frames, slice: slice, start: start) { buffers, count, _ in
+        for channel in result.indices { result[channel] += UnsafeBufferPointer(start: buffers[channel], count: count) }
+    }
+    return result
+}
+
+/// player -> output, initialized, with the file loaded.
+func playerGraph(file: String, channels: Int = 1, sampleRate: Double = 48_000, maximumFrames: Int = 1024) throws -> (Graph, FilePlayer) {
+    let graph = Graph(sampleRate: sampleRate, maximumFrames: maximumFrames)
+    let player = FilePlayer()
+    try player.load(path: file)
+    let node = try graph.addNode(player, name: "player")
+    let output = try graph.addNode(GenericOutput(channelCount: channels), name: "out")
+    try graph.connect(node, to: output)
+    try graph.initialize()
+    return (graph, player)
+}
+
+/// Waits up to `seconds` for `condition`, polling.
+func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(1_000)
+    }
+    return condition()
+}
+
+/// A value several threads may touch, behind a lock.
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+    var current: Value { withLock { $0 } }
+}
