@@ -169,6 +169,8 @@ extension FilePlayer {
         let deadline = HostClock.now() + 30_000_000_000
         while prepared.load(ordering: .acquiring) {
             adoptGeneration(ring)
+            // Played to its end: nothing more will come, whatever the notifier is doing.
+            if endedGeneration.load(ordering: .relaxed) == generation { return }
             if bufferedFrames(ring, atLeast: frameCount) { return }
             if HostClock.now() > deadline { return }
             MediaThreads.butler.wake()

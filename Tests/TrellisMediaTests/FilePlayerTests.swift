@@ -254,6 +254,20 @@ struct FilePlayerTests {
         #expect(player.underruns == 0)
     }
 
+    @Test("an offline render runs on past the end of the file without waiting for a slow end-of-file handler")
+    func slowHandler() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("short.wav")
+        try writeSignalFile(path, frames: 2000)
+        let (graph, player) = try playerGraph(file: path)
+        player.addListener { _ in usleep(300_000) }
+        try player.play()
+        let began = Date()
+        let out = collect(graph, frames: 20_000, slice: 256)[0]
+        #expect(Date().timeIntervalSince(began) < 0.25)
+        #expect(out == (0..<2000).map { signal($0) } + Array(repeating: 0, count: 18_000))
+    }
+
     @Test("a player registered by short name is the file player")
     func registry() throws {
         let registry = ComponentRegistry()

@@ -3,6 +3,7 @@ import TrellisAudioFile
 import TrellisCore
 import TrellisEngine
 import TrellisGraph
+import TrellisMedia
 import TrellisUnits
 
 /// A fresh directory for one test's files, removed when the value goes away.
@@ -52,14 +53,17 @@ func writeSignalFile(
 }
 
 /// Renders a graph's engine slice by slice the way the offline renderer does: every
-/// streaming participant is waited on before each cycle. `body` sees each slice's
-/// output (valid during the call) and its start frame.
+/// streaming participant is waited on before each cycle. `input` fills the graph's
+/// input; `body` sees each slice's output (valid during the call), its length and its
+/// start frame. (`body` has no default, so a trailing closure always means it.)
 func renderOffline(
     _ graph: Graph, frames: Int, slice: Int = 512, start: Int64 = 0,
-    _ body: (AudioBuffers, Int, Int64) -> Void = { _, _, _ in }
+    input: ((AudioBuffers, Int, Int64) -> Void)? = nil,
+    _ body: (AudioBuffers, Int, Int64) -> Void
 ) {
     let plan = graph.plan!
     let output = AudioBufferList(channelCount: plan.outputChannelCount, frameCapacity: slice)
+    let inputBuffers = AudioBufferList(channelCount: max(1, plan.inputChannelCount), frameCapacity: slice)
     let participants = plan.streamingParticipants
     var done = 0
     graph.engine.startRendering()
@@ -68,7 +72,10 @@ func renderOffline(
         let count = min(slice, frames - done)
         for participant in participants { participant.waitForStreaming(frameCount: count) }
         let time = start + Int64(done)
-        let status = graph.engine.render(frameCount: count, timeStamp: AudioTimeStamp(sampleTime: time), input: .empty, output: output[0])
+        input?(inputBuffers[0], count, time)
+        let status = graph.engine.render(
+            frameCount: count, timeStamp: AudioTimeStamp(sampleTime: time),
+            input: plan.inputChannelCount > 0 ? inputBuffers[0] : .empty, output: output[0])
         precondition(status == .ok, "render failed: \(status)")
         body(output[0], count, time)
         done += count
@@ -119,4 +126,28 @@ final class Locked<Value>: @unchecked Sendable {
         return body(&value)
     }
     var current: Value { withLock { $0 } }
+}
+
+/// Fills a graph input with `signal`, frame for frame on the render clock.
+func signalInput(_ buffers: AudioBuffers, _ count: Int, _ start: Int64) {
+    for channel in 0..<buffers.channelCount {
+        for index in 0..<count { buffers[channel][index] = signal(Int(start) + index, channel: channel) }
+    }
+}
+
+/// `signal` rounded to what `sampleType` stores exactly (`v / 2^(bits-1)`), so a round
+/// trip through a file of that type must give it back unchanged.
+func quantized(_ value: Float, to sampleType: SampleType) -> Float {
+    switch sampleType {
+    case .float32: return value
+    case .int32: return min(value, Float(1).nextDown)
+    case .int16, .int24:
+        let scale = Float(1 << (sampleType.bitsPerSample - 1))
+        return min((value * scale).rounded(), scale - 1) / scale
+    }
+}
+
+/// An offline render whose output is not needed.
+func drive(_ graph: Graph, frames: Int, slice: Int = 512, start: Int64 = 0, input: ((AudioBuffers, Int, Int64) -> Void)? = nil) {
+    renderOffline(graph, frames: frames, slice: slice, start: start, input: input) { _, _, _ in }
 }
