@@ -268,6 +268,14 @@ struct FilePlayerTests {
         #expect(out == (0..<2000).map { signal($0) } + Array(repeating: 0, count: 18_000))
     }
 
+    @Test("a file that cannot be opened is refused with its path named, and nothing plays")
+    func missingFile() throws {
+        let player = FilePlayer()
+        #expect { try player.load(path: "/nonexistent/take.wav") } throws: { "\($0)".contains("/nonexistent/take.wav") }
+        #expect(throws: MediaError.self) { try player.prepare() }
+        #expect(!player.isReady)
+    }
+
     @Test("a player registered by short name is the file player")
     func registry() throws {
         let registry = ComponentRegistry()

@@ -102,7 +102,7 @@ struct MeterTests {
         renderer.stop()
         // A sine of amplitude 0.5: peak at most -6.02 dB, RMS -9.03 dB over whole periods.
         let full = readings.filter { $0.1 > -100 }
-        #expect(full.count > 100)
+        #expect(full.count > 20)
         #expect(full.allSatisfy { $0.0 <= Float(20 * log10(0.5)) + 1e-4 && $0.1 <= $0.0 })
     }
 }
