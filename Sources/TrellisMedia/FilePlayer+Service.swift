@@ -8,12 +8,16 @@ extension FilePlayer {
         lock.withLock { _ in
             guard let stream, let ring = diskRing else { return false }
             var published = 0
-            do throws(AudioFileError) {
-                published = try stream.fill(ring, loopCount: loops.load(ordering: .relaxed))
-            } catch {
-                diskErrors.append(.file(error, unit: name))
-                stream.endAfterFailure(ring)
-                published = 1
+            if stream.failed {
+                if stream.endAfterFailure(ring) { published = 1 }
+            } else {
+                do throws(AudioFileError) {
+                    published = try stream.fill(ring, loopCount: loops.load(ordering: .relaxed))
+                } catch {
+                    diskErrors.append(.file(error, unit: name))
+                    stream.endAfterFailure(ring)
+                    published = 1
+                }
             }
             if stream.ended || ring.freeSlots == 0 {
                 filledGeneration.store(stream.generation, ordering: .releasing)

@@ -214,7 +214,8 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
 
     /// Extra passes after the first: 0 plays once, n plays n + 1 times, negative loops
     /// until stopped. Loops are gapless: the file's end runs into its start without a
-    /// frame lost or added. Thread: any.
+    /// frame lost or added. The butler reads about `bufferDuration` ahead, so a change
+    /// applies to the passes it has not read yet. Thread: any.
     public var loopCount: Int {
         get { loops.load(ordering: .relaxed) }
         set { loops.store(newValue, ordering: .relaxed) }
@@ -223,6 +224,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
     /// Thread: any but audio.
     public var transportState: State { lock.withLock { _ in finishIfEnded(); return state } }
 
+    /// Thread: any but audio.
     public var isPlaying: Bool { transportState == .playing }
 
     /// The file frame playing now (or where playing will start). Thread: any but audio.

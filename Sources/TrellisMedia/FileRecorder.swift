@@ -126,6 +126,7 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
     }
 
     /// As `record(atSampleTime:frameCount:)` with a duration in seconds of the bus.
+    /// Thread: control.
     public func record(atSampleTime sampleTime: Int64? = nil, forDuration seconds: Double) throws(MediaError) {
         try record(atSampleTime: sampleTime, frameCount: Int((seconds * sampleRate).rounded()))
     }
@@ -162,6 +163,7 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
     /// Thread: any but audio.
     public var recorderState: State { lock.withLock { _ in state } }
 
+    /// Thread: any but audio.
     public var isRecording: Bool { recorderState == .recording }
 
     /// Frames in the file so far (the last file's after it closed). Thread: any but audio.

@@ -16,6 +16,8 @@ final class PlayerStream {
     private(set) var loopsDone = 0
     /// The final slot has been published; nothing more until `restart`.
     private(set) var ended = false
+    /// Reading failed; only the closing slot is still to publish.
+    private(set) var failed = false
 
     private let resampler: Resampler?
     private let scratch: AudioBufferList
@@ -63,13 +65,14 @@ final class PlayerStream {
         pendingCount = 0
         inputEnded = false
         ended = false
+        failed = false
     }
 
     /// Fills free slots of `ring`; returns how many it published. `loopCount` is the
     /// player's (0 once, n extra passes, negative forever). Thread: lock holder.
     func fill(_ ring: FrameRing, loopCount: Int) throws(AudioFileError) -> Int {
         var published = 0
-        while !ended, let slot = ring.writableSlot() {
+        while !ended && !failed, let slot = ring.writableSlot() {
             let header = ring.header(slot)
             header.pointee = FrameSlotHeader()
             header.pointee.generation = generation
@@ -85,12 +88,16 @@ final class PlayerStream {
         return published
     }
 
-    /// Publishes a last, empty slot so the render side ends cleanly after a failure.
-    func endAfterFailure(_ ring: FrameRing) {
-        guard !ended, let slot = ring.writableSlot() else { return }
+    /// Marks the stream failed and publishes a last, empty slot (now or on a later
+    /// call, once there is room) so the render side ends cleanly; true when published.
+    @discardableResult
+    func endAfterFailure(_ ring: FrameRing) -> Bool {
+        failed = true
+        guard !ended, let slot = ring.writableSlot() else { return false }
         ring.header(slot).pointee = FrameSlotHeader(generation: generation, position: position, isEnd: true)
         ring.commit()
         ended = true
+        return true
     }
 
     private func shouldLoop(_ loopCount: Int) -> Bool {

@@ -203,7 +203,7 @@ struct FilePlayerTests {
         #expect(resumed == (1024..<2048).map { signal($0) })
     }
 
-    @Test("stop releases the stream and keeps the position; play starts from it again")
+    @Test("stop closes the file and keeps the position; play starts from it again")
     func stopKeepsPosition() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("stop.wav")
@@ -211,7 +211,9 @@ struct FilePlayerTests {
         let (graph, player) = try playerGraph(file: path)
         try player.play()
         _ = collect(graph, frames: 3000)
+        #expect(openDescriptorCount(of: path) == 1)
         player.stop()
+        #expect(openDescriptorCount(of: path) == 0)
         #expect(!player.isReady)
         #expect(player.transportState == .stopped)
         #expect(player.currentFrame == 3000)
@@ -274,6 +276,30 @@ struct FilePlayerTests {
         #expect { try player.load(path: "/nonexistent/take.wav") } throws: { "\($0)".contains("/nonexistent/take.wav") }
         #expect(throws: MediaError.self) { try player.prepare() }
         #expect(!player.isReady)
+    }
+
+    @Test("a read failure mid-file is reported and the player ends there instead of hanging")
+    func readFailure() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("failing.wav")
+        try writeSignalFile(path, frames: 480_000)
+        let (graph, player) = try playerGraph(file: path)
+        let notes = Locked<[PlayerNotification]>([])
+        player.addListener { note in notes.withLock { $0.append(note) } }
+        try player.prepare()
+        #expect(player.waitUntilReady())
+        // The disk fails: reads from the file's descriptor now get EBADF.
+        try redirectDescriptor(of: path, to: "/dev/null")
+        try player.play()
+        let out = collect(graph, frames: 480_000, slice: 1024)[0]
+        let played = out.indices.first { out[$0] != signal($0) } ?? out.count
+        #expect(played >= 48_000 && played < 480_000)
+        #expect(out[played...].allSatisfy { $0 == 0 })
+        #expect(eventually {
+            notes.current.contains { if case .readFailed(let error) = $0 { "\(error)".contains("failing.wav") } else { false } }
+                && notes.current.contains { if case .endOfFile = $0 { true } else { false } }
+        })
+        #expect(player.underruns == 0)
     }
 
     @Test("a player registered by short name is the file player")

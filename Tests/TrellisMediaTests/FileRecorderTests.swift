@@ -160,7 +160,7 @@ struct FileRecorderTests {
         var passed: [Float] = []
         drive(graph, frames: 5_000, input: signalInput)
         // The disk fills up: from now on the file's descriptor writes to /dev/full (ENOSPC).
-        try redirectToDevFull(path)
+        try redirectDescriptor(of: path, to: "/dev/full")
         renderOffline(graph, frames: 20_000, start: 5_000, input: signalInput) { output, count, _ in
             passed += UnsafeBufferPointer(start: output[0], count: count)
         }
@@ -195,17 +195,3 @@ func maxDeviation(_ samples: [Float], from start: Int, to end: Int, frequency: D
     return worst
 }
 
-/// Points the open descriptor of `path` at /dev/full, so every later write fails with
-/// ENOSPC as on a full disk.
-func redirectToDevFull(_ path: String) throws {
-    let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
-    let full = open("/dev/full", O_WRONLY)
-    defer { close(full) }
-    var redirected = 0
-    for name in descriptors {
-        guard let fd = Int32(name), let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name),
-              target == path else { continue }
-        if dup2(full, fd) == fd { redirected += 1 }
-    }
-    precondition(redirected == 1, "expected one open descriptor for \(path), found \(redirected)")
-}

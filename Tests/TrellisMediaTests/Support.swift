@@ -151,3 +151,25 @@ func quantized(_ value: Float, to sampleType: SampleType) -> Float {
 func drive(_ graph: Graph, frames: Int, slice: Int = 512, start: Int64 = 0, input: ((AudioBuffers, Int, Int64) -> Void)? = nil) {
     renderOffline(graph, frames: frames, slice: slice, start: start, input: input) { _, _, _ in }
 }
+
+/// Points the one open descriptor of `path` at `device` opened write-only, so later
+/// writes fail as `device` makes them (/dev/full: ENOSPC, a full disk) and later reads
+/// fail with EBADF (a failing disk).
+func redirectDescriptor(of path: String, to device: String) throws {
+    let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+    let replacement = open(device, O_WRONLY)
+    defer { close(replacement) }
+    var redirected = 0
+    for name in descriptors {
+        guard let fd = Int32(name), let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name),
+              target == path else { continue }
+        if dup2(replacement, fd) == fd { redirected += 1 }
+    }
+    precondition(redirected == 1, "expected one open descriptor for \(path), found \(redirected)")
+}
+
+/// How many of this process's descriptors are open on `path`.
+func openDescriptorCount(of path: String) -> Int {
+    let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    return descriptors.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == path }.count
+}
