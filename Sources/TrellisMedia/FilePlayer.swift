@@ -114,17 +114,17 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
         let reader: AudioFileReader
         do { reader = try AudioFileReader(path: path) } catch { throw .file(error, unit: name) }
         stop()
+        if followsFile && !isInitialized, reader.info.channelCount != (try? format(scope: .output, element: 0).channelCount) {
+            var format = (try? format(scope: .output, element: 0)) ?? .canonical(sampleRate: sampleRate, channelCount: 2)
+            format.channelCount = reader.info.channelCount
+            do { try setFormat(format, scope: .output, element: 0) } catch { throw .invalidSettings("\(error)", unit: name) }
+        }
         lock.withLock { _ in
             self.path = path
             info = reader.info
             loadedReader?.close()
             loadedReader = reader
             target = 0
-        }
-        if followsFile && !isInitialized, reader.info.channelCount != (try? format(scope: .output, element: 0).channelCount) {
-            var format = (try? format(scope: .output, element: 0)) ?? .canonical(sampleRate: sampleRate, channelCount: 2)
-            format.channelCount = reader.info.channelCount
-            do { try setFormat(format, scope: .output, element: 0) } catch { throw .invalidSettings("\(error)", unit: name) }
         }
     }
 

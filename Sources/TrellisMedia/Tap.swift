@@ -21,7 +21,8 @@ public struct TapBuffer: @unchecked Sendable {
 /// the callback is slower than the audio, the ring fills and frames are dropped: the
 /// next delivered buffer says how many (its time stamp shows the gap) and
 /// `droppedFrames` counts them all. Offline, `waitForStreaming` keeps the ring from
-/// filling, so nothing is dropped.
+/// filling, so nothing is dropped. The callback must not hold the tap strongly (the
+/// tap's thread would then never end).
 public final class Tap: BusObserver, OfflineStreaming, @unchecked Sendable {
     public let bufferSize: Int
     public let channelCount: Int
