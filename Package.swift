@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "TrellisJACK", targets: ["TrellisJACK"]),
         .library(name: "TrellisSession", targets: ["TrellisSession"]),
         .library(name: "TrellisLive", targets: ["TrellisLive"]),
+        .library(name: "TrellisMedia", targets: ["TrellisMedia"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -48,12 +49,14 @@ let package = Package(
         .target(name: "TrellisAudioFile", dependencies: ["TrellisCore", "CSndfile", "CVorbisfile"]),
         // LV2 plugins through lilv: discovery, components, hosting as audio units.
         .target(name: "TrellisLV2", dependencies: ["TrellisCore", "CLilv", "CTrellisLV2Shim", "CTrellisShim"]),
+        // File player, recorder, taps and meters: render paths plus their disk and delivery threads. No Foundation.
+        .target(name: "TrellisMedia", dependencies: ["TrellisCore", "TrellisEngine", "TrellisAudioFile", "CSoxr"]),
         // The graph model and its compiler (control side).
         .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"]),
         // The JACK head node: a JACK client that pulls a render source live. No Foundation.
         .target(name: "TrellisJACK", dependencies: ["TrellisCore", "CJack", "CTrellisShim"]),
         // Session files: YAML in, a graph out, and back.
-        .target(name: "TrellisSession", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", .product(name: "Yams", package: "Yams")]),
+        .target(name: "TrellisSession", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisMedia", "TrellisAudioFile", .product(name: "Yams", package: "Yams")]),
         // A session live on JACK.
         .target(name: "TrellisLive", dependencies: ["TrellisCore", "TrellisGraph", "TrellisJACK", "TrellisSession"]),
         // Saves a big session in a loop until killed: the crash-safety test's subject.
@@ -61,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "TrellisCLI",
             dependencies: [
-                "TrellisCore", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisLV2", "TrellisJACK", "TrellisSession", "TrellisLive",
+                "TrellisCore", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisLV2", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -74,6 +77,7 @@ let package = Package(
         .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisLV2", "TrellisCore", "CAllocationCounter", "CSndfile"]),
         .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisJACK", "TrellisCore", "TrellisGraph", "TrellisUnits", "TrellisEngine", "CAllocationCounter"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI"]),
-        .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "SessionSaveLoop", "TrellisCLI"]),
+        .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisMedia", "TrellisAudioFile", "TrellisCore", "SessionSaveLoop", "TrellisCLI"]),
+        .testTarget(name: "TrellisMediaTests", dependencies: ["TrellisMedia", "TrellisGraph", "TrellisUnits", "TrellisAudioFile", "TrellisCore", "TrellisEngine", "CAllocationCounter"]),
     ]
 )

@@ -2,6 +2,7 @@ import ArgumentParser
 import TrellisAudioFile
 import TrellisCore
 import TrellisGraph
+import TrellisMedia
 import TrellisSession
 
 struct RenderCommand: ParsableCommand {
@@ -35,15 +36,24 @@ struct RenderCommand: ParsableCommand {
         for warning in loaded.warnings { Log.logger.warning("\(warning)") }
         let graph = loaded.graph
         let inputs = try portInputs(loaded)
-        guard let duration else {
-            throw CLIError("render: \(session) plays no files, so give --duration SECONDS")
+        let frames: Int
+        if let duration {
+            frames = Int((duration * graph.sampleRate).rounded())
+        } else if let played = loaded.playedFrames {
+            frames = played
+        } else {
+            throw CLIError("render: \(session) \(loaded.players.isEmpty ? "plays no files" : "loops a file forever"), so give --duration SECONDS")
         }
-        let frames = Int((duration * graph.sampleRate).rounded())
+        let recorders: [FileRecorder]
+        do { recorders = try loaded.startTransport(atSampleTime: 0) } catch { throw CLIError("\(error)") }
         let progress = ProgressBar(total: frames, label: output)
         let report: ((Int, Int) -> Void)? = progress.isVisible ? { done, _ in progress.update(done) } : nil
         do {
             try OfflineRenderer(graph: graph).render(frameCount: frames, to: output, sampleType: type, inputs: inputs, progress: report)
         } catch { throw CLIError("render: \(error)") }
+        for recorder in recorders {
+            do { _ = try recorder.stop() } catch { throw CLIError("render: \(error)") }
+        }
         progress.finish()
     }
 

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import TrellisJACK
 import TrellisLive
+import TrellisMedia
 import TrellisSession
 
 struct RunCommand: ParsableCommand {
@@ -53,6 +54,11 @@ struct RunCommand: ParsableCommand {
             live = try LiveSession(session: loaded, serverName: server, clientName: clientName)
             try live.start()
         } catch { throw CLIError("\(error)") }
+        let recorders: [FileRecorder]
+        do { recorders = try loaded.startTransport(atSampleTime: nil) } catch {
+            live.stop()
+            throw CLIError("\(error)")
+        }
         let output = StatusOutput(json: json)
         live.addListener { event in output.event(event) }
 
@@ -72,6 +78,9 @@ struct RunCommand: ParsableCommand {
         }
         sources.forEach { $0.cancel() }
         live.stop()
+        for recorder in recorders {
+            do { _ = try recorder.stop() } catch { Log.logger.error("\(error)") }
+        }
         output.finish()
     }
 }

@@ -56,6 +56,9 @@ public struct OfflineRenderer {
         let inputBuffers = AudioBufferList(channelCount: max(1, plan.inputChannelCount), frameCapacity: sliceFrames)
         let channelTable = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, plan.inputChannelCount))
         defer { channelTable.deallocate() }
+        // Players, recorders and taps stream through their own threads; an offline render
+        // outruns real time, so it waits for them before each cycle instead of underrunning.
+        let participants = plan.streamingParticipants
         var done = 0
         graph.engine.startRendering()
         defer { graph.engine.stopRendering() }
@@ -71,6 +74,7 @@ public struct OfflineRenderer {
                 } catch { throw .file(error) }
                 channel += width
             }
+            for participant in participants { participant.waitForStreaming(frameCount: count) }
             let status = graph.engine.render(
                 frameCount: count, timeStamp: AudioTimeStamp(sampleTime: Int64(done), hostTime: HostClock.now()),
                 input: plan.inputChannelCount > 0 ? inputBuffers[0] : .empty, output: output[0])

@@ -1,6 +1,7 @@
 import TrellisCore
 import TrellisEngine
 import TrellisGraph
+import TrellisMedia
 import TrellisUnits
 
 /// A file player a session names: its node and file. The player unit reads the file;
@@ -121,15 +122,22 @@ final class GraphBuilder {
             guard let made = try instantiate("lv2:" + uri, spec: spec, at: spec.positions["lv2"] ?? spec.location) else { return nil }
             unit = made
         }
-        try configure(unit, spec, path: path)
         if let file = spec.file {
             let resolved = SessionLoader.resolve(file, in: scope.directory)
             let location = spec.positions["file"] ?? spec.location
             if checkFiles, !FileChecks.isRegularFile(resolved) {
                 throw SessionError("node \(quoted(spec.name)): audio file \(resolved) \(FileChecks.problem(resolved))", at: location)
             }
+            // The player takes the file's width before the node's own settings apply.
+            if let player = unit as? FilePlayer, checkFiles {
+                do { try player.load(path: resolved) } catch {
+                    throw SessionError("node \(quoted(spec.name)): \(error)", at: location)
+                }
+                player.loopCount = spec.loops ?? 0
+            }
             players.append(FilePlayerSpec(node: path, unit: unit, path: resolved, loops: spec.loops ?? 0, location: location))
         }
+        try configure(unit, spec, path: path)
         return unit
     }
 
