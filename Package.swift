@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisLV2", "TrellisCore", "CAllocationCounter", "CSndfile"]),
         .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisJACK", "TrellisCore", "TrellisGraph", "TrellisUnits", "TrellisEngine", "CAllocationCounter"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI"]),
-        .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisMedia", "TrellisAudioFile", "TrellisCore", "SessionSaveLoop", "TrellisCLI"]),
+        .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisMedia", "TrellisLV2", "TrellisAudioFile", "TrellisCore", "SessionSaveLoop", "TrellisCLI"]),
         .testTarget(name: "TrellisMediaTests", dependencies: ["TrellisMedia", "TrellisGraph", "TrellisUnits", "TrellisAudioFile", "TrellisCore", "TrellisEngine", "CAllocationCounter"]),
     ]
 )
