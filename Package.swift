@@ -50,7 +50,7 @@ let package = Package(
         // LV2 plugins through lilv: discovery, components, hosting as audio units.
         .target(name: "TrellisLV2", dependencies: ["TrellisCore", "CLilv", "CTrellisLV2Shim", "CTrellisShim"]),
         // File player, recorder, taps and meters: render paths plus their disk and delivery threads. No Foundation.
-        .target(name: "TrellisMedia", dependencies: ["TrellisCore", "TrellisEngine", "TrellisAudioFile", "CSoxr"]),
+        .target(name: "TrellisMedia", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"]),
         // The graph model and its compiler (control side).
         .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"]),
         // The JACK head node: a JACK client that pulls a render source live. No Foundation.

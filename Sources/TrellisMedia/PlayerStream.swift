@@ -1,5 +1,6 @@
 import TrellisAudioFile
 import TrellisCore
+import TrellisUnits
 
 /// The disk side of a prepared player: the open file, the rate converter, and where
 /// reading stands. It turns the file (looped as asked) into slots of output-rate audio
@@ -19,7 +20,7 @@ final class PlayerStream {
     /// Reading failed; only the closing slot is still to publish.
     private(set) var failed = false
 
-    private let resampler: Resampler?
+    private let resampler: SampleRateConverter?
     private let scratch: AudioBufferList
     private let converted: AudioBufferList
     private let inputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
@@ -37,7 +38,7 @@ final class PlayerStream {
         fileRate = reader.info.sampleRate
         self.outputRate = outputRate
         let channels = reader.info.channelCount
-        resampler = fileRate == outputRate ? nil : try Resampler(inputRate: fileRate, outputRate: outputRate, channelCount: channels)
+        resampler = fileRate == outputRate ? nil : try makeConverter(from: fileRate, to: outputRate, channels: channels)
         scratch = AudioBufferList(channelCount: channels, frameCapacity: slotFrames)
         converted = AudioBufferList(channelCount: channels, frameCapacity: slotFrames)
         inputTable = .allocate(capacity: channels)
@@ -60,7 +61,7 @@ final class PlayerStream {
         self.generation = generation
         readFrame = frame
         position = outputPosition(ofFileFrame: frame)
-        resampler?.clear()
+        resampler?.reset()
         pendingOffset = 0
         pendingCount = 0
         inputEnded = false
@@ -165,7 +166,7 @@ final class PlayerStream {
                 pendingCount = got
             }
             if inputEnded {
-                made = resampler.drain(into: converted[0], outputCapacity: capacity - filled)
+                made = resampler.flush(output: converted[0], outputCapacity: capacity - filled)
                 if made == 0 {
                     header.pointee.isEnd = true
                     break
@@ -173,11 +174,11 @@ final class PlayerStream {
             } else {
                 for channel in 0..<scratch[0].channelCount { inputTable[channel] = scratch[0][channel] + pendingOffset }
                 let input = AudioBuffers(channelPointers: UnsafePointer(inputTable), channelCount: scratch[0].channelCount)
-                let step = resampler.process(input, inputFrames: pendingCount, into: converted[0], outputCapacity: capacity - filled)
-                if step.used == 0 && step.made == 0 { break }
-                pendingOffset += step.used
-                pendingCount -= step.used
-                made = step.made
+                let step = resampler.process(input: input, inputFrames: pendingCount, output: converted[0], outputCapacity: capacity - filled)
+                if step.consumed == 0 && step.produced == 0 { break }
+                pendingOffset += step.consumed
+                pendingCount -= step.consumed
+                made = step.produced
             }
             ChannelMapping.map(converted[0], to: buffers, at: filled, frameCount: made)
             filled += made

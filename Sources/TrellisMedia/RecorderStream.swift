@@ -1,5 +1,6 @@
 import TrellisAudioFile
 import TrellisCore
+import TrellisUnits
 
 /// The disk side of a recording: the file writer, the rate converter and a batch
 /// buffer. It drains the recorder's ring into the file; after a write fails it keeps
@@ -11,7 +12,7 @@ final class RecorderStream {
     let take: UInt64
     private(set) var failure: MediaError?
     private let unitName: String
-    private let resampler: Resampler?
+    private let resampler: SampleRateConverter?
     private let batch: AudioBufferList
     private var batchFrames = 0
     private let mapped: AudioBufferList
@@ -25,7 +26,7 @@ final class RecorderStream {
         self.unitName = unitName
         let batchCapacity = 4096
         resampler = busRate == writer.sampleRate ? nil
-            : try Resampler(inputRate: busRate, outputRate: writer.sampleRate, channelCount: writer.channelCount)
+            : try makeConverter(from: busRate, to: writer.sampleRate, channels: writer.channelCount)
         batch = AudioBufferList(channelCount: busChannels, frameCapacity: batchCapacity)
         mapped = AudioBufferList(channelCount: writer.channelCount, frameCapacity: batchCapacity)
         converted = AudioBufferList(channelCount: writer.channelCount, frameCapacity: batchCapacity)
@@ -67,7 +68,7 @@ final class RecorderStream {
         flushBatch()
         if let resampler, failure == nil {
             while true {
-                let made = resampler.drain(into: converted[0], outputCapacity: converted.frameCapacity)
+                let made = resampler.flush(output: converted[0], outputCapacity: converted.frameCapacity)
                 if made == 0 { break }
                 write(converted[0], frameCount: made)
             }
@@ -96,10 +97,10 @@ final class RecorderStream {
         while used < batchFrames && failure == nil {
             for channel in 0..<source.channelCount { inputTable[channel] = source[channel] + used }
             let input = AudioBuffers(channelPointers: UnsafePointer(inputTable), channelCount: source.channelCount)
-            let step = resampler.process(input, inputFrames: batchFrames - used, into: converted[0], outputCapacity: converted.frameCapacity)
-            if step.used == 0 && step.made == 0 { break }
-            used += step.used
-            if step.made > 0 { write(converted[0], frameCount: step.made) }
+            let step = resampler.process(input: input, inputFrames: batchFrames - used, output: converted[0], outputCapacity: converted.frameCapacity)
+            if step.consumed == 0 && step.produced == 0 { break }
+            used += step.consumed
+            if step.produced > 0 { write(converted[0], frameCount: step.produced) }
         }
     }
 
