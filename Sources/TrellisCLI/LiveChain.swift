@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import TrellisJACK
 import TrellisLive
@@ -22,15 +21,7 @@ struct LiveChain {
             loaded = try SessionLoader.load(
                 document: document, directory: FileManager.default.currentDirectoryPath, registry: try Units.registry())
         } catch { throw CLIError("chain: \(error)") }
-        var privateServer: JACKServer?
-        if !JACKServer.isRunning(name: server) {
-            guard startServer else {
-                throw CLIError("no JACK server \(server.map { "named \"\($0)\" " } ?? "")is running; start one, or pass --start-server for a private one on the dummy backend")
-            }
-            do { privateServer = try JACKServer.startPrivateServer(name: server ?? "default") } catch {
-                throw CLIError("could not start a private JACK server: \(error)")
-            }
-        }
+        let privateServer = try LiveRunning.ensureServer(named: server, startIfMissing: startServer)
         defer { privateServer?.stop() }
         let live: LiveSession
         do {
@@ -42,18 +33,7 @@ struct LiveChain {
             live.stop()
             throw CLIError("\(error)")
         }
-        let stop = DispatchSemaphore(value: 0)
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let sources = [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            return source
-        }
-        let deadline: DispatchTime = duration.map { .now() + $0 } ?? .distantFuture
-        _ = stop.wait(timeout: deadline)
-        sources.forEach { $0.cancel() }
+        LiveRunning.waitForInterrupt(duration: duration)
         live.stop()
         for recorder in recorders {
             do { _ = try recorder.stop() } catch { Log.logger.error("\(error)") }

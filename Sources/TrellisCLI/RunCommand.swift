@@ -37,16 +37,7 @@ struct RunCommand: ParsableCommand {
         }
         for warning in loaded.warnings { Log.logger.warning("\(warning)") }
 
-        var privateServer: JACKServer?
-        if !JACKServer.isRunning(name: server) {
-            guard startServer else {
-                throw CLIError("no JACK server \(server.map { "named \"\($0)\" " } ?? "")is running; start one (e.g. `jackd -d alsa`), or pass --start-server for a private one on the dummy backend")
-            }
-            do { privateServer = try JACKServer.startPrivateServer(name: server ?? "default") } catch {
-                throw CLIError("could not start a private JACK server: \(error)")
-            }
-            Log.logger.info("started a private JACK server \"\(server ?? "default")\" (dummy backend, 48 kHz, 256 frames)")
-        }
+        let privateServer = try LiveRunning.ensureServer(named: server, startIfMissing: startServer)
         defer { privateServer?.stop() }
 
         let live: LiveSession
@@ -62,21 +53,7 @@ struct RunCommand: ParsableCommand {
         let output = StatusOutput(json: json)
         live.addListener { event in output.event(event) }
 
-        let stop = DispatchSemaphore(value: 0)
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let sources = [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            return source
-        }
-        let started = Date()
-        while stop.wait(timeout: .now() + .milliseconds(500)) == .timedOut {
-            output.status(live.status())
-            if let duration, Date().timeIntervalSince(started) >= duration { break }
-        }
-        sources.forEach { $0.cancel() }
+        LiveRunning.waitForInterrupt(duration: duration) { output.status(live.status()) }
         live.stop()
         for recorder in recorders {
             do { _ = try recorder.stop() } catch { Log.logger.error("\(error)") }
