@@ -2,6 +2,7 @@ import ArgumentParser
 import TrellisAudioFile
 import TrellisCore
 import TrellisGraph
+import TrellisSession
 import TrellisUnits
 
 struct ChainCommand: ParsableCommand {
@@ -30,11 +31,29 @@ struct ChainCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the compiled program to stderr.")
     var showProgram = false
 
+    @Option(name: .long, help: "Write the chain out as a session file (a file source becomes a player, a file sink a recorder).")
+    var save: String?
+
+    @Option(name: .long, help: "With jack at either end: the JACK server to join.")
+    var server: String?
+
+    @Flag(name: .long, help: "With jack at either end: start a private JACK server (dummy backend) when none is running.")
+    var startServer = false
+
     @Argument(parsing: .captureForPassthrough, help: "The pipeline.")
     var pipeline: [String] = []
 
     func run() throws {
         let parsed = try ChainPipeline(arguments: pipeline)
+        if let save {
+            let rate = (try? AudioFileReader(path: parsed.source.word).info.sampleRate) ?? sampleRate
+            let document = try ChainSession.document(parsed, file: save, sampleRate: rate, blockSize: blockSize)
+            do { try SessionWriter.save(document, to: save) } catch { throw CLIError("chain: \(error)") }
+        }
+        if parsed.source.word == "jack" || parsed.sink.word == "jack" {
+            try LiveChain(pipeline: parsed, server: server, startServer: startServer, duration: duration, blockSize: blockSize, sampleRate: sampleRate).run()
+            return
+        }
         guard let type = SampleType(rawValue: sampleType.lowercased()) else {
             throw CLIError("--sample-type \(sampleType): expected float32, int16, int24 or int32")
         }
@@ -88,7 +107,7 @@ struct ChainBuilder {
             rate = toneRate
             let tone = ToneGenerator(channelCount: channels)
             for setting in settings where setting.name != "channels" {
-                try ParameterSetting.apply(setting.name, setting.value, to: tone, stage: pipeline.source)
+                try SettingParser.apply(setting.name, setting.value, to: tone, stage: pipeline.source)
             }
             source = tone
         } else if pipeline.source.word == "jack" {
@@ -110,7 +129,7 @@ struct ChainBuilder {
                 }
                 Self.fit(unit, channels: channels)
                 for setting in stage.settings {
-                    try ParameterSetting.apply(setting.name, setting.value, to: unit, stage: stage)
+                    try SettingParser.apply(setting.name, setting.value, to: unit, stage: stage)
                 }
                 let node = try graph.addNode(unit)
                 try graph.connect(previous, to: node, converting: true)
@@ -140,7 +159,7 @@ struct ChainBuilder {
 
 /// Parses `name=value` settings by the parameter's kind: enumeration names, on/off for
 /// toggles, plain decimal numbers otherwise.
-enum ParameterSetting {
+enum SettingParser {
     static func apply(_ name: String, _ text: String, to unit: any AudioUnit, stage: ChainPipeline.Stage) throws(CLIError) {
         let lowered = name.lowercased()
         guard let info = unit.parameters.first(where: { $0.identifier.lowercased() == lowered || $0.name.lowercased() == lowered }) else {

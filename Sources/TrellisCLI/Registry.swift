@@ -1,5 +1,6 @@
 import TrellisCore
 import TrellisLV2
+import TrellisMedia
 import TrellisUnits
 
 /// Every unit the command line can name.
@@ -9,6 +10,7 @@ enum Units {
     static func registry(scanningLV2 scan: Bool = false) throws -> ComponentRegistry {
         let registry = ComponentRegistry()
         try BuiltInUnits.register(into: registry)
+        try MediaUnits.register(into: registry)
         let world = LV2World()
         world.setLogHandler { message in
             Log.logger.log(level: message.level == .error ? .error : (message.level == .warning ? .warning : .debug),

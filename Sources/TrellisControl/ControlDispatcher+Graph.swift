@@ -1,5 +1,6 @@
 import TrellisCore
 import TrellisGraph
+import TrellisMedia
 import TrellisSession
 
 extension ControlDispatcher {
@@ -42,6 +43,7 @@ extension ControlDispatcher {
             do { try unit.setParameter(info.address, value, rampFrames: 0) } catch { throw ControlErrors.map(error, node: name) }
         }
         do { try graph.addNode(unit, name: name) } catch { throw ControlErrors.map(error) }
+        if unit is FilePlayer { listenToPlayers() }
         return .ok(text: name, value: .object([("node", .string(name)), ("unit", .string(unitKey(unit)))]))
     }
 

@@ -1,7 +1,9 @@
 import Foundation
 import TrellisCore
 import TrellisGraph
+import TrellisAudioFile
 import TrellisJACK
+import TrellisMedia
 import TrellisSession
 
 extension ControlDispatcher {
@@ -25,10 +27,11 @@ extension ControlDispatcher {
         do { loaded = try SessionLoader.load(path: path, registry: target.registry, options: options) } catch {
             throw ControlError(.session, error.description)
         }
-        target.replace(with: loaded)
+        try target.replaceSession(with: loaded)
         // The old graph's meters went with it; they are installed again on first use.
+        listenToPlayers()
         var warnings = loaded.warnings.map(\.description)
-        if let head = target.head, let spec = loaded.jack {
+        if let head = target.jackHead, let spec = loaded.jack {
             let configuration = head.configuration
             if spec.inputs.count != configuration.inputChannels || spec.outputs.count != configuration.outputChannels {
                 warnings.append("the session's JACK ports (\(spec.inputs.count) in, \(spec.outputs.count) out) differ from the running client's (\(configuration.inputChannels) in, \(configuration.outputChannels) out); the ports stay as they are until restart")
@@ -49,7 +52,7 @@ extension ControlDispatcher {
             ("nodes", .number(graph.nodes.count)), ("latency", .number(graph.latency)),
         ]
         var words = ["rate=\(Int(graph.sampleRate))", "block=\(graph.maximumFrames)", "nodes=\(graph.nodes.count)", "latency=\(graph.latency)"]
-        if let head = target.head {
+        if let head = target.jackHead {
             let status = head.status()
             let phase = "\(status.phase)"
             members += [
@@ -69,7 +72,7 @@ extension ControlDispatcher {
     }
 
     func jack(connect: Bool, port: String, peer: String) throws(ControlError) -> ControlReply {
-        guard let head = target.head else { throw ControlError(.noJACK, "the session runs without JACK") }
+        guard let head = target.jackHead else { throw ControlError(.noJACK, "the session runs without JACK") }
         let warnings: [JACKWarning]
         do {
             warnings = connect ? try head.connect(JACKConnectionRule(ports: port, peers: peer)) : try head.disconnect(port: port, from: peer)
@@ -81,44 +84,55 @@ extension ControlDispatcher {
 
     func transport(_ action: TransportAction, _ name: String) throws(ControlError) -> ControlReply {
         let found = try node(name)
-        guard let player = found.unit as? any ControllablePlayer else {
+        guard let player = found.unit as? FilePlayer else {
             throw ControlError(.unsupported, "\(action.verb) needs a file player node; \(name) is \(found.unit.name)")
         }
         do {
             switch action {
-            case .play: try player.controlPlay()
-            case .pause: try player.controlPause()
-            case .stop: try player.controlStop()
-            case .seek(let seconds): try player.controlSeek(seconds: seconds)
+            case .play: try player.play()
+            case .pause: try player.pause()
+            case .stop: player.stop()
+            case .seek(let seconds): try player.seek(toSeconds: seconds)
             }
         } catch { throw ControlError(.unsupported, "node \(name): \(error)") }
-        return .ok(text: player.controlState, value: .object([("node", .string(name)), ("state", .string(player.controlState))]))
+        let state = player.transportState.rawValue
+        let time = player.currentTime
+        return .ok(text: "\(state) \(String(format: "%.3f", time))", value: .object([("node", .string(name)), ("state", .string(state)), ("seconds", .number(time))]))
     }
 
-    func record(start: Bool, recorder: String?) throws(ControlError) -> ControlReply {
-        let recorders = target.session.recorders
-        guard let controllable = target as? any ControllableRecording else {
-            let count = recorders.count
-            throw ControlError(.unsupported, "recording is not available here: the session names \(count) recorder\(count == 1 ? "" : "s") and no recorder runs them")
+    func record(start: Bool, recorder name: String?) throws(ControlError) -> ControlReply {
+        let targets = target.session.recorders
+        guard !recorders.isEmpty else {
+            let count = targets.count
+            throw ControlError(.unsupported, "recording is not available here: the session names \(count) recorder\(count == 1 ? "" : "s") and none runs")
         }
-        let names: [String]
-        do { names = try controllable.setRecording(start, recorder: recorder) } catch { throw ControlError(.session, "\(error)") }
-        return .ok(text: names.joined(separator: " "), value: .array(names.map { .string($0) }))
+        let chosen: [String]
+        if let name {
+            guard recorders[name] != nil else {
+                let hint = Suggestions.didYouMean(Suggestions.closest(to: name, among: Array(recorders.keys)))
+                throw ControlError(.unknownNode, "no recorder named \(name)\(hint)")
+            }
+            chosen = [name]
+        } else {
+            chosen = recorders.keys.sorted()
+        }
+        var changed: [String] = []
+        for name in chosen {
+            guard let recorder = recorders[name] else { continue }
+            do {
+                if start {
+                    guard !recorder.isRecording else { continue }
+                    if recorder.recorderState == .idle, let spec = targets.first(where: { $0.name == name }) {
+                        try recorder.prepareToRecord(path: spec.path, settings: RecordingSettings(container: AudioFileContainer(pathExtension: spec.format)))
+                    }
+                    try recorder.record()
+                } else {
+                    guard recorder.isRecording || recorder.recorderState == .paused else { continue }
+                    _ = try recorder.stop()
+                }
+            } catch { throw ControlError(.session, "recorder \(name): \(error)") }
+            changed.append(name)
+        }
+        return .ok(text: changed.joined(separator: " "), value: .array(changed.map { .string($0) }))
     }
-}
-
-/// A unit `play`, `pause`, `stop` and `seek` drive: the file player.
-public protocol ControllablePlayer: AnyObject {
-    func controlPlay() throws
-    func controlPause() throws
-    func controlStop() throws
-    func controlSeek(seconds: Double) throws
-    /// `playing`, `paused` or `stopped`.
-    var controlState: String { get }
-}
-
-/// A target whose session's recorders `record start|stop` drives; returns the
-/// recorders that changed.
-public protocol ControllableRecording: ControlTarget {
-    func setRecording(_ on: Bool, recorder: String?) throws -> [String]
 }

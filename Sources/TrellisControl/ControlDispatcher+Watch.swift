@@ -1,37 +1,42 @@
 import Foundation
 import TrellisCore
-import TrellisEngine
 import TrellisGraph
+import TrellisMedia
 
 extension ControlDispatcher {
     func meter(_ bus: BusName) throws(ControlError) -> ControlReply {
         let slot = meters[bus] ?? MeterSlot(bus: bus)
         meters[bus] = slot
-        let (meter, fresh) = try slot.meter(in: graph)
+        let (meter, fresh) = try locked { () throws(ControlError) in try slot.meter(in: graph) }
         if fresh { waitForFirstWindow(meter) }
-        return meterReply(slot, meter.read())
+        return meterReply(slot, meter)
     }
 
-    /// A fresh meter has seen nothing; wait (briefly) for 50 ms of audio when a backend runs.
-    private func waitForFirstWindow(_ meter: LevelMeter) {
-        guard graph.engine.isRendering || target.head != nil else { return }
-        let wanted = max(1, Int(graph.sampleRate / 20))
+    /// A fresh meter has seen nothing: when a backend runs, wait until the program that
+    /// feeds it is playing and 50 ms more have passed.
+    private func waitForFirstWindow(_ meter: BusMeter) {
+        guard graph.engine.isRendering || target.jackHead != nil else { return }
         let deadline = Date().addingTimeInterval(0.5)
-        while meter.framesObserved < wanted && Date() < deadline { usleep(2_000) }
+        while graph.engine.hasPendingProgram && Date() < deadline { usleep(1_000) }
+        usleep(50_000)
+        meter.updateMeters()
     }
 
-    func meterReply(_ slot: MeterSlot, _ levels: LevelMeter.Levels) -> ControlReply {
-        let event = meterEvent(slot, levels)
+    func meterReply(_ slot: MeterSlot, _ meter: BusMeter) -> ControlReply {
+        let event = meterEvent(slot, meter)
         return .ok(text: event.text, value: event.data)
     }
 
-    func meterEvent(_ slot: MeterSlot, _ levels: LevelMeter.Levels) -> ControlEvent {
+    /// Closes the meter's window and reports it.
+    func meterEvent(_ slot: MeterSlot, _ meter: BusMeter) -> ControlEvent {
+        meter.updateMeters()
+        let channels = 0..<meter.kernel.channelCount
+        let peak = channels.map { meter.peakPower(forChannel: $0) }, average = channels.map { meter.averagePower(forChannel: $0) }
         let name = slot.source.map { "\($0.node).\($0.bus)" } ?? slot.bus.description
         func list(_ values: [Float]) -> String { values.map { String(format: "%.2f", $0) }.joined(separator: ",") }
-        let text = "\(name) peak=\(list(levels.peak)) average=\(list(levels.average)) frames=\(levels.frames)"
+        let text = "\(name) peak=\(list(peak)) average=\(list(average))"
         let data = ControlValue.object([
-            ("bus", .string(name)), ("peak", .array(levels.peak.map { .number($0) })),
-            ("average", .array(levels.average.map { .number($0) })), ("frames", .number(levels.frames)),
+            ("bus", .string(name)), ("peak", .array(peak.map { .number($0) })), ("average", .array(average.map { .number($0) })),
         ])
         return ControlEvent(kind: .meter, text: text, data: data)
     }
@@ -39,7 +44,7 @@ extension ControlDispatcher {
     func watch(_ request: WatchRequest, peer: ControlPeer, id: ControlValue) throws(ControlError) -> ControlReply {
         stopWatching(peer)
         let slots = request.meters.map { MeterSlot(bus: $0) }
-        for slot in slots { _ = try slot.meter(in: graph) }
+        for slot in slots { _ = try locked { () throws(ControlError) in try slot.meter(in: graph) } }
         let watch = ControlPeer.Watch(request: request, id: id, meters: slots)
         if !slots.isEmpty {
             let timer = DispatchSource.makeTimerSource(queue: queue)
@@ -48,8 +53,8 @@ extension ControlDispatcher {
             timer.setEventHandler { [weak self, weak peer, weak watch] in
                 guard let self, let peer, let watch else { return }
                 for slot in watch.meters {
-                    guard let (meter, _) = try? slot.meter(in: self.graph) else { continue }
-                    peer.send(self.meterEvent(slot, meter.read()))
+                    guard let (meter, _) = try? self.locked({ () throws(ControlError) in try slot.meter(in: self.graph) }) else { continue }
+                    peer.send(self.meterEvent(slot, meter))
                 }
             }
             watch.timer = timer
@@ -72,7 +77,30 @@ extension ControlDispatcher {
         peers.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(peer)) }
         guard let watch else { return }
         watch.timer?.cancel()
-        for slot in watch.meters { slot.remove() }
+        target.withGraphLocked { for slot in watch.meters { slot.remove() } }
+    }
+
+    /// Listens for the end of file of every file player in the graph, once each.
+    /// Thread: the dispatcher's queue.
+    func listenToPlayers() {
+        var live = Set<ObjectIdentifier>()
+        for node in graph.nodes {
+            guard let player = node.unit as? FilePlayer else { continue }
+            let key = ObjectIdentifier(player)
+            live.insert(key)
+            guard playerListeners[key] == nil else { continue }
+            let name = node.name
+            let token = player.addListener { [weak self] notification in
+                guard case .endOfFile(let sampleTime) = notification else { return }
+                self?.broadcast(ControlEvent(kind: .eof, text: "\(name) sampleTime=\(sampleTime)",
+                                             data: .object([("node", .string(name)), ("sampleTime", .number(Double(sampleTime)))])))
+            }
+            playerListeners[key] = (player, token)
+        }
+        for (key, entry) in playerListeners where !live.contains(key) {
+            entry.player.removeObserver(entry.token)
+            playerListeners[key] = nil
+        }
     }
 
     /// Hands an event to every watching peer; never waits for any of them. Thread: any.

@@ -3,6 +3,7 @@ import Synchronization
 import TrellisCore
 import TrellisGraph
 import TrellisJACK
+import TrellisMedia
 import TrellisSession
 
 /// Runs commands against a `ControlTarget`, one at a time, on its own queue, whatever
@@ -22,17 +23,29 @@ public final class ControlDispatcher: @unchecked Sendable {
     var meters: [BusName: MeterSlot] = [:]
     let peers = Mutex<[ObjectIdentifier: ControlPeer]>([:])
     private var headListener: Int?
+    /// The recorders `record` starts and stops, by the session's names (queue only).
+    var recorders: [String: FileRecorder] = [:]
+    /// Players whose end of file watchers hear about (queue only).
+    var playerListeners: [ObjectIdentifier: (player: FilePlayer, token: MediaListenerToken)] = [:]
 
     /// Thread: control.
     public init(target: any ControlTarget) {
         self.target = target
-        if let head = target.head {
+        if let head = target.jackHead {
             headListener = head.addListener { [weak self] event in self?.broadcast(ControlEvent.from(event)) }
         }
+        queue.sync { listenToPlayers() }
     }
 
     deinit {
-        if let headListener { target.head?.removeListener(headListener) }
+        if let headListener { target.jackHead?.removeListener(headListener) }
+        for (player, token) in playerListeners.values { player.removeObserver(token) }
+    }
+
+    /// Hands `record start|stop` the recorders running the session's `recorders:`, by
+    /// name. Thread: any but the dispatcher's queue.
+    public func setRecorders(_ recorders: [String: FileRecorder]) {
+        queue.sync { self.recorders = recorders }
     }
 
     /// Runs one line from `peer` in its mode (text or JSON) and passes the encoded reply,
@@ -104,10 +117,10 @@ public final class ControlDispatcher: @unchecked Sendable {
                 return .ok(text: "trellis-control \(Self.protocolVersion)", value: .object([("protocol", .string("trellis-control")), ("version", .number(Self.protocolVersion))]))
             case .help(let verb): return try help(verb)
             case .list: return list()
-            case .add(let node, let unit, let parameters): return try add(node, unit: unit, parameters: parameters)
-            case .remove(let node): return try remove(node)
-            case .connect(let from, let to, let convert): return try connect(from, to, convert: convert)
-            case .disconnect(let from, let to): return try disconnect(from, to)
+            case .add(let node, let unit, let parameters): return try locked { () throws(ControlError) in try add(node, unit: unit, parameters: parameters) }
+            case .remove(let node): return try locked { () throws(ControlError) in try remove(node) }
+            case .connect(let from, let to, let convert): return try locked { () throws(ControlError) in try connect(from, to, convert: convert) }
+            case .disconnect(let from, let to): return try locked { () throws(ControlError) in try disconnect(from, to) }
             case .set(let node, let parameter, let value, let ramp): return try set(node, parameter, value, rampMilliseconds: ramp)
             case .get(let node, let parameter): return try get(node, parameter)
             case .params(let node): return try params(node)
@@ -131,7 +144,7 @@ public final class ControlDispatcher: @unchecked Sendable {
                 guard let peer else { throw ControlError(.unsupported, "mode applies to a connection") }
                 peer.state.withLock { $0.mode = mode }
                 return .ok(text: mode.rawValue, value: .string(mode.rawValue))
-            case .batch(let commands): return try batch(commands)
+            case .batch(let commands): return try locked { () throws(ControlError) in try batch(commands) }
             case .bye:
                 peer?.state.withLock { $0.closing = true }
                 return .ok("bye")
@@ -142,6 +155,13 @@ public final class ControlDispatcher: @unchecked Sendable {
     }
 
     var graph: Graph { target.session.graph }
+
+    /// Runs a graph edit while no backend re-prepares the graph.
+    func locked<T>(_ body: () throws(ControlError) -> T) throws(ControlError) -> T {
+        var result: Result<T, ControlError>?
+        target.withGraphLocked { result = Result { () throws(ControlError) in try body() } }
+        return try result!.get()
+    }
 
     func node(_ name: String) throws(ControlError) -> Node {
         do { return try graph.node(named: name) } catch { throw ControlErrors.map(error) }

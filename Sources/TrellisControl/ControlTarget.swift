@@ -6,16 +6,18 @@ import TrellisSession
 
 /// What the control server drives: a loaded session (its graph is the live one), the
 /// registry units come from, and the JACK head node when the session runs live.
-/// `trellis run`'s live session conforms; so does `ControlledSession`.
+/// `LiveSession` (what `trellis run` runs) conforms; so does `ControlledSession`.
 ///
 /// Thread: the dispatcher calls every member from its own queue, one call at a time.
 public protocol ControlTarget: AnyObject, Sendable {
     var session: LoadedSession { get }
     var registry: ComponentRegistry { get }
-    var head: JACKHeadNode? { get }
-    /// Makes `session` (loaded on the running engine, already publishing) the current
-    /// one; the previous graph is let go.
-    func replace(with session: LoadedSession)
+    var jackHead: JACKHeadNode? { get }
+    /// Runs `body` while no backend re-prepares the graph (a JACK period or rate change).
+    func withGraphLocked(_ body: () -> Void)
+    /// Makes `session` (loaded on the running engine) the current one; the previous
+    /// graph is let go. Not called inside `withGraphLocked`.
+    func replaceSession(with session: LoadedSession) throws(ControlError)
 }
 
 /// A plain `ControlTarget`: a session, a registry and an optional head node. The head
@@ -25,6 +27,7 @@ public final class ControlledSession: ControlTarget, @unchecked Sendable {
     private let current: Mutex<LoadedSession>
     public let registry: ComponentRegistry
     private let headSlot = Mutex<JACKHeadNode?>(nil)
+    private let graphLock = Mutex(())
 
     /// Thread: control.
     public init(session: LoadedSession, registry: ComponentRegistry, head: JACKHeadNode? = nil) {
@@ -35,18 +38,22 @@ public final class ControlledSession: ControlTarget, @unchecked Sendable {
 
     public var session: LoadedSession { current.withLock { $0 } }
 
-    public var head: JACKHeadNode? {
+    public var jackHead: JACKHeadNode? {
         get { headSlot.withLock { $0 } }
         set { headSlot.withLock { $0 = newValue } }
     }
 
-    public func replace(with session: LoadedSession) {
-        current.withLock { $0 = session }
+    public func withGraphLocked(_ body: () -> Void) {
+        graphLock.withLock { _ in body() }
+    }
+
+    public func replaceSession(with session: LoadedSession) throws(ControlError) {
+        graphLock.withLock { _ in current.withLock { $0 = session } }
     }
 
     /// Readies the current graph for a backend's period and rate. Thread: the backend's
     /// prepare hook (control or JACK's notification thread, never audio).
     public func prepare(frames: Int, sampleRate: Double) throws(GraphError) {
-        try session.graph.prepare(frames: frames, sampleRate: sampleRate)
+        try graphLock.withLock { _ throws(GraphError) in try session.graph.prepare(frames: frames, sampleRate: sampleRate) }
     }
 }

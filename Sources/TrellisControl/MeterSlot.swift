@@ -1,6 +1,6 @@
 import TrellisCore
-import TrellisEngine
 import TrellisGraph
+import TrellisMedia
 
 /// A level meter on one bus of the current graph, installed on first use and again
 /// whenever the node it watched is gone (removed, or the graph replaced by `load`).
@@ -8,7 +8,7 @@ import TrellisGraph
 /// Thread: the dispatcher's queue.
 final class MeterSlot {
     let bus: BusName
-    private var meter: LevelMeter?
+    private var meter: BusMeter?
     private var token: ObserverToken?
     private weak var graph: Graph?
     private var node: NodeID?
@@ -20,14 +20,14 @@ final class MeterSlot {
 
     /// The meter, installed on `graph` if it is not watching there yet. `fresh` says it
     /// was just installed (its first window is empty).
-    func meter(in graph: Graph) throws(ControlError) -> (meter: LevelMeter, fresh: Bool) {
+    func meter(in graph: Graph) throws(ControlError) -> (meter: BusMeter, fresh: Bool) {
         let found: Node
         do { found = try graph.node(named: bus.node) } catch { throw ControlErrors.map(error) }
         if let meter, self.graph === graph, node == found.id { return (meter, false) }
         if let token, self.graph === graph { try? graph.removeObserver(token) }
         let (sourceNode, sourceBus) = try resolve(found, in: graph)
         let channels = (try? sourceNode.unit.format(scope: .output, element: sourceBus).channelCount) ?? 2
-        let meter = LevelMeter(channelCount: channels)
+        let meter = BusMeter(channelCount: channels)
         do { token = try graph.addObserver(meter, node: sourceNode.id, bus: sourceBus) } catch { throw ControlErrors.map(error) }
         self.meter = meter
         self.graph = graph

@@ -17,6 +17,10 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
     /// Notifications from the audio thread; drain with `nextNotification`.
     public let notifications: SPSCRing<EngineNotification>
 
+    /// Where incoming MIDI comes from (the JACK head node's MIDI ports). Set it before
+    /// the backend starts. Thread: control, while not rendering.
+    public var midiInput: (any MIDIInputSource)?
+
     // Audio-thread state.
     private var current: UnsafeMutableRawPointer?
     private let waiting: UnsafeMutablePointer<ParameterEvent>
@@ -105,6 +109,7 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
         }
         let program = Unmanaged<RenderProgram>.fromOpaque(current)
         return program._withUnsafeGuaranteedRef { program in
+            if let midiInput { program.deliverMIDI(from: midiInput) }
             let dueCount = collectDueEvents(program: program, timeStamp: timeStamp, frameCount: frameCount)
             if dueCount > 0 { program.assignEvents(due, count: dueCount) }
             let status = program.run(

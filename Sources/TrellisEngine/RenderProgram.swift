@@ -19,6 +19,8 @@ public final class RenderProgram: @unchecked Sendable {
     private let delayLines: UnsafeMutablePointer<DelayLineState>
     private let lookup: UnsafeMutablePointer<UnitLookupEntry>
     private let observers: UnsafeMutablePointer<ObserverSlot>
+    private let midiReceivers: UnsafeMutablePointer<MIDISlot>
+    private let midiReceiverCount: Int
     private let totalChannels: Int
     private let totalUnitBuses: Int
     private let totalUnitChannels: Int
@@ -92,6 +94,11 @@ public final class RenderProgram: @unchecked Sendable {
         lookup = .allocate(capacity: max(1, entries.count))
         lookup.initialize(from: entries, count: entries.count)
 
+        let receivers = plan.units.compactMap { $0.unit as? any MIDIReceiver }.filter(\.acceptsMIDI)
+        midiReceiverCount = receivers.count
+        midiReceivers = .allocate(capacity: max(1, receivers.count))
+        for (index, receiver) in receivers.enumerated() { (midiReceivers + index).initialize(to: MIDISlot(receiver: receiver)) }
+
         observers = .allocate(capacity: max(1, plan.observers.count))
         for (index, entry) in plan.observers.enumerated() {
             (observers + index).initialize(to: ObserverSlot(observer: entry.observer))
@@ -113,6 +120,8 @@ public final class RenderProgram: @unchecked Sendable {
         lookup.deallocate()
         observers.deinitialize(count: plan.observers.count)
         observers.deallocate()
+        midiReceivers.deinitialize(count: midiReceiverCount)
+        midiReceivers.deallocate()
     }
 
     /// The listing of the plan.
@@ -183,6 +192,14 @@ public final class RenderProgram: @unchecked Sendable {
             while index < count && Int(events[index].slot) == slot { index += 1 }
             slots[slot].eventStart = Int32(start)
             slots[slot].eventCount = Int32(index - start)
+        }
+    }
+
+    /// Hands the cycle's MIDI events to every unit that takes MIDI. Thread: audio.
+    func deliverMIDI(from source: any MIDIInputSource) {
+        guard midiReceiverCount > 0 else { return }
+        source.forEachMIDIEvent { bytes, frame in
+            for index in 0..<midiReceiverCount { _ = midiReceivers[index].receiver.receiveMIDI(bytes, frame: frame) }
         }
     }
 
@@ -316,6 +333,10 @@ struct UnitSlot {
         self.splitOutputs = splitOutputs
         self.checkOutput = checkOutput
     }
+}
+
+struct MIDISlot {
+    unowned(unsafe) let receiver: any MIDIReceiver
 }
 
 struct ObserverSlot {

@@ -199,6 +199,9 @@ struct GraphCompiler {
         var outputBus = Array(repeating: [Int](), count: nodes.count)
         var arrival = Array(repeating: 0, count: nodes.count)
         var silentBuses: [Int: Int] = [:]
+        // Which output buses of each node something reads.
+        var readBuses = Array(repeating: Set<Int>(), count: nodes.count)
+        for node in nodes { for source in node.inputs.compactMap({ $0 }) { readBuses[source.node].insert(source.bus) } }
 
         func latency(_ node: Int) -> Int { nodes[node].role == .unit ? max(0, nodes[node].unit.latencyFrames) : 0 }
         func releaseBus(_ bus: Int) { allocator.release(plan.buses[bus].buffers) }
@@ -216,7 +219,8 @@ struct GraphCompiler {
             arrival[index] = readyAt.max() ?? 0
 
             var inputBuses: [Int] = []
-            var temporaries: [Int] = []
+            // What this node reads; one output feeds one input, so nothing else will.
+            var consumed: [Int] = []
             for (bus, source) in sources.enumerated() {
                 let channels = (try? node.unit.format(scope: .input, element: bus).channelCount) ?? 2
                 guard let source else {
@@ -228,21 +232,19 @@ struct GraphCompiler {
                 if sourceChannels != channels {
                     let converted = plan.addBus(buffers: allocator.allocate(channels))
                     plan.operations.append(.convertChannels(from: Int32(current), to: Int32(converted)))
-                    releaseBus(current)
+                    releaseBus(current)  // the conversion step was its reader
                     current = converted
-                    temporaries.append(converted)
                 }
                 let lag = arrival[index] - (arrival[source.node] + latency(source.node))
                 if lag > 0 {
                     let delayed = plan.addBus(buffers: allocator.allocate(channels))
                     plan.delays.append(.init(frames: lag, channelCount: channels, reason: "aligns \(source.from) with the slowest input of \(node.name)"))
                     plan.operations.append(.delay(line: Int32(plan.delays.count - 1), from: Int32(current), to: Int32(delayed)))
-                    if !temporaries.contains(current) { releaseBus(current) } else { releaseBus(current); temporaries.removeAll { $0 == current } }
+                    releaseBus(current)  // the delay step was its reader
                     current = delayed
-                    temporaries.append(delayed)
                 }
                 inputBuses.append(current)
-                if !temporaries.contains(current) { temporaries.append(current) }
+                consumed.append(current)
             }
 
             switch node.role {
@@ -279,11 +281,9 @@ struct GraphCompiler {
                 plan.observers.append((entry.observer, entry.watches))
                 plan.operations.append(.observe(observer: Int32(plan.observers.count - 1), bus: Int32(outputBus[index][entry.bus])))
             }
-            // Inputs are consumed: one output feeds one input, so nothing else reads them.
-            for bus in temporaries where !silentBuses.values.contains(bus) { releaseBus(bus) }
+            for bus in consumed { releaseBus(bus) }
             // Outputs nobody reads are free again at once.
-            let read = Set(nodes.flatMap { $0.inputs.compactMap { $0 } }.filter { $0.node == index }.map(\.bus))
-            for (bus, busIndex) in outputBus[index].enumerated() where !read.contains(bus) { releaseBus(busIndex) }
+            for (bus, busIndex) in outputBus[index].enumerated() where !readBuses[index].contains(bus) { releaseBus(busIndex) }
         }
         plan.bufferCount = allocator.count
         return plan

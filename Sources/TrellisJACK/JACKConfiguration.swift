@@ -24,6 +24,8 @@ public struct JACKConfiguration: Sendable, Equatable {
     public var inputNames: [String] = []
     /// Names for the playback ports in place of `out_1`....
     public var outputNames: [String] = []
+    /// Names for the MIDI input ports in place of `midi_in_1`....
+    public var midiInputNames: [String] = []
 
     public init(
         clientName: String = "trellis",
@@ -54,7 +56,7 @@ public struct JACKConfiguration: Sendable, Equatable {
     /// Short names of the playback ports, in order.
     public var outputPortNames: [String] { (0..<outputChannels).map { $0 < outputNames.count ? outputNames[$0] : "out_\($0 + 1)" } }
     /// Short names of the MIDI input ports, in order.
-    public var midiInputPortNames: [String] { (0..<midiInputs).map { "midi_in_\($0 + 1)" } }
+    public var midiInputPortNames: [String] { (0..<midiInputs).map { $0 < midiInputNames.count ? midiInputNames[$0] : "midi_in_\($0 + 1)" } }
 }
 
 /// One line of a session's JACK wiring: some of our ports to some of the server's ports.

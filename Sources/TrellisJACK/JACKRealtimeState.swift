@@ -73,8 +73,8 @@ final class JACKRealtimeState: @unchecked Sendable {
         inputTable = .allocate(capacity: max(1, inputCount))
         outputTable = .allocate(capacity: max(1, outputCount))
         midi = MIDIEventList(eventCapacity: configuration.midiEventCapacity, byteCapacity: configuration.midiByteCapacity)
-        processEvents = SPSCRing(minimumCapacity: 256)
-        notificationEvents = SPSCRing(minimumCapacity: 1024)
+        processEvents = SPSCRing(capacity: 256)
+        notificationEvents = SPSCRing(capacity: 1024)
         peakBits = .allocate(capacity: max(1, outputCount))
         for channel in 0..<max(1, outputCount) {
             (peakBits + channel).initialize(to: Atomic(0))

@@ -1,3 +1,5 @@
+import TrellisCore
+
 /// One MIDI message that arrived on a MIDI input port during the current cycle.
 public struct MIDIEvent: @unchecked Sendable, BitwiseCopyable {
     /// Offset of the event within the cycle, in frames.
@@ -74,5 +76,17 @@ public final class MIDIEventList: @unchecked Sendable {
         (storage + slot).initialize(to: event)
         count += 1
         return true
+    }
+}
+
+extension MIDIEventList: MIDIInputSource {
+    /// The events of the current cycle from every MIDI input port. Thread: audio.
+    public func forEachMIDIEvent(_ body: (UnsafeBufferPointer<UInt8>, Int) -> Void) {
+        var index = 0
+        while index < count {
+            let event = self[index]
+            body(event.bytes, event.frame)
+            index += 1
+        }
     }
 }

@@ -49,8 +49,8 @@ final class LV2Renderer: @unchecked Sendable {
 
     private let events: UnsafeMutablePointer<PendingMIDI>
     private var eventCount = 0
-    let queuedMIDI = SPSCRing<MIDIMessage>(minimumCapacity: 1024)
-    let midiOutput = SPSCRing<TimedMIDIMessage>(minimumCapacity: 4096)
+    let queuedMIDI = SPSCRing<MIDIMessage>(capacity: 1024)
+    let midiOutput = SPSCRing<TimedMIDIMessage>(capacity: 4096)
     let worker: LV2Worker?
     private let gate = Atomic<Int>(0)
 

@@ -1,6 +1,7 @@
 import TrellisCore
 import TrellisEngine
 import TrellisGraph
+import TrellisMedia
 import TrellisUnits
 
 /// A file player a session names: its node and file. The player unit reads the file;
@@ -57,10 +58,13 @@ final class GraphBuilder {
     var baselines: [String: [String: Float]] = [:]
     /// Session files being built, to refuse a file that includes itself.
     var fileStack: [String] = []
-    /// The engine the top-level graph publishes into, if not a new one.
+
+    /// The engine the top-level graph publishes into, when a running backend already
+    /// pulls one; taken by the first (outermost) graph built.
     var engine: RenderEngine?
 
-    init(registry: ComponentRegistry, sampleRate: Double, blockSize: Int, checkFiles: Bool) {
+    init(registry: ComponentRegistry, sampleRate: Double, blockSize: Int, checkFiles: Bool, engine: RenderEngine? = nil) {
+        self.engine = engine
         self.registry = registry
         self.sampleRate = sampleRate
         self.blockSize = blockSize
@@ -69,7 +73,8 @@ final class GraphBuilder {
 
     /// `stack` holds the subgraph definitions being built around this body.
     func build(_ body: GraphBody, scope: Definitions, prefix: String, stack: [String]) throws(SessionError) -> Built {
-        let graph = Graph(registry: registry, sampleRate: sampleRate, maximumFrames: blockSize, engine: prefix.isEmpty ? engine ?? RenderEngine() : RenderEngine())
+        let graph = Graph(registry: registry, sampleRate: sampleRate, maximumFrames: blockSize, engine: engine ?? RenderEngine())
+        engine = nil
         var units: [String: any AudioUnit] = [:]
         for spec in body.nodes {
             if let unit = try makeUnit(spec, scope: scope, prefix: prefix, stack: stack) { units[spec.name] = unit }
@@ -117,15 +122,22 @@ final class GraphBuilder {
             guard let made = try instantiate("lv2:" + uri, spec: spec, at: spec.positions["lv2"] ?? spec.location) else { return nil }
             unit = made
         }
-        try configure(unit, spec, path: path)
         if let file = spec.file {
             let resolved = SessionLoader.resolve(file, in: scope.directory)
             let location = spec.positions["file"] ?? spec.location
             if checkFiles, !FileChecks.isRegularFile(resolved) {
                 throw SessionError("node \(quoted(spec.name)): audio file \(resolved) \(FileChecks.problem(resolved))", at: location)
             }
+            // The player takes the file's width before the node's own settings apply.
+            if let player = unit as? FilePlayer, checkFiles {
+                do { try player.load(path: resolved) } catch {
+                    throw SessionError("node \(quoted(spec.name)): \(error)", at: location)
+                }
+                player.loopCount = spec.loops ?? 0
+            }
             players.append(FilePlayerSpec(node: path, unit: unit, path: resolved, loops: spec.loops ?? 0, location: location))
         }
+        try configure(unit, spec, path: path)
         return unit
     }
 

@@ -71,7 +71,7 @@ struct SessionChecks {
                 throw SessionError("jack: \(jack.outputs.count) output ports, but output node \(quoted(outputNode.name)) has \(channels) channels; they must match", at: jack.positions["outputs"] ?? jack.location)
             }
         }
-        let ours = jack.inputs + jack.outputs
+        let ours = jack.inputs + jack.outputs + jack.midiInputs
         for connection in jack.connect {
             let fromOurs = !connection.from.contains(":"), toOurs = !connection.to.contains(":")
             func unknown(_ name: String) -> SessionError {
@@ -91,7 +91,7 @@ struct SessionChecks {
             if toOurs {
                 let matched = try matching(connection.to, among: ours, at: connection.location)
                 guard !matched.isEmpty else { throw unknown(connection.to) }
-                guard matched.allSatisfy({ jack.inputs.contains($0) }) else {
+                guard matched.allSatisfy({ jack.inputs.contains($0) || jack.midiInputs.contains($0) }) else {
                     throw SessionError("jack: \(quoted(connection.to)) names an output port of this client; it sends and cannot be a destination", at: connection.location)
                 }
             }

@@ -175,6 +175,9 @@ public struct JackSpec: Sendable {
     public var client: String?
     public var inputs: [String] = []
     public var outputs: [String] = []
+    /// MIDI input ports; their events reach every unit that takes MIDI (LV2 instruments
+    /// and MIDI effects), at their frame within the cycle.
+    public var midiInputs: [String] = []
     public var connect: [JackConnectionSpec] = []
     public var location: SourceLocation
     public var positions = Positions()
@@ -185,7 +188,7 @@ public struct JackSpec: Sendable {
 }
 
 /// `from -> to` between one of the session's ports (by name) and other clients' ports
-/// (`client:port`, `*` and `?` matching any text or character).
+/// (`client:port`); either side may be a whole-name POSIX regular expression.
 public struct JackConnectionSpec: Sendable, Equatable {
     public var from: String
     public var to: String

@@ -13,16 +13,16 @@ public struct SessionLoadOptions: Sendable {
     public var initialize = true
     /// Checks that players' files exist and recorders' folders do.
     public var checkFiles = true
-    /// The engine the graph publishes into: a running backend's, so that the loaded
-    /// graph's first program replaces the one playing at a cycle boundary.
+    /// Builds the graph on this engine, so a running backend picks the new graph up at
+    /// its next cycle (a glitch-free `load`).
     public var engine: RenderEngine?
 
     public init(sampleRate: Double? = nil, blockSize: Int? = nil, initialize: Bool = true, checkFiles: Bool = true, engine: RenderEngine? = nil) {
+        self.engine = engine
         self.sampleRate = sampleRate
         self.blockSize = blockSize
         self.initialize = initialize
         self.checkFiles = checkFiles
-        self.engine = engine
     }
 }
 
@@ -54,8 +54,7 @@ public enum SessionLoader {
     ) throws(SessionError) -> LoadedSession {
         let sampleRate = options.sampleRate ?? document.defaults.sampleRate ?? 48_000
         let blockSize = options.blockSize ?? document.defaults.blockSize ?? 1024
-        let builder = GraphBuilder(registry: registry, sampleRate: sampleRate, blockSize: blockSize, checkFiles: options.checkFiles)
-        builder.engine = options.engine
+        let builder = GraphBuilder(registry: registry, sampleRate: sampleRate, blockSize: blockSize, checkFiles: options.checkFiles, engine: options.engine)
         if let path { builder.fileStack = [standardized(path)] }
         let scope = GraphBuilder.Definitions(subgraphs: document.graph.subgraphs, parent: nil, directory: directory, file: document.file)
         let built = try builder.build(document.graph, scope: scope, prefix: "", stack: [])

@@ -210,7 +210,7 @@ public enum SessionParser {
     }
 
     static func jack(_ node: Node, _ reader: YAMLReader) throws(SessionError) -> JackSpec {
-        let fields = try reader.fields(node, expected: "jack", allowed: ["client", "inputs", "outputs", "connect"])
+        let fields = try reader.fields(node, expected: "jack", allowed: ["client", "inputs", "outputs", "midi-inputs", "connect"])
         var spec = JackSpec(location: reader.location(node))
         for entry in fields.entries { spec.positions[entry.key] = reader.location(entry.value) }
         if let value = fields["client"] {
@@ -220,12 +220,14 @@ public enum SessionParser {
             }
             spec.client = client
         }
-        for (key, keyPath) in [("inputs", \JackSpec.inputs), ("outputs", \JackSpec.outputs)] {
+        for (key, keyPath) in [("inputs", \JackSpec.inputs), ("outputs", \JackSpec.outputs), ("midi-inputs", \JackSpec.midiInputs)] {
             guard let value = fields[key] else { continue }
             var names: [String] = []
             for item in try reader.items(value, expected: "a list of port names") {
                 let name = try reader.name(item, what: "port")
-                if names.contains(name) || spec.inputs.contains(name) { throw reader.error("port \(quoted(name)) is named twice", item) }
+                if names.contains(name) || spec.inputs.contains(name) || spec.outputs.contains(name) {
+                    throw reader.error("port \(quoted(name)) is named twice", item)
+                }
                 names.append(name)
             }
             spec[keyPath: keyPath] = names

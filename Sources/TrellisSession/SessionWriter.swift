@@ -101,7 +101,7 @@ public enum SessionWriter {
     private static func write(_ jack: JackSpec, _ out: inout Output) {
         out.line("jack:")
         if let client = jack.client { out.line("  client: \(YAMLText.scalar(client))") }
-        for (key, ports) in [("inputs", jack.inputs), ("outputs", jack.outputs)] where !ports.isEmpty {
+        for (key, ports) in [("inputs", jack.inputs), ("outputs", jack.outputs), ("midi-inputs", jack.midiInputs)] where !ports.isEmpty {
             out.line("  \(key): [\(ports.joined(separator: ", "))]")
         }
         if !jack.connect.isEmpty {

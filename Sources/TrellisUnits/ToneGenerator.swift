@@ -54,7 +54,7 @@ public final class ToneGenerator: AudioUnitBase, @unchecked Sendable {
         case 1:
             frequency = Double(value)
             increment = frequency / sampleRate
-        case 2: amplitude.set(value, frames: rampFrames > 0 ? rampFrames : 64)
+        case 2: amplitude.set(value, frames: isInitialized ? (rampFrames > 0 ? rampFrames : 64) : 0)
         default: break
         }
     }

@@ -190,3 +190,52 @@ struct ChainLV2Tests {
         #expect(difference < 1e-6, "largest difference \(difference)")
     }
 }
+
+@Suite("trellis chain as a session")
+struct ChainSessionTests {
+    private func temporaryPath(_ name: String) -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-chain-save-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent(name).path
+    }
+
+    private func floats(_ path: String) throws -> [Float] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
+        process.arguments = [path, "-t", "f32", "-"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = Pipe()
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    @Test("--save writes a session that renders what the chain rendered")
+    func savedChainRendersTheSame() throws {
+        let source = temporaryPath("in.wav")
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
+        make.arguments = ["-n", "-r", "48000", "-c", "2", "-b", "32", "-e", "float", source, "synth", "0.5", "pinknoise", "vol", "0.5"]
+        try make.run()
+        make.waitUntilExit()
+        let session = temporaryPath("chain.yaml"), chained = temporaryPath("chained.wav"), rendered = temporaryPath("rendered.wav")
+        let result = try trellis(["chain", "--save", session, source, "!", "eq", "band0.type=lowshelf", "band0.freq=120", "band0.gain=3", "!", "gain", "gain=-6", "!", chained])
+        #expect(result.status == 0, "\(result.stderr)")
+        let first = try floats(chained)
+        #expect(try trellis(["validate", session]).status == 0)
+        let render = try trellis(["render", session, "-o", rendered])
+        #expect(render.status == 0, "\(render.stderr)")
+        let second = try floats(rendered)
+        #expect(first.count == second.count && first.count == 48_000)
+        #expect(zip(first, second).allSatisfy { abs($0 - $1) < 1e-6 })
+    }
+
+    @Test("a chain with jack at its end runs live on a private server and stops cleanly")
+    func liveChainRuns() throws {
+        let server = "trellis-cli-\(getpid())"
+        let result = try trellis(["chain", "--start-server", "--server", server, "--duration", "1", "tone", "freq=440", "!", "gain", "gain=-6", "!", "jack"])
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+}

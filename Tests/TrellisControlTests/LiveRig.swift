@@ -2,15 +2,17 @@ import Foundation
 import Testing
 import TrellisControl
 import TrellisJACK
+import TrellisLive
 
-/// A private jackd (dummy backend, 48 kHz, 256-frame periods) and a session playing on
-/// it through a JACK head node that pulls the session's engine, controlled on a socket.
+/// A private jackd (dummy backend, 48 kHz, 256-frame periods) and a session running on
+/// it as `trellis run` runs one (a `LiveSession`), controlled on a socket.
 /// jackd runs real-time when the machine allows it (as it does on a musician's), so
 /// that the audio thread is scheduled ahead of the control threads as it would be
 /// there; the control plane must still never make it wait.
 final class LiveRig: @unchecked Sendable {
     let server: JACKServer
     let control: ControlRig
+    let live: LiveSession
 
     init(session: String = toneSession) throws {
         let name = "trellis-ctl-\(UUID().uuidString.prefix(8))"
@@ -18,28 +20,27 @@ final class LiveRig: @unchecked Sendable {
         let server = try (try? JACKServer.start(name: name, arguments: ["-R", "-P", "70", "-n", name] + dummy))
             ?? (try JACKServer.startPrivateServer(name: name, sampleRate: 48000, period: 256))
         self.server = server
+        var made: LiveSession?
         do {
-            control = try ControlRig(session: session) { target in
-                let configuration = JACKConfiguration(clientName: "trellis", serverName: server.name, inputChannels: 0, outputChannels: 1)
-                let head = try JACKHeadNode(configuration: configuration, source: target.session.graph.engine) { settings in
-                    try target.prepare(frames: settings.maximumFrames, sampleRate: settings.sampleRate)
-                }
-                target.head = head
-                target.session.graph.engine.startRendering()
-                try head.start()
+            control = try ControlRig(session: session) { loaded in
+                let live = try LiveSession(session: loaded, serverName: server.name, clientName: "trellis")
+                try live.start()
+                made = live
+                return live
             }
         } catch {
+            made?.stop()
             server.stop()
             throw error
         }
+        live = made!
     }
 
-    var head: JACKHeadNode { control.target.head! }
+    var head: JACKHeadNode { live.head }
 
     func stop() {
-        head.stop()
-        control.graph.engine.stopRendering()
         control.stop()
+        live.stop()
         server.stop()
     }
 }

@@ -47,18 +47,17 @@ func write(_ text: String, to name: String, in folder: String) throws -> String 
 /// A session, its dispatcher and a line server on a socket in a temporary folder.
 final class ControlRig: @unchecked Sendable {
     let folder: String
-    let target: ControlledSession
+    let target: any ControlTarget
     let dispatcher: ControlDispatcher
     let server: LineServer
     var socketPath: String { if case .unix(let path) = server.endpoint { path } else { "" } }
 
     init(session text: String = toneSession, endpoint: ControlEndpoint? = nil, limits: LineServer.Limits = .init(),
-         options: SessionLoadOptions = .init(), makeHead: ((ControlledSession) throws -> Void)? = nil) throws {
+         options: SessionLoadOptions = .init(), makeTarget: ((LoadedSession) throws -> any ControlTarget)? = nil) throws {
         folder = try temporaryFolder()
         let path = try write(text, to: "session.yaml", in: folder)
         let session = try SessionLoader.load(path: path, registry: controlRegistry(), options: options)
-        target = ControlledSession(session: session, registry: session.graph.registry)
-        try makeHead?(target)
+        target = try makeTarget?(session) ?? ControlledSession(session: session, registry: session.graph.registry)
         dispatcher = ControlDispatcher(target: target)
         server = try LineServer(endpoint: endpoint ?? .unix(path: folder + "/control.sock"), dispatcher: dispatcher, limits: limits)
         server.start()

@@ -1,39 +1,8 @@
 import Testing
 @testable import TrellisJACK
 
-@Suite("Lock-free ring and MIDI event list")
+@Suite("MIDI event list")
 struct RingAndListTests {
-    @Test("A ring hands values over in order and refuses values beyond its capacity")
-    func ringOrderAndCapacity() {
-        let ring = SPSCRing<Int>(minimumCapacity: 5)
-        #expect(ring.capacity == 8)
-        for value in 0..<10 { ring.push(value) }
-        #expect(ring.refusedCount == 2)
-        var popped: [Int] = []
-        while let value = ring.pop() { popped.append(value) }
-        #expect(popped == Array(0..<8))
-    }
-
-    @Test("A ring carries a million values between two threads without loss or reordering")
-    func ringAcrossThreads() async {
-        let ring = SPSCRing<Int>(minimumCapacity: 64)
-        let total = 1_000_000
-        async let produced: Void = Task.detached {
-            var next = 0
-            while next < total { if ring.push(next) { next += 1 } }
-        }.value
-        var expected = 0
-        var inOrder = true
-        while expected < total {
-            if let value = ring.pop() {
-                inOrder = inOrder && value == expected
-                expected += 1
-            }
-        }
-        await produced
-        #expect(inOrder)
-    }
-
     @Test("MIDI events from several ports are merged in frame order, stable for equal frames")
     func midiMerge() {
         let list = MIDIEventList(eventCapacity: 8, byteCapacity: 64)

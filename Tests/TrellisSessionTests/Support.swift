@@ -4,6 +4,7 @@ import TrellisCore
 import TrellisEngine
 import TrellisGraph
 @testable import TrellisSession
+import TrellisMedia
 import TrellisUnits
 
 /// The repository's Sessions/ folder.
@@ -30,6 +31,7 @@ func temporaryFolder() throws -> String {
 /// Built-in units plus the test's own toggle unit.
 func testRegistry() -> ComponentRegistry {
     let registry = BuiltInUnits.registry()
+    try! MediaUnits.register(into: registry)
     try! registry.register(Component(description: Switch.description, shortName: "switch", displayName: "Test Switch") { Switch() })
     return registry
 }

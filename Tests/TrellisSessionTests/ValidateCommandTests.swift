@@ -52,3 +52,18 @@ struct ValidateCommandTests {
         #expect(result.stderr.hasPrefix("/nonexistent/session.yaml:1:1: /nonexistent/session.yaml: no such file"))
     }
 }
+
+@Suite("trellis validate on the examples")
+struct ValidateExamplesTests {
+    @Test("every file in Sessions/ validates with the trellis command, with no warning")
+    func everyExampleValidates() throws {
+        for file in exampleFiles() {
+            let result = try trellis(["validate", file])
+            #expect(result.status == 0, "\(file): \(result.stderr)")
+            let name = URL(fileURLWithPath: file).lastPathComponent
+            if name != "placeholder-and-state.yaml" {
+                #expect(!result.stderr.contains("warning"), "\(file): \(result.stderr)")
+            }
+        }
+    }
+}

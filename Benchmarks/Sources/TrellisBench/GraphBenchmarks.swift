@@ -68,8 +68,27 @@ func graphBenchmarks() throws -> [Benchmark] {
     try nested.connect(sub, to: nestedOutput)
     try nested.initialize()
 
+    // 16 mono inputs mixed to stereo with volume and pan.
+    let mix = Graph(maximumFrames: 256)
+    let inputs = GraphInput(channelCount: 1)
+    try inputs.setElementCount(16, scope: .output)
+    let inputNode = try mix.addNode(inputs)
+    let mixer = MultichannelMixer(inputCount: 16)
+    for bus in 0..<16 {
+        try mixer.setFormat(.canonical(sampleRate: 48_000, channelCount: 1), scope: .input, element: bus)
+        try mixer.setParameter(named: "in\(bus).pan", Float(bus) / 7.5 - 1)
+        try mixer.setParameter(named: "in\(bus).volume", 0.5)
+    }
+    let mixerNode = try mix.addNode(mixer)
+    for bus in 0..<16 { try mix.connect(inputNode, bus, to: mixerNode, bus) }
+    let mixOutput = try mix.addNode(named: "output")
+    try mix.connect(mixerNode, to: mixOutput)
+    try mix.initialize()
+
     return [
+        graphBenchmark(group: "graph", name: "16 mono inputs mixed to stereo (volume, pan, meters)", graph: mix),
         graphBenchmark(group: "graph", name: "64 gains in a line (stereo)", graph: chain),
         graphBenchmark(group: "graph", name: "64 gains, 3-deep subgraph (stereo)", graph: nested),
     ]
 }
+

@@ -12,6 +12,7 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     // Monotonic counters; the slot is the counter masked by capacity.
     private let head = Atomic<Int>(0)  // next slot to read; written by the consumer
     private let tail = Atomic<Int>(0)  // next slot to write; written by the producer
+    private let refused = Atomic<Int>(0)
 
     /// `capacity` is rounded up to a power of two.
     public init(capacity: Int) {
@@ -28,7 +29,10 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     @inline(__always)
     public func push(_ value: Element) -> Bool {
         let tailValue = tail.load(ordering: .relaxed)
-        if tailValue - head.load(ordering: .acquiring) >= capacity { return false }
+        if tailValue - head.load(ordering: .acquiring) >= capacity {
+            refused.wrappingAdd(1, ordering: .relaxed)
+            return false
+        }
         (slots + (tailValue & mask)).initialize(to: value)
         tail.store(tailValue + 1, ordering: .releasing)
         return true
@@ -49,4 +53,8 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
 
     /// Free slots for the producer. Thread: the producer.
     public var freeCount: Int { capacity - count }
+
+    /// How many pushes a full ring refused, so a consumer can report what was lost.
+    /// Thread: any.
+    public var refusedCount: Int { refused.load(ordering: .relaxed) }
 }

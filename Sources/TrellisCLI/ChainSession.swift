@@ -1,0 +1,96 @@
+import Foundation
+import TrellisAudioFile
+import TrellisSession
+
+/// A pipeline written out as a session: a file source becomes a player, a file sink a
+/// recorder on the last stage, `jack` ends become the session's JACK ports (settings:
+/// `channels=N`, `connect=PATTERN` naming the other clients' ports), units keep their
+/// settings as written. This is what `--save` writes and what a live chain runs.
+enum ChainSession {
+    static func document(_ pipeline: ChainPipeline, file: String, sampleRate: Double, blockSize: Int) throws(CLIError) -> SessionDocument {
+        var document = SessionDocument(file: file)
+        document.defaults = SessionDefaults(sampleRate: sampleRate, blockSize: blockSize)
+        let here = SourceLocation(file: file, line: 1, column: 1)
+        var nodes: [NodeSpec] = []
+        var jack = JackSpec(location: here)
+        var usesJACK = false
+
+        func settings(_ stage: ChainPipeline.Stage, except skipped: Set<String> = []) -> [ParameterSetting] {
+            stage.settings.filter { !skipped.contains($0.name) }.map { ParameterSetting(name: $0.name, value: $0.value, location: here) }
+        }
+        func channels(_ stage: ChainPipeline.Stage, default fallback: Int) throws(CLIError) -> Int {
+            guard let text = stage.settings.first(where: { $0.name == "channels" })?.value else { return fallback }
+            guard let count = Int(text), (1...64).contains(count) else {
+                throw CLIError("chain: stage \(stage.position) \"\(stage.word)\": channels=\(text) must be a whole number from 1 to 64")
+            }
+            return count
+        }
+        func connects(_ stage: ChainPipeline.Stage) -> [String] {
+            stage.settings.filter { $0.name == "connect" }.map(\.value)
+        }
+
+        // The source.
+        let source = pipeline.source
+        var width = 2
+        switch source.word {
+        case "tone":
+            var node = NodeSpec(name: "tone", source: .unit("tone"), location: here)
+            width = try channels(source, default: 2)
+            node.channels = width
+            node.parameters = settings(source, except: ["channels"])
+            nodes.append(node)
+        case "jack":
+            usesJACK = true
+            width = try channels(source, default: 2)
+            var node = NodeSpec(name: "in", source: .unit("input"), location: here)
+            node.channels = width
+            nodes.append(node)
+            jack.inputs = (1...width).map { "in_\($0)" }
+            for pattern in connects(source) { jack.connect.append(JackConnectionSpec(from: pattern, to: "in_[0-9]+", location: here)) }
+        default:
+            var node = NodeSpec(name: "source", source: .unit("player"), location: here)
+            node.file = absolute(source.word)
+            if let reader = try? AudioFileReader(path: source.word) { width = reader.info.channelCount }
+            nodes.append(node)
+        }
+
+        // The units, in series.
+        for (index, stage) in pipeline.units.enumerated() {
+            let name = "stage\(index + 1)"
+            let unit: NodeSource = stage.word.hasPrefix("lv2:") ? .lv2(String(stage.word.dropFirst(4))) : .unit(stage.word)
+            var node = NodeSpec(name: name, source: unit, location: here)
+            node.parameters = settings(stage)
+            nodes.append(node)
+        }
+
+        // The sink.
+        let sink = pipeline.sink
+        var output = NodeSpec(name: "out", source: .unit("output"), location: here)
+        if sink.word == "jack" {
+            usesJACK = true
+            width = try channels(sink, default: width)
+            jack.outputs = (1...width).map { "out_\($0)" }
+            for pattern in connects(sink) { jack.connect.append(JackConnectionSpec(from: "out_[0-9]+", to: pattern, location: here)) }
+        }
+        output.channels = width
+        nodes.append(output)
+        var connections: [ConnectionSpec] = []
+        for (from, to) in zip(nodes.dropLast(), nodes.dropFirst()) {
+            connections.append(ConnectionSpec(from: BusReference(node: from.name), to: BusReference(node: to.name), convert: true, location: here))
+        }
+        if sink.word != "jack" {
+            let last = nodes[nodes.count - 2].name
+            document.recorders = [RecorderSpec(name: "sink", source: BusReference(node: last, bus: 0), file: absolute(sink.word), location: here)]
+        }
+        document.graph = GraphBody(nodes: nodes, connections: connections)
+        if usesJACK {
+            jack.client = "trellis-chain"
+            document.jack = jack
+        }
+        return document
+    }
+
+    private static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+}

@@ -1,0 +1,98 @@
+import ArgumentParser
+import TrellisAudioFile
+import TrellisCore
+import TrellisGraph
+import TrellisMedia
+import TrellisSession
+
+struct RenderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Render a session offline to a file, as fast as the machine allows.")
+
+    @Argument(help: "The session file.")
+    var session: String
+
+    @Option(name: .shortAndLong, help: "The output file; its extension picks the container (wav, aiff, caf, flac, ogg).")
+    var output: String
+
+    @Option(help: "Seconds to render (required unless the session plays files).")
+    var duration: Double?
+
+    @Option(name: .long, help: "Sample type of the output file: float32, int16, int24 or int32.")
+    var sampleType: String = "float32"
+
+    @Option(name: .long, help: "Feed a JACK input port of the session from a file: PORT=FILE (repeatable).")
+    var input: [String] = []
+
+    func run() throws {
+        guard let type = SampleType(rawValue: sampleType.lowercased()) else {
+            throw CLIError("--sample-type \(sampleType): expected float32, int16, int24 or int32")
+        }
+        let loaded: LoadedSession
+        do { loaded = try SessionLoader.load(path: session, registry: try Units.registry(), options: SessionLoadOptions()) } catch {
+            throw CLIError("\(error)")
+        }
+        for warning in loaded.warnings { Log.logger.warning("\(warning)") }
+        let graph = loaded.graph
+        let inputs = try portInputs(loaded)
+        let frames: Int
+        if let duration {
+            frames = Int((duration * graph.sampleRate).rounded())
+        } else if let played = loaded.playedFrames {
+            frames = played
+        } else {
+            throw CLIError("render: \(session) \(loaded.players.isEmpty ? "plays no files" : "loops a file forever"), so give --duration SECONDS")
+        }
+        let recorders: [FileRecorder]
+        do { recorders = try loaded.startTransport(atSampleTime: 0) } catch { throw CLIError("\(error)") }
+        let progress = ProgressBar(total: frames, label: output)
+        let report: ((Int, Int) -> Void)? = progress.isVisible ? { done, _ in progress.update(done) } : nil
+        do {
+            try OfflineRenderer(graph: graph).render(frameCount: frames, to: output, sampleType: type, inputs: inputs, progress: report)
+        } catch { throw CLIError("render: \(error)") }
+        for recorder in recorders {
+            do { _ = try recorder.stop() } catch { throw CLIError("render: \(error)") }
+        }
+        progress.finish()
+    }
+
+    /// The graph's input channels in order: a file where `--input` names the port that
+    /// channel stands for, silence elsewhere.
+    private func portInputs(_ loaded: LoadedSession) throws -> [any OfflineInput] {
+        let ports = loaded.jack?.inputs ?? []
+        var files: [Int: AudioFileReader] = [:]
+        for assignment in input {
+            guard let equals = assignment.firstIndex(of: "=") else { throw CLIError("--input \(assignment): expected PORT=FILE") }
+            let port = String(assignment[..<equals]), path = String(assignment[assignment.index(after: equals)...])
+            guard let index = ports.firstIndex(of: port) else {
+                throw CLIError("--input \(assignment): the session has no JACK input port \"\(port)\"\(Suggestions.didYouMean(Suggestions.closest(to: port, among: ports)))")
+            }
+            let reader: AudioFileReader
+            do { reader = try AudioFileReader(path: path) } catch { throw CLIError("--input \(assignment): \(error)") }
+            guard reader.info.sampleRate == loaded.graph.sampleRate else {
+                throw CLIError("--input \(assignment): \(path) is at \(Int(reader.info.sampleRate)) Hz but the session runs at \(Int(loaded.graph.sampleRate)) Hz")
+            }
+            files[index] = reader
+        }
+        var inputs: [any OfflineInput] = []
+        var channel = 0
+        let total = loaded.graph.plan?.inputChannelCount ?? 0
+        while channel < total {
+            if let reader = files[channel] {
+                inputs.append(FileInput(reader: reader))
+                channel += reader.info.channelCount
+            } else {
+                inputs.append(Silence())
+                channel += 1
+            }
+        }
+        return inputs
+    }
+}
+
+/// One silent input channel.
+struct Silence: OfflineInput {
+    var channelCount: Int { 1 }
+    func fill(_ buffers: AudioBuffers, frameCount: Int) throws(AudioFileError) {}
+}

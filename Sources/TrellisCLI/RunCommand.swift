@@ -1,0 +1,104 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import TrellisJACK
+import TrellisLive
+import TrellisMedia
+import TrellisSession
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a session live on JACK until interrupted (SIGINT or SIGTERM).")
+
+    @Argument(help: "The session file.")
+    var session: String
+
+    @Option(help: "The JACK server to join (default: the default server).")
+    var server: String?
+
+    @Flag(help: "Start a private JACK server with the dummy backend when none is running.")
+    var startServer = false
+
+    @Option(help: "The JACK client name (default: the session's).")
+    var clientName: String?
+
+    @Flag(help: "Write status and notification events as JSON lines instead of a status line.")
+    var json = false
+
+    @Option(help: "Stop after this many seconds (default: run until interrupted).")
+    var duration: Double?
+
+    func run() throws {
+        let registry = try Units.registry()
+        let loaded: LoadedSession
+        do { loaded = try SessionLoader.load(path: session, registry: registry, options: SessionLoadOptions()) } catch {
+            throw CLIError("\(error)")
+        }
+        for warning in loaded.warnings { Log.logger.warning("\(warning)") }
+
+        let privateServer = try LiveRunning.ensureServer(named: server, startIfMissing: startServer)
+        defer { privateServer?.stop() }
+
+        let live: LiveSession
+        do {
+            live = try LiveSession(session: loaded, serverName: server, clientName: clientName)
+            try live.start()
+        } catch { throw CLIError("\(error)") }
+        let recorders: [FileRecorder]
+        do { recorders = try loaded.startTransport(atSampleTime: nil) } catch {
+            live.stop()
+            throw CLIError("\(error)")
+        }
+        let output = StatusOutput(json: json)
+        live.addListener { event in output.event(event) }
+
+        LiveRunning.waitForInterrupt(duration: duration) { output.status(live.status()) }
+        live.stop()
+        for recorder in recorders {
+            do { _ = try recorder.stop() } catch { Log.logger.error("\(error)") }
+        }
+        output.finish()
+    }
+}
+
+/// The live status line on a terminal, or JSON lines for programs.
+final class StatusOutput: @unchecked Sendable {
+    let json: Bool
+    let isTerminal = isatty(STDOUT_FILENO) != 0
+    private let lock = NSLock()
+
+    init(json: Bool) { self.json = json }
+
+    func status(_ status: JACKStatus) {
+        lock.lock()
+        defer { lock.unlock() }
+        if json {
+            let peaks = status.outputPeaksDecibels.map { String(format: "%.1f", $0) }.joined(separator: ",")
+            write("{\"type\":\"status\",\"dspLoad\":\(String(format: "%.4f", status.dspLoad)),\"xruns\":\(status.xrunCount),\"sampleRate\":\(Int(status.sampleRate)),\"frames\":\(status.bufferFrames),\"peaks\":[\(peaks)]}\n")
+            return
+        }
+        let peaks = status.outputPeaksDecibels.map { String(format: "%6.1f", $0) }.joined(separator: " ")
+        let line = String(format: "DSP %5.1f%%  xruns %d  %d Hz / %d  peaks dBFS: ", status.dspLoad * 100, status.xrunCount, Int(status.sampleRate), status.bufferFrames) + peaks
+        write(isTerminal ? "\r\u{1B}[K" + line : line + "\n")
+    }
+
+    func event(_ event: JACKEvent) {
+        lock.lock()
+        defer { lock.unlock() }
+        if json {
+            let text = "\(event)".replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            write("{\"type\":\"event\",\"event\":\"\(text)\"}\n")
+        } else {
+            Log.logger.notice("\(event)")
+        }
+    }
+
+    func finish() {
+        if isTerminal && !json { write("\n") }
+    }
+
+    private func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}

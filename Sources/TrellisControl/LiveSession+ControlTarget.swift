@@ -1,0 +1,18 @@
+import TrellisCore
+import TrellisJACK
+import TrellisLive
+import TrellisSession
+
+extension LiveSession: ControlTarget {
+    public var registry: ComponentRegistry { session.graph.registry }
+
+    public var jackHead: JACKHeadNode? { head }
+
+    public func withGraphLocked(_ body: () -> Void) {
+        withGraph { _ in body() }
+    }
+
+    public func replaceSession(with session: LoadedSession) throws(ControlError) {
+        do { try replace(with: session) } catch { throw ControlError(.session, error.description) }
+    }
+}

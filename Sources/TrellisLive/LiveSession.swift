@@ -1,0 +1,120 @@
+import Foundation
+import TrellisCore
+import TrellisGraph
+import TrellisJACK
+import TrellisSession
+
+/// A session running live: its graph pulled by a JACK head node whose ports, names and
+/// connections come from the session's `jack:` section.
+///
+/// The graph is edited by the control side and re-prepared by JACK's notification
+/// thread (period and rate changes); `withGraph` serializes the two, so every control
+/// client (the command line, the control protocol) edits through it.
+/// Thread: control.
+public final class LiveSession: @unchecked Sendable {
+    public private(set) var session: LoadedSession
+    public let head: JACKHeadNode
+    public let configuration: JACKConfiguration
+    private let lock: NSLock
+
+    /// Builds the head node for `session`. `clientName` overrides the session's
+    /// client name; `serverName` picks a server other than the default.
+    public init(session: LoadedSession, serverName: String? = nil, clientName: String? = nil) throws(LiveError) {
+        self.session = session
+        let lock = NSLock()
+        self.lock = lock
+        let jack = session.jack
+        var configuration = JACKConfiguration(
+            clientName: clientName ?? jack?.client ?? "trellis",
+            serverName: serverName,
+            inputChannels: session.graph.plan?.inputChannelCount ?? 0,
+            outputChannels: session.graph.plan?.outputChannelCount ?? 2)
+        configuration.inputNames = jack?.inputs ?? []
+        configuration.outputNames = jack?.outputs ?? []
+        configuration.midiInputs = jack?.midiInputs.count ?? 0
+        configuration.midiInputNames = jack?.midiInputs ?? []
+        if let jack, !jack.inputs.isEmpty { configuration.inputChannels = jack.inputs.count }
+        if let jack, !jack.outputs.isEmpty { configuration.outputChannels = jack.outputs.count }
+        configuration.connections = (jack?.connect ?? []).map { line in
+            line.from.contains(":") ? JACKConnectionRule(ports: line.to, peers: line.from) : JACKConnectionRule(ports: line.from, peers: line.to)
+        }
+        self.configuration = configuration
+        let holder = GraphHolder(session.graph)
+        do {
+            head = try JACKHeadNode(configuration: configuration, source: session.graph.engine) { settings in
+                lock.lock()
+                defer { lock.unlock() }
+                try holder.graph.prepare(frames: settings.maximumFrames, sampleRate: settings.sampleRate)
+            }
+        } catch { throw .jack(error) }
+        self.holder = holder
+        session.graph.engine.midiInput = head.midiInput
+    }
+
+    private let holder: GraphHolder
+
+    /// Joins the server, prepares the graph for its period and rate, activates and
+    /// makes the session's connections. Failed connections come back as warnings.
+    public func start() throws(LiveError) {
+        // Parameter changes then travel to the audio thread (ramped) instead of racing it.
+        session.graph.engine.startRendering()
+        do { try head.start() } catch {
+            session.graph.engine.stopRendering()
+            throw .jack(error)
+        }
+    }
+
+    /// Deactivates and closes the client; the graph stays as it is.
+    public func stop() {
+        head.stop()
+        session.graph.engine.stopRendering()
+    }
+
+    /// Runs `body` with the graph while no period or rate change re-prepares it.
+    public func withGraph<T>(_ body: (Graph) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(holder.graph)
+    }
+
+    /// Swaps in another session built on this one's engine (see `Graph(engine:)`): its
+    /// first program replaces the running one at a cycle boundary.
+    public func replace(with next: LoadedSession) throws(LiveError) {
+        guard next.graph.engine === session.graph.engine else { throw .notOnThisEngine }
+        lock.lock()
+        defer { lock.unlock() }
+        let status = head.status()
+        do {
+            try next.graph.prepare(frames: max(status.preparedFrames, 1), sampleRate: status.sampleRate > 0 ? status.sampleRate : next.sampleRate)
+        } catch { throw .graph(error) }
+        holder.graph = next.graph
+        session = next
+    }
+
+    public func status() -> JACKStatus { head.status() }
+
+    @discardableResult
+    public func addListener(_ listener: @escaping @Sendable (JACKEvent) -> Void) -> Int {
+        head.addListener(listener)
+    }
+}
+
+/// The graph the prepare hook re-prepares; replaced when a session is swapped.
+private final class GraphHolder: @unchecked Sendable {
+    var graph: Graph
+    init(_ graph: Graph) { self.graph = graph }
+}
+
+public enum LiveError: Error, CustomStringConvertible {
+    case jack(JACKError)
+    case graph(GraphError)
+    case notOnThisEngine
+
+    public var description: String {
+        switch self {
+        case .jack(let error): return "\(error)"
+        case .graph(let error): return "\(error)"
+        case .notOnThisEngine: return "the new session must be built on the running session's engine"
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import TrellisCore
+import TrellisEngine
+
+/// Meters any bus: install with `graph.addObserver(meter, node:, bus:)`, then call
+/// `updateMeters()` and read `peakPower(forChannel:)` / `averagePower(forChannel:)`
+/// as with AVAudioRecorder (see `MeterKernel` for the window and the formulas).
+public final class BusMeter: BusObserver, @unchecked Sendable {
+    public let kernel: MeterKernel
+
+    /// Meters up to `channelCount` channels of the bus it watches. Thread: control.
+    public init(channelCount: Int) {
+        kernel = MeterKernel(channelCount: channelCount)
+    }
+
+    /// Thread: audio.
+    public func observe(_ bus: AudioBuffers, frameCount: Int, timeStamp: AudioTimeStamp) {
+        kernel.accumulate(bus, frameCount: frameCount)
+    }
+
+    /// Closes the window since the previous call and publishes its powers. Thread: control.
+    public func updateMeters() { kernel.update() }
+
+    /// Thread: any.
+    public func peakPower(forChannel channel: Int) -> Float { kernel.peakPower(forChannel: channel) }
+
+    /// Thread: any.
+    public func averagePower(forChannel channel: Int) -> Float { kernel.averagePower(forChannel: channel) }
+}

@@ -1,0 +1,253 @@
+import Synchronization
+import TrellisAudioFile
+import TrellisCore
+import TrellisEngine
+
+/// Records its input bus to a file: AVAudioRecorder as a unit. One input bus and one
+/// output bus that passes the input through, so it can sit in a chain; or install it
+/// with `graph.addObserver(recorder, node:, bus:)` to record any bus without being in
+/// its path (then give it the graph's sample rate at init, since no graph configures it).
+///
+/// Threads: the render thread copies input frames into a preallocated ring (about two
+/// seconds); the butler (see `MediaThreads`) drains the ring into the file, converting
+/// channels and rate; control starts, pauses and stops. A write failure (a full disk)
+/// is reported and the audio keeps flowing. A container that cannot hold the asked
+/// encoding is refused by `prepareToRecord`, before anything is created.
+///
+/// Offline rendering: call `waitForStreaming(frameCount:)` before every cycle (the
+/// `OfflineStreaming` hook) so the ring never overflows, and `stop()` after the last.
+public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @unchecked Sendable {
+    public static let description = ComponentDescription(
+        type: ComponentType.output, subtype: "rcrd", manufacturer: Manufacturer.trellis)
+    static let slotFrames = 256
+
+    /// What the recorder is doing, as the control side sees it.
+    public enum State: String, Sendable { case idle, prepared, recording, paused }
+
+    // Shared by control, butler and notifier; guarded by `lock`.
+    let lock = Mutex(())
+    var stream: RecorderStream?
+    var diskRing: FrameRing?
+    var state = State.idle
+    var takeCounter: UInt64 = 0
+    var lastFrames = 0
+    var pendingNotifications: [RecorderNotification] = []
+    var listeners: [Int: @Sendable (RecorderNotification) -> Void] = [:]
+    var nextToken = 0
+
+    // Between threads. `renderState`: 0 idle, 1 recording, 2 paused.
+    let renderState = Atomic<Int>(0)
+    let take = Atomic<UInt64>(0)
+    let startTime = Atomic<Int64>(.min)
+    let frameLimit = Atomic<Int64>(-1)
+    let finishedTake = Atomic<UInt64>(0)
+    let droppedFrames = Atomic<Int>(0)
+    let fence = RenderFence()
+    let events = SPSCRing<RecorderEvent>(capacity: 256)
+
+    /// Peak and average power of the input, as AVAudioRecorder meters.
+    public let meter: MeterKernel
+
+    // Render thread only.
+    var ring: FrameRing?
+    var currentTake: UInt64 = 0
+    var recorded: Int64 = 0
+    var takeStart: Int64 = .min
+    var takeLimit: Int64 = -1
+    var takeFinished = false
+
+    /// A recorder of `channelCount` channels at `sampleRate` (a graph sets the rate of
+    /// its nodes itself). Thread: control.
+    public init(channelCount: Int = 2, sampleRate: Double = 48_000) {
+        meter = MeterKernel(channelCount: channelCount)
+        super.init(description: Self.description, shortName: "recorder", inputs: [channelCount], outputs: [channelCount])
+        if sampleRate != 48_000 { try? setSampleRate(sampleRate) }
+    }
+
+    deinit {
+        ring?.deallocate()
+    }
+
+    // MARK: - Control
+
+    /// Creates the file for a recording with `settings`, refusing (before anything is
+    /// created) a container that cannot hold the encoding, and a rate or channel count
+    /// that cannot be written. Initializes the unit if nothing has yet. Thread: control.
+    public func prepareToRecord(path: String, settings: RecordingSettings = RecordingSettings()) throws(MediaError) {
+        let busFormat: StreamFormat
+        do throws(AudioUnitError) {
+            busFormat = try format(scope: .input, element: 0)
+            if !isInitialized { try initialize() }
+        } catch {
+            throw .invalidSettings("\(error)", unit: name)
+        }
+        guard let container = settings.container ?? AudioFileContainer(path: path) else {
+            throw .file(.unsupportedContainer(path: path, found: "the path's extension"), unit: name)
+        }
+        let sampleType: SampleType
+        sampleType = try settings.sampleType(in: container, path: path, unit: name)
+        try lock.withLock { _ throws(MediaError) in
+            guard state == .idle else { throw .invalidSettings("a recording is already prepared or running", unit: name) }
+            let writer: AudioFileWriter
+            do throws(AudioFileError) {
+                writer = try AudioFileWriter(
+                    path: path, container: container, sampleType: sampleType,
+                    sampleRate: settings.sampleRate ?? busFormat.sampleRate,
+                    channelCount: settings.channelCount ?? busFormat.channelCount)
+            } catch {
+                throw .file(error, unit: name)
+            }
+            takeCounter += 1
+            stream = try RecorderStream(writer: writer, busRate: busFormat.sampleRate, busChannels: busFormat.channelCount, take: takeCounter, unitName: name)
+            state = .prepared
+        }
+        MediaThreads.butler.add(self) { $0.serviceDisk() }
+        MediaThreads.notifier.add(self) { $0.deliverNotifications() }
+    }
+
+    /// Starts recording at graph time `sampleTime` (nil: the next cycle), for
+    /// `frameCount` frames of the bus (nil: until `stop`); resumes a paused recording
+    /// (the time and length then stay as first given). Thread: control.
+    public func record(atSampleTime sampleTime: Int64? = nil, frameCount: Int? = nil) throws(MediaError) {
+        try lock.withLock { _ throws(MediaError) in
+            switch state {
+            case .idle: throw .notPrepared(unit: name)
+            case .recording: return
+            case .paused: break
+            case .prepared:
+                guard let stream else { throw .notPrepared(unit: name) }
+                startTime.store(sampleTime ?? .min, ordering: .relaxed)
+                frameLimit.store(frameCount.map { Int64(max(0, $0)) } ?? -1, ordering: .relaxed)
+                take.store(stream.take, ordering: .relaxed)
+            }
+            state = .recording
+            renderState.store(1, ordering: .sequentiallyConsistent)
+        }
+    }
+
+    /// As `record(atSampleTime:frameCount:)` with a duration in seconds of the bus.
+    /// Thread: control.
+    public func record(atSampleTime sampleTime: Int64? = nil, forDuration seconds: Double) throws(MediaError) {
+        try record(atSampleTime: sampleTime, frameCount: Int((seconds * sampleRate).rounded()))
+    }
+
+    /// Stops taking frames until `record` resumes. Thread: control.
+    public func pause() {
+        lock.withLock { _ in
+            guard state == .recording else { return }
+            state = .paused
+            renderState.store(2, ordering: .sequentiallyConsistent)
+        }
+    }
+
+    /// Ends the recording: waits out the render call in progress, writes what the ring
+    /// holds, closes the file. Returns the frames in the file; throws the first write or
+    /// close failure (the file then holds what was written before it). Thread: control.
+    @discardableResult
+    public func stop() throws(MediaError) -> Int {
+        renderState.store(0, ordering: .sequentiallyConsistent)
+        fence.waitForRenderToLeave()
+        let result: (frames: Int, error: MediaError?)? = lock.withLock { _ in
+            guard let stream else { return nil }
+            if let ring = diskRing, let failure = stream.drain(ring).newFailure {
+                pendingNotifications.append(.writeFailed(failure))
+            }
+            return finishStream(stream)
+        }
+        MediaThreads.notifier.wake()
+        guard let result else { return lock.withLock { _ in lastFrames } }
+        if let error = result.error { throw error }
+        return result.frames
+    }
+
+    /// Thread: any but audio.
+    public var recorderState: State { lock.withLock { _ in state } }
+
+    /// Thread: any but audio.
+    public var isRecording: Bool { recorderState == .recording }
+
+    /// Frames in the file so far (the last file's after it closed). Thread: any but audio.
+    public var framesWritten: Int { lock.withLock { _ in stream?.framesWritten ?? lastFrames } }
+
+    /// Frames the ring had no room for. Thread: any.
+    public var overrunFrames: Int { droppedFrames.load(ordering: .relaxed) }
+
+    /// Calls `handler` on the notifier thread with write failures, overruns and the
+    /// end of each recording. Thread: control.
+    @discardableResult
+    public func addListener(_ handler: @escaping @Sendable (RecorderNotification) -> Void) -> MediaListenerToken {
+        let token = lock.withLock { _ in
+            nextToken += 1
+            listeners[nextToken] = handler
+            return MediaListenerToken(rawValue: nextToken)
+        }
+        MediaThreads.notifier.add(self) { $0.deliverNotifications() }
+        return token
+    }
+
+    /// Thread: control.
+    public func removeListener(_ token: MediaListenerToken) {
+        lock.withLock { _ in listeners[token.rawValue] = nil }
+    }
+
+    /// Closes the metering window (see `MeterKernel`). Thread: control.
+    public func updateMeters() { meter.update() }
+    /// Thread: any.
+    public func peakPower(forChannel channel: Int) -> Float { meter.peakPower(forChannel: channel) }
+    /// Thread: any.
+    public func averagePower(forChannel channel: Int) -> Float { meter.averagePower(forChannel: channel) }
+
+    // MARK: - Life cycle
+
+    public override func validateConfiguration() throws(AudioUnitError) {
+        let input = try format(scope: .input, element: 0), output = try format(scope: .output, element: 0)
+        guard input.channelCount == output.channelCount else {
+            throw .failedToInitialize("input has \(input.channelCount) channels, output \(output.channelCount)", unit: name)
+        }
+    }
+
+    public override func allocateRenderResources() throws(AudioUnitError) {
+        let channels = try format(scope: .input, element: 0).channelCount
+        let slotFrames = Self.slotFrames
+        let slotsForTwoSeconds = Int((2 * sampleRate / Double(slotFrames)).rounded(.up))
+        let slotsForSlices = 4 * ((maximumFramesPerSlice + slotFrames - 1) / slotFrames)
+        let made = FrameRing(slotCount: max(slotsForTwoSeconds, slotsForSlices), frameCapacity: slotFrames, channelCount: channels)
+        ring = made
+        currentTake = 0
+        lock.withLock { _ in diskRing = made }
+    }
+
+    /// Uninitializing ends a recording. Thread: control, not while rendering.
+    public override func deallocateRenderResources() {
+        _ = try? stop()
+        lock.withLock { _ in diskRing = nil }
+        ring?.deallocate()
+        ring = nil
+    }
+
+    /// Passes the input through and records it. Thread: audio.
+    public override func render(_ context: RenderContext) -> RenderStatus {
+        context.outputs[0].copy(from: context.inputs[0], frameCount: context.frameCount)
+        capture(context.inputs[0], frameCount: context.frameCount, timeStamp: context.timeStamp)
+        return .ok
+    }
+
+    /// Records the watched bus. Thread: audio.
+    public func observe(_ bus: AudioBuffers, frameCount: Int, timeStamp: AudioTimeStamp) {
+        capture(bus, frameCount: frameCount, timeStamp: timeStamp)
+    }
+
+    // MARK: - Helpers (lock held)
+
+    /// Closes the file and reports the end of the recording.
+    func finishStream(_ stream: RecorderStream) -> (frames: Int, error: MediaError?) {
+        let error = stream.finish()
+        let frames = stream.framesWritten
+        self.stream = nil
+        lastFrames = frames
+        state = .idle
+        renderState.store(0, ordering: .sequentiallyConsistent)
+        pendingNotifications.append(.finished(frames: frames, error: error))
+        return (frames, error)
+    }
+}

@@ -1,0 +1,16 @@
+import TrellisCore
+
+/// The media units, for a registry: the file player (`player`, augn:afpl:trls) and
+/// the recorder (`recorder`, auou:rcrd:trls; an output-type unit since it ends in a
+/// file, though it also passes its input on).
+public enum MediaUnits {
+    public static let components: [Component] = [
+        Component(description: FilePlayer.description, shortName: "player", displayName: "File Player") { FilePlayer() },
+        Component(description: FileRecorder.description, shortName: "recorder", displayName: "File Recorder") { FileRecorder() },
+    ]
+
+    /// Thread: control.
+    public static func register(into registry: ComponentRegistry) throws(RegistryError) {
+        for component in components { try registry.register(component) }
+    }
+}

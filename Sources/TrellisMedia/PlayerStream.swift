@@ -1,0 +1,190 @@
+import TrellisAudioFile
+import TrellisCore
+import TrellisUnits
+
+/// The disk side of a prepared player: the open file, the rate converter, and where
+/// reading stands. It turns the file (looped as asked) into slots of output-rate audio
+/// at the player's channel count.
+///
+/// Thread: whoever holds the player's lock (the butler, or control for seeks).
+final class PlayerStream {
+    let reader: AudioFileReader
+    let fileFrames: Int
+    let fileRate: Double
+    let outputRate: Double
+    private(set) var generation: UInt64 = 0
+    /// Passes over the end of the file so far in this play-through.
+    private(set) var loopsDone = 0
+    /// The final slot has been published; nothing more until `restart`.
+    private(set) var ended = false
+    /// Reading failed; only the closing slot is still to publish.
+    private(set) var failed = false
+
+    private let resampler: SampleRateConverter?
+    private let scratch: AudioBufferList
+    private let converted: AudioBufferList
+    private let inputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private var readFrame = 0
+    /// Output-rate frames from the file's start to the next frame produced.
+    private var position: Int64 = 0
+    private var pendingOffset = 0
+    private var pendingCount = 0
+    private var inputEnded = false
+
+    /// Thread: control.
+    init(reader: AudioFileReader, outputRate: Double, slotFrames: Int) throws(MediaError) {
+        self.reader = reader
+        fileFrames = reader.info.frameCount
+        fileRate = reader.info.sampleRate
+        self.outputRate = outputRate
+        let channels = reader.info.channelCount
+        resampler = fileRate == outputRate ? nil : try makeConverter(from: fileRate, to: outputRate, channels: channels)
+        scratch = AudioBufferList(channelCount: channels, frameCapacity: slotFrames)
+        converted = AudioBufferList(channelCount: channels, frameCapacity: slotFrames)
+        inputTable = .allocate(capacity: channels)
+        inputTable.initialize(repeating: scratch[0][0], count: channels)
+    }
+
+    deinit {
+        inputTable.deallocate()
+        reader.close()
+    }
+
+    /// Output-rate position of a file frame.
+    func outputPosition(ofFileFrame frame: Int) -> Int64 {
+        resampler == nil ? Int64(frame) : Int64((Double(frame) * outputRate / fileRate).rounded())
+    }
+
+    /// Starts producing from `frame` under a new generation. Thread: lock holder.
+    func restart(atFileFrame frame: Int, generation: UInt64) throws(AudioFileError) {
+        try reader.seek(toFrame: frame)
+        self.generation = generation
+        readFrame = frame
+        position = outputPosition(ofFileFrame: frame)
+        resampler?.reset()
+        pendingOffset = 0
+        pendingCount = 0
+        inputEnded = false
+        ended = false
+        failed = false
+    }
+
+    /// Fills free slots of `ring`; returns how many it published. `loopCount` is the
+    /// player's (0 once, n extra passes, negative forever). Thread: lock holder.
+    func fill(_ ring: FrameRing, loopCount: Int) throws(AudioFileError) -> Int {
+        var published = 0
+        while !ended && !failed, let slot = ring.writableSlot() {
+            let header = ring.header(slot)
+            header.pointee = FrameSlotHeader()
+            header.pointee.generation = generation
+            let made = resampler == nil
+                ? try copySlot(into: ring.buffers(slot), capacity: ring.frameCapacity, header: header, loopCount: loopCount)
+                : try convertSlot(into: ring.buffers(slot), capacity: ring.frameCapacity, header: header, loopCount: loopCount)
+            guard made > 0 || header.pointee.isEnd else { break }
+            header.pointee.frameCount = made
+            if header.pointee.isEnd { ended = true }
+            ring.commit()
+            published += 1
+        }
+        return published
+    }
+
+    /// Marks the stream failed and publishes a last, empty slot (now or on a later
+    /// call, once there is room) so the render side ends cleanly; true when published.
+    @discardableResult
+    func endAfterFailure(_ ring: FrameRing) -> Bool {
+        failed = true
+        guard !ended, let slot = ring.writableSlot() else { return false }
+        ring.header(slot).pointee = FrameSlotHeader(generation: generation, position: position, isEnd: true)
+        ring.commit()
+        ended = true
+        return true
+    }
+
+    private func shouldLoop(_ loopCount: Int) -> Bool {
+        fileFrames > 0 && (loopCount < 0 || loopsDone < loopCount)
+    }
+
+    private func wrap() throws(AudioFileError) {
+        try reader.seek(toFrame: 0)
+        readFrame = 0
+        loopsDone += 1
+    }
+
+    /// Same rate: file frames go straight into the slot. A slot never spans the loop
+    /// point, so its header's position is exact.
+    private func copySlot(
+        into buffers: AudioBuffers, capacity: Int, header: UnsafeMutablePointer<FrameSlotHeader>, loopCount: Int
+    ) throws(AudioFileError) -> Int {
+        var filled = 0
+        while filled < capacity {
+            if readFrame >= fileFrames {
+                guard shouldLoop(loopCount) else {
+                    header.pointee.isEnd = true
+                    break
+                }
+                if filled > 0 { break }
+                try wrap()
+                position = 0
+            }
+            if filled == 0 { header.pointee.position = position }
+            let count = min(capacity - filled, fileFrames - readFrame)
+            let got = try reader.read(into: scratch[0], frameCount: count)
+            if got == 0 {
+                // The file is shorter than its header said: its end is here.
+                readFrame = fileFrames
+                continue
+            }
+            ChannelMapping.map(scratch[0], to: buffers, at: filled, frameCount: got)
+            filled += got
+            readFrame += got
+            position += Int64(got)
+        }
+        return filled
+    }
+
+    /// Another rate: the file, looped without a break, runs through the resampler; the
+    /// filter's tail is drained at the real end.
+    private func convertSlot(
+        into buffers: AudioBuffers, capacity: Int, header: UnsafeMutablePointer<FrameSlotHeader>, loopCount: Int
+    ) throws(AudioFileError) -> Int {
+        guard let resampler else { return 0 }
+        let outputLength = outputPosition(ofFileFrame: fileFrames)
+        header.pointee.position = position
+        var filled = 0
+        while filled < capacity {
+            var made = 0
+            if pendingCount == 0 && !inputEnded {
+                if readFrame >= fileFrames {
+                    if shouldLoop(loopCount) { try wrap() } else { inputEnded = true }
+                    continue
+                }
+                let got = try reader.read(into: scratch[0], frameCount: min(scratch.frameCapacity, fileFrames - readFrame))
+                if got == 0 { readFrame = fileFrames; continue }
+                readFrame += got
+                pendingOffset = 0
+                pendingCount = got
+            }
+            if inputEnded {
+                made = resampler.flush(output: converted[0], outputCapacity: capacity - filled)
+                if made == 0 {
+                    header.pointee.isEnd = true
+                    break
+                }
+            } else {
+                for channel in 0..<scratch[0].channelCount { inputTable[channel] = scratch[0][channel] + pendingOffset }
+                let input = AudioBuffers(channelPointers: UnsafePointer(inputTable), channelCount: scratch[0].channelCount)
+                let step = resampler.process(input: input, inputFrames: pendingCount, output: converted[0], outputCapacity: capacity - filled)
+                if step.consumed == 0 && step.produced == 0 { break }
+                pendingOffset += step.consumed
+                pendingCount -= step.consumed
+                made = step.produced
+            }
+            ChannelMapping.map(converted[0], to: buffers, at: filled, frameCount: made)
+            filled += made
+            position += Int64(made)
+            if outputLength > 0 && position >= outputLength && !inputEnded { position -= outputLength }
+        }
+        return filled
+    }
+}

@@ -1,0 +1,53 @@
+import TrellisAudioFile
+import TrellisCore
+
+/// How a recording is encoded: AVAudioRecorder's `AVFormatIDKey` and its PCM keys.
+public enum RecordingEncoding: Sendable, Equatable, CustomStringConvertible {
+    /// Linear PCM in a sample type (FLAC codes it losslessly).
+    case pcm(SampleType)
+    /// Ogg Vorbis, lossy, from float.
+    case vorbis
+
+    public var description: String {
+        switch self {
+        case .pcm(let type): "\(type) linear PCM"
+        case .vorbis: "Vorbis"
+        }
+    }
+}
+
+/// What a recorder writes: the container, the encoding, the file's rate and width.
+/// Nil rate or channel count means the recorded bus's. A value; any thread.
+public struct RecordingSettings: Sendable, Equatable {
+    /// Nil: the one the path's extension names.
+    public var container: AudioFileContainer?
+    public var encoding: RecordingEncoding
+    public var sampleRate: Double?
+    public var channelCount: Int?
+
+    public init(container: AudioFileContainer? = nil, encoding: RecordingEncoding = .pcm(.float32), sampleRate: Double? = nil, channelCount: Int? = nil) {
+        self.container = container
+        self.encoding = encoding
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+    }
+
+    /// The encodings a container can hold, in order.
+    public static func encodings(for container: AudioFileContainer) -> [RecordingEncoding] {
+        container == .ogg ? [.vorbis] : container.supportedSampleTypes.map { .pcm($0) }
+    }
+
+    /// The sample type handed to the file writer, after checking that `container` can
+    /// hold the encoding: Core Audio's `'fmt?'` when it cannot.
+    func sampleType(in container: AudioFileContainer, path: String, unit: String) throws(MediaError) -> SampleType {
+        let held = Self.encodings(for: container)
+        guard held.contains(encoding) else {
+            let list = held.map(\.description).joined(separator: ", ")
+            throw .invalidSettings("\(container) cannot hold \(encoding) (it holds \(list)): '\(path)' ('fmt?')", unit: unit)
+        }
+        switch encoding {
+        case .pcm(let type): return type
+        case .vorbis: return .float32
+        }
+    }
+}

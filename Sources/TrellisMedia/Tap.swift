@@ -1,0 +1,138 @@
+import Synchronization
+import TrellisCore
+import TrellisEngine
+
+/// One buffer a tap delivers. `buffers` is valid only during the callback.
+public struct TapBuffer: @unchecked Sendable {
+    public var buffers: AudioBuffers
+    public var frameCount: Int
+    /// The graph time of the first frame.
+    public var timeStamp: AudioTimeStamp
+    /// Frames lost just before this buffer because the consumer fell behind.
+    public var droppedFrames: Int
+}
+
+/// Hands a bus to a callback on a normal thread in buffers of a fixed size:
+/// AVAudioNode's `installTap`. Install with `graph.addObserver(tap, node:, bus:)`;
+/// remove with `graph.removeObserver(_:)` at any time, rendering or not.
+///
+/// The render thread copies the bus into a ring of `queueDepth` buffers and never
+/// waits; the tap's own thread calls `callback` with each full buffer, in order. When
+/// the callback is slower than the audio, the ring fills and frames are dropped: the
+/// next delivered buffer says how many (its time stamp shows the gap) and
+/// `droppedFrames` counts them all. Offline, `waitForStreaming` keeps the ring from
+/// filling, so nothing is dropped. The callback must not hold the tap strongly (the
+/// tap's thread would then never end).
+public final class Tap: BusObserver, OfflineStreaming, @unchecked Sendable {
+    public let bufferSize: Int
+    public let channelCount: Int
+    private let core: TapCore
+    private let thread: ServiceThread
+
+    // Render thread only: the buffer being filled.
+    private var slot: Int?
+    private var filled = 0
+    private var pendingDrops = 0
+
+    /// A tap delivering `bufferSize` frames of up to `channelCount` channels at a time.
+    /// The ring holds `queueDepth` buffers. Thread: control.
+    public init(channelCount: Int, bufferSize: Int = 4096, queueDepth: Int = 8, callback: @escaping @Sendable (TapBuffer) -> Void) {
+        self.bufferSize = max(1, bufferSize)
+        self.channelCount = max(1, channelCount)
+        core = TapCore(ring: FrameRing(slotCount: max(2, queueDepth), frameCapacity: self.bufferSize, channelCount: self.channelCount), callback: callback)
+        thread = ServiceThread(name: "trellis-tap", intervalNanoseconds: 2_000_000)
+        thread.add(core) { $0.deliver() }
+    }
+
+    /// Stops the delivery thread (after the callback in progress) and frees the ring;
+    /// runs on the control side once the graph has retired the last program using it.
+    deinit {
+        thread.stop()
+        core.ring.deallocate()
+    }
+
+    /// Frames dropped so far because the consumer fell behind. Thread: any.
+    public var droppedFrames: Int { core.dropped.load(ordering: .relaxed) }
+
+    /// Buffers delivered so far. Thread: any.
+    public var deliveredBuffers: Int { core.delivered.load(ordering: .relaxed) }
+
+    /// Thread: audio.
+    public func observe(_ bus: AudioBuffers, frameCount: Int, timeStamp: AudioTimeStamp) {
+        let ring = core.ring
+        var offset = 0
+        while offset < frameCount {
+            if slot == nil {
+                guard let free = ring.writableSlot() else {
+                    let lost = frameCount - offset
+                    pendingDrops += lost
+                    core.dropped.add(lost, ordering: .relaxed)
+                    return
+                }
+                slot = free
+                filled = 0
+                let header = ring.header(free)
+                header.pointee.timeStamp = AudioTimeStamp(sampleTime: timeStamp.sampleTime + Int64(offset), hostTime: timeStamp.hostTime)
+                header.pointee.dropped = pendingDrops
+                pendingDrops = 0
+            }
+            let current = slot.unsafelyUnwrapped
+            let count = min(bufferSize - filled, frameCount - offset)
+            let destination = ring.buffers(current)
+            for channel in 0..<channelCount {
+                let to = destination[channel] + filled
+                if channel < bus.channelCount {
+                    to.update(from: bus[channel] + offset, count: count)
+                } else {
+                    to.update(repeating: 0, count: count)
+                }
+            }
+            filled += count
+            offset += count
+            if filled == bufferSize {
+                ring.header(current).pointee.frameCount = filled
+                ring.commit()
+                slot = nil
+            }
+        }
+    }
+
+    /// Waits until the ring has room for `frameCount` more frames. Thread: the rendering
+    /// thread, between cycles.
+    public func waitForStreaming(frameCount: Int) {
+        let ring = core.ring
+        let deadline = HostClock.now() + 30_000_000_000
+        while HostClock.now() < deadline {
+            let room = ring.freeSlots * bufferSize - (slot == nil ? 0 : filled)
+            if room >= frameCount { return }
+            thread.wake()
+            sleepBriefly()
+        }
+    }
+}
+
+/// What the tap's thread owns: the ring's consumer side and the callback.
+final class TapCore: @unchecked Sendable {
+    let ring: FrameRing
+    let callback: @Sendable (TapBuffer) -> Void
+    let dropped = Atomic<Int>(0)
+    let delivered = Atomic<Int>(0)
+
+    init(ring: FrameRing, callback: @escaping @Sendable (TapBuffer) -> Void) {
+        self.ring = ring
+        self.callback = callback
+    }
+
+    /// Delivers every full buffer, oldest first. Thread: the tap's thread.
+    func deliver() -> Bool {
+        var any = false
+        while let slot = ring.readableSlot() {
+            let header = ring.header(slot).pointee
+            callback(TapBuffer(buffers: ring.buffers(slot), frameCount: header.frameCount, timeStamp: header.timeStamp, droppedFrames: header.dropped))
+            ring.release()
+            delivered.add(1, ordering: .relaxed)
+            any = true
+        }
+        return any
+    }
+}

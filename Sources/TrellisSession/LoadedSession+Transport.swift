@@ -1,0 +1,53 @@
+import TrellisAudioFile
+import TrellisCore
+import TrellisGraph
+import TrellisMedia
+
+extension LoadedSession {
+    /// How long the session's players play, in frames at the graph's rate: the longest
+    /// player with its loops, or nil when there is none or one loops forever.
+    public var playedFrames: Int? {
+        var longest: Int?
+        for spec in players {
+            guard spec.loops >= 0, let player = spec.unit as? FilePlayer, let info = player.fileInfo else { return nil }
+            let frames = Int((Double(info.frameCount) * graph.sampleRate / info.sampleRate).rounded(.up)) * (spec.loops + 1)
+            longest = max(longest ?? 0, frames)
+        }
+        return longest
+    }
+
+    /// Starts every player at the same sample time (sample-synchronously; nil is the next
+    /// cycle) and every
+    /// recorder, which the session attaches to its source bus as an observer. Returns the
+    /// recorders, to stop when the run ends. Thread: control, after the graph is initialized.
+    public func startTransport(atSampleTime sampleTime: Int64? = 0) throws(SessionTransportError) -> [FileRecorder] {
+        var recorders: [FileRecorder] = []
+        for target in self.recorders {
+            let channels = (try? target.unit.format(scope: .output, element: target.bus).channelCount) ?? 2
+            let recorder = FileRecorder(channelCount: channels, sampleRate: graph.sampleRate)
+            do {
+                try graph.addObserver(recorder, node: target.node, bus: target.bus)
+                let container = AudioFileContainer(pathExtension: target.format)
+                try recorder.prepareToRecord(path: target.path, settings: RecordingSettings(container: container))
+                try recorder.record(atSampleTime: sampleTime)
+            } catch {
+                throw SessionTransportError(message: "recorder \(target.name): \(error)", location: target.location)
+            }
+            recorders.append(recorder)
+        }
+        for spec in players {
+            guard let player = spec.unit as? FilePlayer else { continue }
+            do { try player.play(atSampleTime: sampleTime) } catch {
+                throw SessionTransportError(message: "player \(spec.node): \(error)", location: spec.location)
+            }
+        }
+        return recorders
+    }
+}
+
+/// A player or recorder that could not start, at its place in the session file.
+public struct SessionTransportError: Error, CustomStringConvertible {
+    public var message: String
+    public var location: SourceLocation
+    public var description: String { "\(location): \(message)" }
+}

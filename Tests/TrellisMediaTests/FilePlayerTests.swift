@@ -1,0 +1,312 @@
+import Foundation
+import Testing
+import TrellisAudioFile
+import TrellisCore
+import TrellisGraph
+import TrellisMedia
+import TrellisUnits
+
+@Suite("File player")
+struct FilePlayerTests {
+    @Test("a 10-minute file plays through the player with every output sample equal to the file's")
+    func tenMinuteFileIsExact() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("ten-minutes.wav")
+        let frames = 10 * 60 * 48_000
+        try writeSignalFile(path, frames: frames)
+        let (graph, player) = try playerGraph(file: path)
+        let ended = Locked<Int64?>(nil)
+        player.addListener { note in
+            if case .endOfFile(let time) = note { ended.withLock { $0 = time } }
+        }
+        try player.play()
+        var mismatches = 0
+        var firstMismatch = -1
+        var silentAfterEnd = true
+        renderOffline(graph, frames: frames + 4096, slice: 1024) { buffers, count, start in
+            let out = buffers[0]
+            for index in 0..<count {
+                let frame = Int(start) + index
+                let expected: Float = frame < frames ? signal(frame) : 0
+                if out[index] != expected {
+                    mismatches += 1
+                    if firstMismatch < 0 { firstMismatch = frame }
+                    if frame >= frames { silentAfterEnd = false }
+                }
+            }
+        }
+        #expect(mismatches == 0, "first mismatch at frame \(firstMismatch)")
+        #expect(silentAfterEnd)
+        #expect(player.underruns == 0)
+        #expect(eventually { ended.current == Int64(frames) })
+        #expect(!player.isPlaying)
+    }
+
+    @Test("a seek before playing starts the output at exactly that frame")
+    func seekBeforePlay() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("seek.wav")
+        try writeSignalFile(path, frames: 96_000)
+        let (graph, player) = try playerGraph(file: path)
+        try player.seek(toFrame: 12_345)
+        try player.play()
+        let out = collect(graph, frames: 3000)[0]
+        #expect(out == (12_345..<15_345).map { signal($0) })
+    }
+
+    @Test("a seek while playing continues at exactly that frame from the next cycle")
+    func seekWhilePlaying() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("seek.flac")
+        try writeSignalFile(path, frames: 96_000, sampleType: .int24)
+        let expected = try AudioFileReader(path: path).readAll()[0]
+        let (graph, player) = try playerGraph(file: path)
+        try player.play()
+        let first = collect(graph, frames: 2048)[0]
+        try player.seek(toFrame: 70_001)
+        let second = collect(graph, frames: 2048, start: 2048)[0]
+        #expect(first == Array(expected[0..<2048]))
+        #expect(second == Array(expected[70_001..<72_049]))
+    }
+
+    @Test("seeking by seconds lands on the nearest frame and reports it as the current time")
+    func seekBySeconds() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("seconds.wav")
+        try writeSignalFile(path, frames: 48_000, sampleRate: 48_000)
+        let (graph, player) = try playerGraph(file: path)
+        try player.seek(toSeconds: 0.25)
+        #expect(player.currentFrame == 12_000)
+        try player.play()
+        let out = collect(graph, frames: 1000)[0]
+        #expect(out == (12_000..<13_000).map { signal($0) })
+        #expect(player.currentFrame == 13_000)
+    }
+
+    @Test("a loop count of 3 plays the file 4 times with sample-exact joins, then silence")
+    func loopsAreGapless() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("loop.wav")
+        let length = 10_007
+        try writeSignalFile(path, frames: length)
+        let (graph, player) = try playerGraph(file: path)
+        player.loopCount = 3
+        try player.play()
+        let out = collect(graph, frames: 4 * length + 3000, slice: 480)[0]
+        let expected = (0..<(4 * length)).map { signal($0 % length) } + Array(repeating: 0, count: 3000)
+        #expect(out == expected)
+    }
+
+    @Test("two players started at the same sample time stay sample-aligned: their outputs subtract to silence")
+    func synchronizedStart() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("sync.wav")
+        try writeSignalFile(path, frames: 50_000)
+        let graph = Graph(maximumFrames: 512)
+        let first = FilePlayer(), second = FilePlayer()
+        try first.load(path: path)
+        try second.load(path: path)
+        let a = try graph.addNode(first, name: "a")
+        let b = try graph.addNode(second, name: "b")
+        let merger = try graph.addNode(Merger(inputs: [1, 1]))
+        let output = try graph.addNode(GenericOutput(channelCount: 2))
+        try graph.connect(a, to: merger, 0)
+        try graph.connect(b, to: merger, 1)
+        try graph.connect(merger, to: output)
+        try graph.initialize()
+        // Prepared at different moments, started together mid-slice.
+        try first.prepare()
+        _ = collect(graph, frames: 2000)
+        try first.play(atSampleTime: 5_000)
+        _ = collect(graph, frames: 1000, start: 2000)
+        try second.play(atSampleTime: 5_000)
+        let out = collect(graph, frames: 60_000, start: 3000)
+        let difference = zip(out[0], out[1]).map { $0 - $1 }
+        #expect(difference.allSatisfy { $0 == 0 })
+        #expect(out[0][1999] == 0)
+        #expect(Array(out[0][2000..<52_000]) == (0..<50_000).map { signal($0) })
+    }
+
+    @Test("volume scales the output and pan fades the other channel of a stereo output")
+    func volumeAndPan() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("stereo.wav")
+        try writeSignalFile(path, frames: 20_000, channels: 2)
+        let (graph, player) = try playerGraph(file: path, channels: 2)
+        try player.setParameter(named: "volume", 0.5)
+        try player.setParameter(named: "pan", 0.25)
+        try player.play()
+        let out = collect(graph, frames: 10_000)
+        // The change ramps over 64 frames; after it the gains are exact.
+        for frame in 100..<10_000 {
+            #expect(out[0][frame] == signal(frame, channel: 0) * (0.5 * 0.75))
+            #expect(out[1][frame] == signal(frame, channel: 1) * 0.5)
+            if out[0][frame] != signal(frame, channel: 0) * 0.375 { break }
+        }
+    }
+
+    @Test("a mono file on a stereo output plays on both channels")
+    func monoOnStereo() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("mono.wav")
+        try writeSignalFile(path, frames: 5000)
+        let graph = Graph()
+        let player = FilePlayer(channelCount: 2)
+        try player.load(path: path)
+        let node = try graph.addNode(player)
+        let output = try graph.addNode(GenericOutput(channelCount: 2))
+        try graph.connect(node, to: output)
+        try graph.initialize()
+        try player.play()
+        let out = collect(graph, frames: 5000)
+        let expected = (0..<5000).map { signal($0) }
+        #expect(out[0] == expected)
+        #expect(out[1] == expected)
+    }
+
+    @Test("a 44.1 kHz sine plays at 48 kHz with its frequency and length kept")
+    func rateConversion() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("cd.wav")
+        let frequency = 1000.0
+        try writeSignalFile(path, frames: 44_100, sampleRate: 44_100) { frame, _ in
+            Float(0.5 * sin(2 * Double.pi * frequency * Double(frame) / 44_100))
+        }
+        let (graph, player) = try playerGraph(file: path)
+        try player.play()
+        let out = collect(graph, frames: 50_000)[0]
+        let last = out.lastIndex { abs($0) > 1e-3 } ?? 0
+        #expect(abs(last - 48_000) < 100)
+        // Away from the edges the output is the same sine sampled at 48 kHz.
+        var worst: Float = 0
+        for frame in 2000..<46_000 {
+            let expected = Float(0.5 * sin(2 * Double.pi * frequency * Double(frame) / 48_000))
+            worst = max(worst, abs(out[frame] - expected))
+        }
+        #expect(worst < 1e-3)
+    }
+
+    @Test("pause holds the position and play resumes at the next frame")
+    func pauseAndResume() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("pause.wav")
+        try writeSignalFile(path, frames: 20_000)
+        let (graph, player) = try playerGraph(file: path)
+        try player.play()
+        let first = collect(graph, frames: 1024)[0]
+        try player.pause()
+        let paused = collect(graph, frames: 1024, start: 1024)[0]
+        try player.play()
+        let resumed = collect(graph, frames: 1024, start: 2048)[0]
+        #expect(first == (0..<1024).map { signal($0) })
+        #expect(paused.allSatisfy { $0 == 0 })
+        #expect(resumed == (1024..<2048).map { signal($0) })
+    }
+
+    @Test("stop closes the file and keeps the position; play starts from it again")
+    func stopKeepsPosition() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("stop.wav")
+        try writeSignalFile(path, frames: 20_000)
+        let (graph, player) = try playerGraph(file: path)
+        try player.play()
+        _ = collect(graph, frames: 3000)
+        #expect(openDescriptorCount(of: path) == 1)
+        player.stop()
+        #expect(openDescriptorCount(of: path) == 0)
+        #expect(!player.isReady)
+        #expect(player.transportState == .stopped)
+        #expect(player.currentFrame == 3000)
+        let silent = collect(graph, frames: 512, start: 3000)[0]
+        #expect(silent.allSatisfy { $0 == 0 })
+        try player.play()
+        let out = collect(graph, frames: 1000, start: 3512)[0]
+        #expect(out == (3000..<4000).map { signal($0) })
+    }
+
+    @Test("time updates arrive at the requested interval on a thread other than the render thread")
+    func timeUpdates() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("time.wav")
+        try writeSignalFile(path, frames: 48_000)
+        let (graph, player) = try playerGraph(file: path)
+        let renderThread = pthread_self()
+        let updates = Locked<[(PlayerTime, Bool)]>([])
+        player.addTimeObserver(interval: 0.1) { time in
+            updates.withLock { $0.append((time, pthread_equal(pthread_self(), renderThread) != 0)) }
+        }
+        try player.play()
+        _ = collect(graph, frames: 48_000, slice: 480)
+        #expect(eventually { updates.current.count == 10 })
+        let got = updates.current
+        #expect(got.map(\.0.frame) == (1...10).map { $0 * 4800 })
+        #expect(got.allSatisfy { !$0.1 })
+    }
+
+    @Test("an offline render after prepare never underruns, and prefill reports ready")
+    func prefill() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("prefill.wav")
+        try writeSignalFile(path, frames: 200_000)
+        let (graph, player) = try playerGraph(file: path)
+        try player.prepare()
+        #expect(player.waitUntilReady())
+        try player.play()
+        _ = collect(graph, frames: 200_000, slice: 1024)
+        #expect(player.underruns == 0)
+    }
+
+    @Test("an offline render runs on past the end of the file without waiting for a slow end-of-file handler")
+    func slowHandler() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("short.wav")
+        try writeSignalFile(path, frames: 2000)
+        let (graph, player) = try playerGraph(file: path)
+        player.addListener { _ in usleep(300_000) }
+        try player.play()
+        let began = Date()
+        let out = collect(graph, frames: 20_000, slice: 256)[0]
+        #expect(Date().timeIntervalSince(began) < 0.25)
+        #expect(out == (0..<2000).map { signal($0) } + Array(repeating: 0, count: 18_000))
+    }
+
+    @Test("a file that cannot be opened is refused with its path named, and nothing plays")
+    func missingFile() throws {
+        let player = FilePlayer()
+        #expect { try player.load(path: "/nonexistent/take.wav") } throws: { "\($0)".contains("/nonexistent/take.wav") }
+        #expect(throws: MediaError.self) { try player.prepare() }
+        #expect(!player.isReady)
+    }
+
+    @Test("a read failure mid-file is reported and the player ends there instead of hanging")
+    func readFailure() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("failing.wav")
+        try writeSignalFile(path, frames: 480_000)
+        let (graph, player) = try playerGraph(file: path)
+        let notes = Locked<[PlayerNotification]>([])
+        player.addListener { note in notes.withLock { $0.append(note) } }
+        try player.prepare()
+        #expect(player.waitUntilReady())
+        // The disk fails: reads from the file's descriptor now get EBADF.
+        try redirectDescriptor(of: path, to: "/dev/null")
+        try player.play()
+        let out = collect(graph, frames: 480_000, slice: 1024)[0]
+        let played = out.indices.first { out[$0] != signal($0) } ?? out.count
+        #expect(played >= 48_000 && played < 480_000)
+        #expect(out[played...].allSatisfy { $0 == 0 })
+        #expect(eventually {
+            notes.current.contains { if case .readFailed(let error) = $0 { "\(error)".contains("failing.wav") } else { false } }
+                && notes.current.contains { if case .endOfFile = $0 { true } else { false } }
+        })
+        #expect(player.underruns == 0)
+    }
+
+    @Test("a player registered by short name is the file player")
+    func registry() throws {
+        let registry = ComponentRegistry()
+        try MediaUnits.register(into: registry)
+        #expect(try registry.instantiate(named: "player").componentDescription.description == "augn:afpl:trls")
+        #expect(try registry.instantiate(named: "recorder").componentDescription.description == "auou:rcrd:trls")
+    }
+}
