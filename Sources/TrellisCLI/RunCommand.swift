@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import TrellisControl
 import TrellisJACK
 import TrellisLive
 import TrellisMedia
@@ -29,6 +30,18 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Stop after this many seconds (default: run until interrupted).")
     var duration: Double?
 
+    @Option(help: "The control socket (default: $XDG_RUNTIME_DIR/trellis/NAME.sock, NAME the session file's name).")
+    var controlSocket: String?
+
+    @Flag(help: "Serve no control socket.")
+    var noControl = false
+
+    @Option(help: "Also serve the control protocol on TCP 127.0.0.1:PORT.")
+    var controlTcp: Int?
+
+    @Option(help: "Serve the control vocabulary as OSC on UDP 127.0.0.1:PORT.")
+    var oscPort: Int?
+
     func run() throws {
         let registry = try Units.registry()
         let loaded: LoadedSession
@@ -52,6 +65,12 @@ struct RunCommand: ParsableCommand {
         }
         let output = StatusOutput(json: json)
         live.addListener { event in output.event(event) }
+        let control: ControlServer?
+        do { control = try startControl(live, recorders: recorders, loaded: loaded) } catch {
+            live.stop()
+            throw CLIError("\(error)")
+        }
+        defer { control?.stop() }
 
         LiveRunning.waitForInterrupt(duration: duration) { output.status(live.status()) }
         live.stop()
@@ -59,6 +78,21 @@ struct RunCommand: ParsableCommand {
             do { _ = try recorder.stop() } catch { Log.logger.error("\(error)") }
         }
         output.finish()
+    }
+}
+
+extension RunCommand {
+    /// Serves the control protocol for the running session, as the options ask.
+    func startControl(_ live: LiveSession, recorders: [FileRecorder], loaded: LoadedSession) throws -> ControlServer? {
+        let name = URL(fileURLWithPath: session).deletingPathExtension().lastPathComponent
+        let socket = noControl ? nil : controlSocket ?? ControlEndpoint.defaultSocketPath(name: name)
+        guard socket != nil || controlTcp != nil || oscPort != nil else { return nil }
+        let server = try ControlServer(target: live, socketPath: socket, tcpPort: controlTcp, oscPort: oscPort)
+        server.dispatcher.setRecorders(Dictionary(uniqueKeysWithValues: zip(loaded.recorders.map(\.name), recorders)))
+        server.start()
+        for endpoint in server.endpoints { Log.logger.info("control: \(endpoint)") }
+        if let osc = server.osc { Log.logger.info("OSC: 127.0.0.1:\(osc.port)") }
+        return server
     }
 }
 

@@ -19,7 +19,6 @@ extension ControlDispatcher {
         let deadline = Date().addingTimeInterval(0.5)
         while graph.engine.hasPendingProgram && Date() < deadline { usleep(1_000) }
         usleep(50_000)
-        meter.updateMeters()
     }
 
     func meterReply(_ slot: MeterSlot, _ meter: BusMeter) -> ControlReply {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisControl
+import TrellisMedia
 import TrellisSession
 
 extension LiveControlTests {
@@ -191,5 +192,84 @@ extension LiveControlTests {
         #expect(field("jack", in: reply) == "running")
         #expect(field("period", in: reply) == "256")
         #expect(field("rate", in: reply) == "48000")
+    }
+}
+
+extension LiveControlTests {
+    @Test("the first meter of a bus reads the audio since it was asked for")
+    func firstMeterReading() throws {
+        let rig = try LiveRig()
+        defer { rig.stop() }
+        let reply = try rig.control.ask("meter tone1")
+        #expect(abs(try #require(level("peak", in: reply)) - decibels(0.5)) < 0.05, "\(reply)")
+    }
+}
+
+extension LiveControlTests {
+    /// A player of a 0.5 s file made by sox, and a recorder of its output.
+    static func playerSession(in folder: String) throws -> String {
+        let sox = Process()
+        sox.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sox.arguments = ["sox", "-n", "-r", "48000", "-c", "1", "-b", "16", folder + "/beep.wav", "synth", "0.5", "sine", "1000", "vol", "0.5"]
+        try sox.run()
+        sox.waitUntilExit()
+        return """
+            version: 1
+            defaults: { sample-rate: 48000, block-size: 256 }
+            nodes:
+              src: { unit: player, file: \(folder)/beep.wav }
+              out: { unit: output, channels: 1 }
+            connections: [src -> out]
+            recorders:
+              take: { source: src.0, file: \(folder)/take.wav }
+            """
+    }
+
+    @Test("play, pause, seek and stop drive a file player, and watchers hear its end of file")
+    func playerTransport() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let rig = try LiveRig(session: Self.playerSession(in: folder))
+        defer { rig.stop() }
+        let client = try rig.control.client(), watcher = try rig.control.client()
+        #expect(try watcher.request("watch events=eof").hasPrefix("ok"))
+        #expect(try client.request("play src").hasPrefix("ok playing"))
+        usleep(150_000)
+        let paused = try client.request("pause src")
+        #expect(paused.hasPrefix("ok paused"), "\(paused)")
+        #expect(try client.request("seek src 0.4").hasPrefix("ok paused 0.400"))
+        #expect(try client.request("play src").hasPrefix("ok playing"))
+        let eof = try #require(try watcher.readLine(timeout: 3))
+        #expect(eof.hasPrefix("event eof src sampleTime="), "\(eof)")
+        #expect(try client.request("stop src").hasPrefix("ok stopped 0.000"))
+        #expect(try client.request("seek src -1").hasPrefix("error BAD_VALUE"))
+    }
+
+    @Test("record start and stop write the session's recorder file")
+    func recordStartStop() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let rig = try LiveRig(session: Self.playerSession(in: folder))
+        defer { rig.stop() }
+        let loaded = rig.live.session
+        let recorder = FileRecorder(channelCount: 1, sampleRate: 48000)
+        try loaded.graph.addObserver(recorder, node: loaded.recorders[0].node, bus: 0)
+        rig.control.dispatcher.setRecorders(["take": recorder])
+        let client = try rig.control.client()
+        #expect(try client.request("record start") == "ok take")
+        #expect(try client.request("play src").hasPrefix("ok playing"))
+        usleep(700_000)
+        #expect(try client.request("record stop take") == "ok take")
+        #expect(try client.request("record stop ghost").hasPrefix("error UNKNOWN_NODE no recorder named ghost"))
+        // sox reads the file: about 0.7 s long, with the 0.5 s tone in it.
+        let soxi = Process()
+        let pipe = Pipe()
+        soxi.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        soxi.arguments = ["soxi", "-D", folder + "/take.wav"]
+        soxi.standardOutput = pipe
+        try soxi.run()
+        soxi.waitUntilExit()
+        let seconds = Double(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        #expect(seconds > 0.55 && seconds < 1.0, "recorded \(seconds) s")
     }
 }

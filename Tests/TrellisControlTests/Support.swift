@@ -4,6 +4,7 @@ import TrellisControl
 import TrellisCore
 import TrellisGraph
 import TrellisLV2
+import TrellisMedia
 import TrellisSession
 import TrellisUnits
 
@@ -17,6 +18,7 @@ func temporaryFolder() throws -> String {
 /// Built-in units, and LV2 plugins by URI on demand, as the command line has them.
 func controlRegistry() -> ComponentRegistry {
     let registry = BuiltInUnits.registry()
+    try! MediaUnits.register(into: registry)
     LV2Components.addResolver(to: registry, world: sharedWorld)
     return registry
 }
