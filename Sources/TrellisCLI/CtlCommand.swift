@@ -41,13 +41,20 @@ struct CtlCommand: ParsableCommand {
                 let trimmed = line.trimmingCharacters(in: .whitespaces)
                 if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
                 let words = (try? CommandTokenizer.words(trimmed)) ?? []
-                if words.first?.lowercased() == "watch" && words.dropFirst().first?.lowercased() != "off" { watching = true }
-                let sent = words.isEmpty ? trimmed : Self.line(absolutizing: words)
+                if trimmed.contains("watch") && !trimmed.contains("watch off") && (words.first?.lowercased() == "watch" || trimmed.hasPrefix("{")) {
+                    watching = true
+                }
+                // Lines go as written (JSON too); only a relative save or load path is rewritten.
+                let rewrites = words.count == 2 && ["save", "load"].contains(words[0].lowercased())
+                let sent = rewrites ? Self.line(absolutizing: words) : trimmed
                 if try exchange(line: sent, client) == false { failed = true }
             }
             if watching {
                 // Stream events until the session closes the connection or we are stopped.
-                while let line = try client.readLine(timeout: .greatestFiniteMagnitude) { print(line) }
+                while let line = try client.readLine(timeout: .greatestFiniteMagnitude) {
+                    print(line)
+                    fflush(nil)
+                }
             }
         }
         if failed { throw ExitCode.failure }

@@ -23,7 +23,8 @@ public indirect enum ControlValue: Sendable, Equatable {
         }
     }
 
-    public static func number(_ value: Float) -> ControlValue { .number(Double(value)) }
+    /// A float by its shortest decimal, so -6.0206 stays -6.0206 and not -6.020599842071533.
+    public static func number(_ value: Float) -> ControlValue { .number(value.isFinite ? Double("\(value)") ?? Double(value) : Double(value)) }
     public static func number(_ value: Int) -> ControlValue { .number(Double(value)) }
 
     /// The member `key` of an object.
