@@ -60,9 +60,12 @@ extension ControlDispatcher {
                 ("xruns", .number(status.xrunCount)), ("cycles", .number(status.cycleCount)), ("dspLoad", .number(status.dspLoad)),
                 ("silencedCycles", .number(status.silencedCycleCount)), ("interruptions", .number(status.interruptionCount)),
             ]
+            let peaks = status.outputPeaksDecibels
+            members.append(("outputPeaks", .array(peaks.map { .number($0) })))
             words += [
                 "jack=\(phase)", "client=\(status.clientName)", "period=\(status.bufferFrames)", "xruns=\(status.xrunCount)",
                 "cycles=\(status.cycleCount)", "dsp=\(String(format: "%.3f", status.dspLoad))", "silenced=\(status.silencedCycleCount)",
+                "peaks=\(peaks.map { String(format: "%.2f", $0) }.joined(separator: ","))",
             ]
         } else {
             members.append(("jack", .string("none")))

@@ -1,51 +1,102 @@
 import Foundation
+import Glibc
 import Testing
 import TrellisControl
-import TrellisJACK
-import TrellisLive
 
-/// A private jackd (dummy backend, 48 kHz, 256-frame periods) and a session running on
-/// it as `trellis run` runs one (a `LiveSession`), controlled on a socket.
+/// A private jackd (dummy backend, 48 kHz, 256-frame periods) and `trellis run` playing
+/// a session on it, each in its own process, controlled through the session's socket.
+///
 /// jackd runs real-time when the machine allows it (as it does on a musician's), so
-/// that the audio thread is scheduled ahead of the control threads as it would be
-/// there; the control plane must still never make it wait.
+/// that its cycles are scheduled ahead of ordinary threads as they would be there; the
+/// control plane must still never make the audio wait. Running the session in its own
+/// process keeps libjack's per-process state away from the other JACK tests.
 final class LiveRig: @unchecked Sendable {
-    let server: JACKServer
-    let control: ControlRig
-    let live: LiveSession
+    let folder: String
+    let serverName: String
+    let socketPath: String
+    private let jackd: Process
+    private let session: Process
 
-    init(session: String = toneSession) throws {
-        let name = "trellis-ctl-\(UUID().uuidString.prefix(8))"
-        let dummy = ["-d", "dummy", "-r", "48000", "-p", "256"]
-        let server = try (try? JACKServer.start(name: name, arguments: ["-R", "-P", "70", "-n", name] + dummy))
-            ?? (try JACKServer.startPrivateServer(name: name, sampleRate: 48000, period: 256))
-        self.server = server
-        var made: LiveSession?
-        do {
-            control = try ControlRig(session: session) { loaded in
-                let live = try LiveSession(session: loaded, serverName: server.name, clientName: "trellis")
-                try live.start()
-                made = live
-                return live
+    init(session text: String = toneSession, arguments: [String] = []) throws {
+        folder = try temporaryFolder()
+        serverName = "trellis-ctl-\(UUID().uuidString.prefix(8))"
+        socketPath = folder + "/control.sock"
+        let path = try write(text, to: "session.yaml", in: folder)
+        jackd = try Self.startJACK(serverName, log: folder + "/jackd.log")
+        session = Process()
+        session.executableURL = trellisExecutable
+        session.arguments = ["run", path, "--server", serverName, "--client-name", "trellis", "--control-socket", socketPath] + arguments
+        session.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        session.standardError = try Self.logFile(folder + "/run.log")
+        try session.run()
+        let deadline = Date().addingTimeInterval(10)
+        while (try? ControlClient(endpoint: .unix(path: socketPath))) == nil {
+            guard session.isRunning, Date() < deadline else {
+                stop()
+                let log = (try? String(contentsOfFile: folder + "/run.log", encoding: .utf8)) ?? ""
+                throw TestFailure("trellis run did not come up: \(log)")
             }
-        } catch {
-            made?.stop()
-            server.stop()
-            throw error
+            usleep(20_000)
         }
-        live = made!
     }
 
-    var head: JACKHeadNode { live.head }
+    /// jackd real-time if it can be, else not; returns once it accepts clients.
+    static func startJACK(_ name: String, log: String) throws -> Process {
+        let dummy = ["-d", "dummy", "-r", "48000", "-p", "256"]
+        for realtime in [["-R", "-P", "70"], ["--no-realtime"]] {
+            let jackd = Process()
+            jackd.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            jackd.arguments = ["jackd"] + realtime + ["-n", name] + dummy
+            jackd.standardOutput = try logFile(log)
+            jackd.standardError = jackd.standardOutput
+            try jackd.run()
+            let wait = Process()
+            wait.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            wait.arguments = ["jack_wait", "-w", "-s", name, "-t", "5"]
+            wait.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            try wait.run()
+            wait.waitUntilExit()
+            if jackd.isRunning && wait.terminationStatus == 0 { return jackd }
+            if jackd.isRunning { jackd.terminate() }
+            jackd.waitUntilExit()
+        }
+        throw TestFailure("jackd \(name) did not start")
+    }
 
+    static func logFile(_ path: String) throws -> FileHandle {
+        FileManager.default.createFile(atPath: path, contents: nil)
+        return try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    }
+
+    func client() throws -> ControlClient { try ControlClient(endpoint: .unix(path: socketPath)) }
+
+    func ask(_ line: String) throws -> String { try client().request(line) }
+
+    /// `trellis run` ends on SIGTERM as on Ctrl-C, then jackd does.
     func stop() {
-        control.stop()
-        live.stop()
-        server.stop()
+        if session.isRunning {
+            session.terminate()
+            session.waitUntilExit()
+        }
+        if jackd.isRunning {
+            jackd.terminate()
+            jackd.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: folder)
     }
 }
 
-/// Every test that talks to jackd lives under this suite and runs one at a time: libjack
-/// keeps per-process state about the server it talks to.
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The `trellis` executable, built beside the test bundle.
+var trellisExecutable: URL {
+    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("trellis")
+}
+
+/// The live tests run one at a time: each has its own jackd and session, but the
+/// machine has two cores, and the xrun test must not count another test's load.
 @Suite("Control of a live session on a real jackd", .serialized)
 struct LiveControlTests {}
