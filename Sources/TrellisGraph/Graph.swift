@@ -306,6 +306,7 @@ public final class Graph: @unchecked Sendable {
     // MARK: - Internals
 
     private func edit(_ change: (inout Model) throws(GraphError) -> Void) throws(GraphError) {
+        AudioThread.assertNotCurrent("Graph edits")
         let snapshot = model
         do { try change(&model) } catch {
             model = snapshot

@@ -61,7 +61,11 @@ public struct OfflineRenderer {
         let participants = plan.streamingParticipants
         var done = 0
         graph.engine.startRendering()
-        defer { graph.engine.stopRendering() }
+        let floatState = AudioThread.enter()
+        defer {
+            AudioThread.leave(restoring: floatState)
+            graph.engine.stopRendering()
+        }
         while done < frameCount {
             let count = min(sliceFrames, frameCount - done)
             inputBuffers[0].clear(frameCount: count)
