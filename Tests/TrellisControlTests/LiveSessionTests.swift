@@ -70,13 +70,14 @@ extension LiveControlTests {
         defer { rig.stop() }
         let client = try rig.client()
         #expect(try client.request("mode json") == "ok json")
-        let reply = try client.request(#"{"id": "w1", "command": "watch meters=trim rate=20"}"#)
+        let reply = try client.request(#"{"id": "w1", "command": "watch events=meter meters=trim rate=20"}"#)
         #expect(reply.contains(#""id":"w1","ok":true"#))
         var events: [[String: Any]] = []
         let deadline = Date().addingTimeInterval(1)
         while Date() < deadline, let line = try client.readLine(timeout: 1) {
             if let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] { events.append(object) }
         }
+        #expect(events.allSatisfy { $0["event"] as? String == "meter" })
         #expect(events.count >= 10 && events.count <= 22, "\(events.count) events in a second at 20 per second")
         let last = try #require(events.last)
         #expect(last["id"] as? String == "w1" && last["event"] as? String == "meter")
