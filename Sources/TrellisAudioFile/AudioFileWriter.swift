@@ -100,12 +100,7 @@ public final class AudioFileWriter: @unchecked Sendable {
                 written = Int(sf_writef_int(file, samples, sf_count_t(count)))
             } else {
                 let samples = scratch.assumingMemoryBound(to: Float.self)
-                for channel in 0..<channels {
-                    let source = buffers[channel] + done
-                    for frame in 0..<count {
-                        samples[frame * channels + channel] = source[frame]
-                    }
-                }
+                FrameInterleaving.interleave(buffers, offset: done, count: count, into: samples)
                 written = Int(sf_writef_float(file, samples, sf_count_t(count)))
             }
             framesWritten += max(0, written)

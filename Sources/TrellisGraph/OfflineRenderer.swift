@@ -48,45 +48,70 @@ public struct OfflineRenderer {
     ) throws(OfflineRenderError) -> Int {
         guard let plan = graph.plan else { throw .notInitialized }
         let channels = plan.outputChannelCount
+        let inputChannels = plan.inputChannelCount
         let writer: AudioFileWriter
         do {
             writer = try AudioFileWriter(path: path, container: container, sampleType: sampleType, sampleRate: graph.sampleRate, channelCount: channels)
         } catch { throw .file(error) }
-        let output = AudioBufferList(channelCount: channels, frameCapacity: sliceFrames)
-        let inputBuffers = AudioBufferList(channelCount: max(1, plan.inputChannelCount), frameCapacity: sliceFrames)
-        let channelTable = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, plan.inputChannelCount))
-        defer { channelTable.deallocate() }
+        let slice = max(1, sliceFrames)
+        let pipeline = OfflinePipeline(
+            frameCount: max(0, frameCount), chunkFrames: slice * max(1, Self.chunkFrames / slice), depth: Self.chunkDepth,
+            inputs: inputs, inputChannelCount: inputChannels, outputChannelCount: channels, writer: writer)
+        let inputTable = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, inputChannels))
+        let outputTable = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, channels))
+        defer {
+            inputTable.deallocate()
+            outputTable.deallocate()
+        }
         // Players, recorders and taps stream through their own threads; an offline render
         // outruns real time, so it waits for them before each cycle instead of underrunning.
         let participants = plan.streamingParticipants
         var done = 0
+        var failure: OfflineRenderError?
         graph.engine.startRendering()
         defer { graph.engine.stopRendering() }
-        while done < frameCount {
-            let count = min(sliceFrames, frameCount - done)
-            inputBuffers[0].clear(frameCount: count)
-            var channel = 0
-            for input in inputs where channel < plan.inputChannelCount {
-                let width = min(input.channelCount, plan.inputChannelCount - channel)
-                for offset in 0..<width { channelTable[offset] = inputBuffers[0][channel + offset] }
-                do {
-                    try input.fill(AudioBuffers(channelPointers: UnsafePointer(channelTable), channelCount: width), frameCount: count)
-                } catch { throw .file(error) }
-                channel += width
+        pipeline.start()
+        chunks: for index in 0..<pipeline.chunkCount {
+            guard pipeline.waitForInput(index), pipeline.waitForOutputSlot(index) else { break }
+            let input = pipeline.inputs[index % pipeline.depth][0], output = pipeline.outputs[index % pipeline.depth][0]
+            let count = pipeline.frames(ofChunk: index)
+            var offset = 0
+            while offset < count {
+                let frames = min(slice, count - offset)
+                for channel in 0..<inputChannels { inputTable[channel] = input[channel] + offset }
+                for channel in 0..<channels { outputTable[channel] = output[channel] + offset }
+                for participant in participants { participant.waitForStreaming(frameCount: frames) }
+                let status = graph.engine.render(
+                    frameCount: frames, timeStamp: AudioTimeStamp(sampleTime: Int64(done), hostTime: HostClock.now()),
+                    input: inputChannels > 0 ? AudioBuffers(channelPointers: UnsafePointer(inputTable), channelCount: inputChannels) : .empty,
+                    output: AudioBuffers(channelPointers: UnsafePointer(outputTable), channelCount: channels))
+                guard status == .ok else {
+                    failure = .render(status)
+                    break chunks
+                }
+                offset += frames
+                done += frames
+                graph.engine.collectRetired()
             }
-            for participant in participants { participant.waitForStreaming(frameCount: count) }
-            let status = graph.engine.render(
-                frameCount: count, timeStamp: AudioTimeStamp(sampleTime: Int64(done), hostTime: HostClock.now()),
-                input: plan.inputChannelCount > 0 ? inputBuffers[0] : .empty, output: output[0])
-            guard status == .ok else { throw .render(status) }
-            do { try writer.write(from: output[0], frameCount: count) } catch { throw .file(error) }
-            done += count
+            pipeline.releaseInput(index)
+            pipeline.publishOutput(index)
             progress?(done, frameCount)
-            graph.engine.collectRetired()
         }
+        if let error = pipeline.error { failure = failure ?? .file(error) }
+        if failure != nil { pipeline.cancel() }
+        pipeline.join()
+        if failure == nil, let error = pipeline.error { failure = .file(error) }
+        if let failure { throw failure }
         do { try writer.close() } catch { throw .file(error) }
         return done
     }
+
+    /// Frames per chunk handed between the disk threads and the renderer (rounded down
+    /// to whole slices): large enough that per-chunk costs vanish, small enough to stay
+    /// in cache between threads.
+    static let chunkFrames = 8192
+    /// Chunks in flight in each direction.
+    static let chunkDepth = 4
 }
 
 /// Something that feeds channels of a graph's input during an offline render: a file,
