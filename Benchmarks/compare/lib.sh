@@ -38,11 +38,13 @@ setup_inputs() {
     fi
     cd "$WORK"
     [[ -f stereo.wav ]] && return
-    # 60 s of stereo float pink noise at -6 dBFS (independent channels), and 8 mono files.
-    sox -q -n -r $RATE -c 2 -b 32 -e floating-point stereo.wav synth $SECONDS_LONG pinknoise vol 0.5
+    # 8 mono files of 60 s float pink noise at -12 dBFS, each from its own seed, and a
+    # stereo file of two of them at -6 dBFS (sox's synth repeats one noise on every channel).
     for i in 1 2 3 4 5 6 7 8; do
         sox -q -n -r $RATE -c 1 -b 32 -e floating-point mono$i.wav synth $SECONDS_LONG pinknoise vol 0.25
     done
+    sox -q -M -v 2 mono1.wav -v 2 mono2.wav -b 32 -e floating-point stereo.wav
+    [[ $(peak_difference mono1.wav mono2.wav) != -inf ]] || { echo "sox made the same noise twice" >&2; exit 1; }
     # Short files for start-up time: the same command with almost nothing to process.
     sox -q stereo.wav short.wav trim 0 0.01
     for i in 1 2 3 4 5 6 7 8; do sox -q mono$i.wav short-mono$i.wav trim 0 0.01; done
