@@ -106,11 +106,14 @@ final class OfflinePipeline: @unchecked Sendable {
             if isCancelled { return }
             let buffers = inputs[index % depth][0]
             let count = frames(ofChunk: index)
-            buffers.clear(frameCount: count)
             var channel = 0
+            // Channels no input covers stay zero from allocation.
             for source in sources where channel < inputChannelCount {
                 let width = min(source.channelCount, inputChannelCount - channel)
                 for offset in 0..<width { table[offset] = buffers[channel + offset] }
+                if !source.writesEveryFrame {
+                    for offset in 0..<width { table[offset].update(repeating: 0, count: count) }
+                }
                 do {
                     try source.fill(AudioBuffers(channelPointers: UnsafePointer(table), channelCount: width), frameCount: count)
                 } catch {

@@ -54,8 +54,9 @@ public struct OfflineRenderer {
             writer = try AudioFileWriter(path: path, container: container, sampleType: sampleType, sampleRate: graph.sampleRate, channelCount: channels)
         } catch { throw .file(error) }
         let slice = max(1, sliceFrames)
+        let chunkFrames = Self.chunkBytes / (MemoryLayout<Float>.size * max(1, inputChannels + channels))
         let pipeline = OfflinePipeline(
-            frameCount: max(0, frameCount), chunkFrames: slice * max(1, Self.chunkFrames / slice), depth: Self.chunkDepth,
+            frameCount: max(0, frameCount), chunkFrames: slice * max(1, chunkFrames / slice), depth: Self.chunkDepth,
             inputs: inputs, inputChannelCount: inputChannels, outputChannelCount: channels, writer: writer)
         let inputTable = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, inputChannels))
         let outputTable = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, channels))
@@ -106,10 +107,10 @@ public struct OfflineRenderer {
         return done
     }
 
-    /// Frames per chunk handed between the disk threads and the renderer (rounded down
-    /// to whole slices): large enough that per-chunk costs vanish, small enough to stay
-    /// in cache between threads.
-    static let chunkFrames = 8192
+    /// Bytes of samples (inputs and outputs) per chunk handed between the disk threads
+    /// and the renderer, rounded down to whole slices (at least one): large enough that
+    /// hand-overs are rare, small enough that the chunks in flight stay in cache.
+    static let chunkBytes = 128 * 1024
     /// Chunks in flight in each direction.
     static let chunkDepth = 4
 }
@@ -118,9 +119,16 @@ public struct OfflineRenderer {
 /// or one channel of a file standing in for a JACK port.
 public protocol OfflineInput {
     var channelCount: Int { get }
-    /// Fills `frameCount` frames of each channel of `buffers` (already zeroed); past its
-    /// end an input leaves silence.
+    /// Fills `frameCount` frames of each channel of `buffers` (already zeroed, unless
+    /// `writesEveryFrame`); past its end an input leaves silence.
     func fill(_ buffers: AudioBuffers, frameCount: Int) throws(AudioFileError)
+    /// True when `fill` writes every frame it is asked for (silence past the end
+    /// included), so its channels need no zeroing first. Defaults to false.
+    var writesEveryFrame: Bool { get }
+}
+
+extension OfflineInput {
+    public var writesEveryFrame: Bool { false }
 }
 
 /// A whole file as consecutive input channels.
@@ -128,6 +136,7 @@ public struct FileInput: OfflineInput {
     public let reader: AudioFileReader
     public init(reader: AudioFileReader) { self.reader = reader }
     public var channelCount: Int { reader.info.channelCount }
+    public var writesEveryFrame: Bool { true }
     public func fill(_ buffers: AudioBuffers, frameCount: Int) throws(AudioFileError) {
         guard buffers.channelCount == reader.info.channelCount else {
             let scratch = AudioBufferList(channelCount: reader.info.channelCount, frameCapacity: frameCount)
