@@ -107,6 +107,20 @@ public struct OfflineRenderer {
         return done
     }
 
+    /// Slice length that offline renders run best at: long enough that per-slice work
+    /// (dispatch, smoothing, metering, coefficient checks) vanishes against the DSP.
+    public static let preferredSliceFrames = 4096
+
+    /// Readies a graph set up for live periods (a session's 128-frame block) to render
+    /// offline in slices of `sliceFrames`: its units are re-initialized for the larger
+    /// slices (DSP state cleared, parameters kept), so render it with
+    /// `OfflineRenderer(graph:)` afterwards. Call it before starting players or
+    /// recorders. A graph that already takes such slices is left alone. Thread: control.
+    public static func prepareForOffline(_ graph: Graph, sliceFrames: Int = preferredSliceFrames) throws(GraphError) {
+        guard sliceFrames > graph.maximumFrames else { return }
+        try graph.prepare(frames: sliceFrames, sampleRate: graph.sampleRate)
+    }
+
     /// Bytes of samples (inputs and outputs) per chunk handed between the disk threads
     /// and the renderer, rounded down to whole slices (at least one): large enough that
     /// hand-overs are rare, small enough that the chunks in flight stay in cache.

@@ -142,10 +142,12 @@ public final class Mixer3D: AudioUnitBase, @unchecked Sendable {
         let inverse = 1 / Float(max(1, frames))
         for element in 0..<min(inputCount, context.inputs.count) {
             let source = context.inputs[element][0]
+            let silent = MixKernels.isSilent(source, count: frames)
             for channel in 0..<channels {
                 let gain = gains + element * Self.maximumChannels + channel
                 let start = gain.pointee.current
                 let end = gain.pointee.advance(by: frames)
+                if silent { continue }
                 if start == end {
                     if end != 0 { MixKernels.add(source, to: output[channel], gain: end, count: frames) }
                 } else {

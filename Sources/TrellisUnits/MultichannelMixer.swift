@@ -172,6 +172,12 @@ public final class MultichannelMixer: AudioUnitBase, @unchecked Sendable {
             let (endLeft, endRight) = gains(of: input.pointee, outputVolume: volume)
             input.pointee.gainLeft = endLeft
             input.pointee.gainRight = endRight
+            var silent = true
+            for channel in 0..<buffers.channelCount where !MixKernels.isSilent(buffers[channel], count: frames) {
+                silent = false
+                break
+            }
+            if silent { continue }
             if startLeft == endLeft && startRight == endRight {
                 if endLeft == 0 && endRight == 0 { continue }
                 if buffers.channelCount == 1 {
