@@ -50,9 +50,15 @@ public struct OfflineRenderer {
         let channels = plan.outputChannelCount
         let inputChannels = plan.inputChannelCount
         let writer: AudioFileWriter
+        let previous = ReplacedFile(path: path)
         do {
             writer = try AudioFileWriter(path: path, container: container, sampleType: sampleType, sampleRate: graph.sampleRate, channelCount: channels)
-        } catch { throw .file(error) }
+        } catch {
+            previous.restore()
+            throw .file(error)
+        }
+        previous.replaced()
+        defer { previous.finish() }
         let slice = max(1, sliceFrames)
         let chunkFrames = Self.chunkBytes / (MemoryLayout<Float>.size * max(1, inputChannels + channels))
         let pipeline = OfflinePipeline(
