@@ -50,45 +50,66 @@ setup_inputs() {
     for i in 1 2 3 4 5 6 7 8; do sox -q mono$i.wav short-mono$i.wav trim 0 0.01; done
 }
 
-# time_runs N COMMAND : runs the command string N times; prints "best median worst cpu"
-# in seconds: wall times, and the least CPU time (user + system, children included).
-time_runs() {
-    local n=$1 command=$2 walls=() cpus=() line TIMEFORMAT='%3R %3U %3S'
-    for ((run = 0; run < n; run++)); do
-        line=$( { time eval "$command" >/dev/null 2>"$WORK/last.err"; } 2>&1 ) ||
-            { echo "FAILED: $command" >&2; cat "$WORK/last.err" >&2; return 1; }
-        read -r real user sys <<<"$line"
-        walls+=("$real"); cpus+=("$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f", u + s }')")
-    done
-    local cpu
-    cpu=$(printf '%s\n' "${cpus[@]}" | sort -g | head -1)
-    printf '%s\n' "${walls[@]}" | sort -g | awk -v cpu="$cpu" '{ t[NR] = $1 } END {
-        printf "%.3f %.3f %.3f %.3f\n", t[1], t[int((NR + 1) / 2)], t[NR], cpu }'
+# time_once COMMAND : runs the command string once; prints "wall cpu" in seconds (cpu is
+# user + system time, children included).
+time_once() {
+    local line real user sys TIMEFORMAT='%3R %3U %3S'
+    line=$( { time eval "$1" >/dev/null 2>"$WORK/last.err"; } 2>&1 ) ||
+        { echo "FAILED: $1" >&2; cat "$WORK/last.err" >&2; return 1; }
+    read -r real user sys <<<"$line"
+    awk -v r="$real" -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f %.3f\n", r, u + s }'
 }
 
-# bench CASE TOOL ROUNDS LONG SHORT
-# Times LONG (the command on 60 s of audio) and SHORT (the same on 10 ms: the start-up).
-# Records whole-process ns/frame (best wall / frames) and steady-state ns/frame:
-# (best wall of LONG - best wall of SHORT) / frames, or, for a tool marked CPU_STEADY
-# (ecasound: its wall clock moves in steps of its 0.5 s polling, and the work hides
-# under its start-up wait), the difference in CPU time instead.
+# bench CASE TOOL ROUNDS LONG SHORT : queues one tool of a case; run_case runs them.
+# LONG is the command on 60 s of audio, SHORT the same on 10 ms (its start-up).
 # Commands are strings (run with eval): pipelines carry `!`.
+Q_TOOLS=() Q_ROUNDS=() Q_LONG=() Q_SHORT=()
 bench() {
-    local case=$1 tool=$2 n=$3 long=$4 short=$5
-    local whole startup
-    whole=$(time_runs "$n" "$long") || return 1
-    startup=$(time_runs "$n" "$short") || return 1
-    read -r best median worst cpu <<<"$whole"
-    read -r start _ _ start_cpu <<<"$startup"
-    local by=wall
-    [[ " ${CPU_STEADY:-ecasound} " == *" $tool "* ]] && by=cpu
-    local row
-    row=$(awk -v c="$case" -v t="$tool" -v b="$best" -v m="$median" -v w="$worst" -v s="$start" \
-              -v cpu="$cpu" -v scpu="$start_cpu" -v f="$FRAMES" -v by="$by" 'BEGIN {
-        steady = (by == "cpu" ? cpu - scpu : b - s) * 1e9 / f; if (steady < 0) steady = 0
-        printf "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%.1f%s\t%.1f\n", c, t, b, m, w, s, b * 1e9 / f, steady, (by == "cpu" ? "*" : ""), cpu * 1e9 / f }')
-    echo "$row" >>"$RESULTS_FILE"
-    echo "$row" | awk -F'\t' '{ printf "  %-8s %-16s best %6.3f s (median %.3f, worst %.3f)  start %.3f s  %6.1f ns/frame whole  %6s steady  %6.1f cpu\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }' >&2
+    Q_TOOLS+=("$2"); Q_ROUNDS+=("$3"); Q_LONG+=("$4"); Q_SHORT+=("$5")
+}
+
+# run_case CASE : runs the queued tools round by round, interleaved (each round runs
+# every tool once, long then short), so a neighbour's burst of work falls on all tools
+# alike. Records per tool: best, median and worst wall time of LONG; best wall of SHORT
+# (the start-up); whole-process ns/frame (best wall / frames); steady-state ns/frame,
+# (best LONG - best SHORT) / frames, or for a tool in CPU_STEADY (ecasound: its wall
+# clock moves in steps of its 0.5 s polling, and the work hides under its start-up
+# wait) the same difference in CPU time; and the CPU ns/frame of LONG.
+run_case() {
+    local case=$1 count=${#Q_TOOLS[@]} most=0 round i
+    local -a walls shorts cpus short_cpus
+    for ((i = 0; i < count; i++)); do
+        ((Q_ROUNDS[i] > most)) && most=${Q_ROUNDS[i]}
+        walls[i]="" shorts[i]="" cpus[i]="" short_cpus[i]=""
+    done
+    for ((round = 0; round < most; round++)); do
+        for ((i = 0; i < count; i++)); do
+            ((round < Q_ROUNDS[i])) || continue
+            local long_t short_t
+            long_t=$(time_once "${Q_LONG[i]}") || return 1
+            short_t=$(time_once "${Q_SHORT[i]}") || return 1
+            walls[i]+=" ${long_t% *}"; cpus[i]+=" ${long_t#* }"
+            shorts[i]+=" ${short_t% *}"; short_cpus[i]+=" ${short_t#* }"
+        done
+    done
+    for ((i = 0; i < count; i++)); do
+        local tool=${Q_TOOLS[i]} by=wall row
+        [[ " ${CPU_STEADY:-ecasound} " == *" $tool "* ]] && by=cpu
+        row=$(awk -v c="$case" -v t="$tool" -v by="$by" -v f="$FRAMES" \
+                  -v w="${walls[i]}" -v s="${shorts[i]}" -v cp="${cpus[i]}" -v scp="${short_cpus[i]}" '
+            function least(list,   n, a, k, m) { n = split(list, a, " "); m = a[1]; for (k = 2; k <= n; k++) if (a[k] + 0 < m + 0) m = a[k]; return m }
+            BEGIN {
+                n = split(w, a, " ")
+                for (x = 1; x <= n; x++) for (y = x + 1; y <= n; y++) if (a[y] + 0 < a[x] + 0) { tmp = a[x]; a[x] = a[y]; a[y] = tmp }
+                best = a[1]; median = a[int((n + 1) / 2)]; worst = a[n]
+                start = least(s); cpu = least(cp); start_cpu = least(scp)
+                steady = (by == "cpu" ? cpu - start_cpu : best - start) * 1e9 / f; if (steady < 0) steady = 0
+                printf "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%.1f%s\t%.1f\n", c, t, best, median, worst, start, best * 1e9 / f, steady, (by == "cpu" ? "*" : ""), cpu * 1e9 / f
+            }')
+        echo "$row" >>"$RESULTS_FILE"
+        echo "$row" | awk -F'\t' '{ printf "  %-8s %-16s best %6.3f s (median %.3f, worst %.3f)  start %.3f s  %6.1f ns/frame whole  %6s steady  %6.1f cpu\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }' >&2
+    done
+    Q_TOOLS=() Q_ROUNDS=() Q_LONG=() Q_SHORT=()
 }
 
 # peak_difference A B : the largest |a - b| over both files, as sox measures it, in dBFS.
