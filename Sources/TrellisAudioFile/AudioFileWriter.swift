@@ -8,7 +8,8 @@ import TrellisCore
 /// Float to integer: `x * 2^(bits-1)`, rounded to nearest, **clipped** to the integer's
 /// range (so 1.0 writes as the largest integer), NaN written as 0. Integers that arrived
 /// as `v / 2^(bits-1)` therefore write back as `v` exactly. Float32 files store samples
-/// unchanged, out-of-range values included; Vorbis encodes what it is given.
+/// unchanged, out-of-range values included, without libsndfile's optional PEAK chunk;
+/// Vorbis encodes what it is given.
 /// Not for concurrent use: one thread at a time.
 public final class AudioFileWriter: @unchecked Sendable {
     public let path: String
@@ -63,6 +64,9 @@ public final class AudioFileWriter: @unchecked Sendable {
             if !existed { unlink(path) }
             throw error
         }
+        // libsndfile's PEAK chunk (float WAV and AIFF) costs a scalar pass over every
+        // sample written, as much as the rest of the write path; it is optional metadata.
+        if !sampleType.isInteger { sf_command(handle.file, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE)) }
         self.path = path
         self.container = container
         self.sampleType = sampleType
@@ -100,12 +104,7 @@ public final class AudioFileWriter: @unchecked Sendable {
                 written = Int(sf_writef_int(file, samples, sf_count_t(count)))
             } else {
                 let samples = scratch.assumingMemoryBound(to: Float.self)
-                for channel in 0..<channels {
-                    let source = buffers[channel] + done
-                    for frame in 0..<count {
-                        samples[frame * channels + channel] = source[frame]
-                    }
-                }
+                FrameInterleaving.interleave(buffers, offset: done, count: count, into: samples)
                 written = Int(sf_writef_float(file, samples, sf_count_t(count)))
             }
             framesWritten += max(0, written)

@@ -47,12 +47,7 @@ final class SndfileDecoder: FrameDecoder {
             } else {
                 let samples = scratch.assumingMemoryBound(to: Float.self)
                 got = Int(sf_readf_float(file, samples, sf_count_t(asked)))
-                for channel in 0..<channels {
-                    let destination = buffers[channel] + offset + done
-                    for frame in 0..<got {
-                        destination[frame] = samples[frame * channels + channel]
-                    }
-                }
+                FrameInterleaving.deinterleave(samples, into: buffers, offset: offset + done, count: max(0, got))
             }
             done += got
             if got < asked {

@@ -48,58 +48,111 @@ public struct OfflineRenderer {
     ) throws(OfflineRenderError) -> Int {
         guard let plan = graph.plan else { throw .notInitialized }
         let channels = plan.outputChannelCount
+        let inputChannels = plan.inputChannelCount
         let writer: AudioFileWriter
+        let previous = ReplacedFile(path: path)
         do {
             writer = try AudioFileWriter(path: path, container: container, sampleType: sampleType, sampleRate: graph.sampleRate, channelCount: channels)
-        } catch { throw .file(error) }
-        let output = AudioBufferList(channelCount: channels, frameCapacity: sliceFrames)
-        let inputBuffers = AudioBufferList(channelCount: max(1, plan.inputChannelCount), frameCapacity: sliceFrames)
-        let channelTable = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, plan.inputChannelCount))
-        defer { channelTable.deallocate() }
+        } catch {
+            previous.restore()
+            throw .file(error)
+        }
+        previous.replaced()
+        defer { previous.finish() }
+        let slice = max(1, sliceFrames)
+        let chunkFrames = Self.chunkBytes / (MemoryLayout<Float>.size * max(1, inputChannels + channels))
+        let pipeline = OfflinePipeline(
+            frameCount: max(0, frameCount), chunkFrames: slice * max(1, chunkFrames / slice), depth: Self.chunkDepth,
+            inputs: inputs, inputChannelCount: inputChannels, outputChannelCount: channels, writer: writer)
+        let inputTable = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, inputChannels))
+        let outputTable = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, channels))
+        defer {
+            inputTable.deallocate()
+            outputTable.deallocate()
+        }
         // Players, recorders and taps stream through their own threads; an offline render
         // outruns real time, so it waits for them before each cycle instead of underrunning.
         let participants = plan.streamingParticipants
         var done = 0
+        var failure: OfflineRenderError?
         graph.engine.startRendering()
         let floatState = AudioThread.enter()
         defer {
             AudioThread.leave(restoring: floatState)
             graph.engine.stopRendering()
         }
-        while done < frameCount {
-            let count = min(sliceFrames, frameCount - done)
-            inputBuffers[0].clear(frameCount: count)
-            var channel = 0
-            for input in inputs where channel < plan.inputChannelCount {
-                let width = min(input.channelCount, plan.inputChannelCount - channel)
-                for offset in 0..<width { channelTable[offset] = inputBuffers[0][channel + offset] }
-                do {
-                    try input.fill(AudioBuffers(channelPointers: UnsafePointer(channelTable), channelCount: width), frameCount: count)
-                } catch { throw .file(error) }
-                channel += width
+        pipeline.start()
+        chunks: for index in 0..<pipeline.chunkCount {
+            guard pipeline.waitForInput(index), pipeline.waitForOutputSlot(index) else { break }
+            let input = pipeline.inputs[index % pipeline.depth][0], output = pipeline.outputs[index % pipeline.depth][0]
+            let count = pipeline.frames(ofChunk: index)
+            var offset = 0
+            while offset < count {
+                let frames = min(slice, count - offset)
+                for channel in 0..<inputChannels { inputTable[channel] = input[channel] + offset }
+                for channel in 0..<channels { outputTable[channel] = output[channel] + offset }
+                for participant in participants { participant.waitForStreaming(frameCount: frames) }
+                let status = graph.engine.render(
+                    frameCount: frames, timeStamp: AudioTimeStamp(sampleTime: Int64(done), hostTime: HostClock.now()),
+                    input: inputChannels > 0 ? AudioBuffers(channelPointers: UnsafePointer(inputTable), channelCount: inputChannels) : .empty,
+                    output: AudioBuffers(channelPointers: UnsafePointer(outputTable), channelCount: channels))
+                guard status == .ok else {
+                    failure = .render(status)
+                    break chunks
+                }
+                offset += frames
+                done += frames
+                graph.engine.collectRetired()
             }
-            for participant in participants { participant.waitForStreaming(frameCount: count) }
-            let status = graph.engine.render(
-                frameCount: count, timeStamp: AudioTimeStamp(sampleTime: Int64(done), hostTime: HostClock.now()),
-                input: plan.inputChannelCount > 0 ? inputBuffers[0] : .empty, output: output[0])
-            guard status == .ok else { throw .render(status) }
-            do { try writer.write(from: output[0], frameCount: count) } catch { throw .file(error) }
-            done += count
+            pipeline.releaseInput(index)
+            pipeline.publishOutput(index)
             progress?(done, frameCount)
-            graph.engine.collectRetired()
         }
+        if let error = pipeline.error { failure = failure ?? .file(error) }
+        if failure != nil { pipeline.cancel() }
+        pipeline.join()
+        if failure == nil, let error = pipeline.error { failure = .file(error) }
+        if let failure { throw failure }
         do { try writer.close() } catch { throw .file(error) }
         return done
     }
+
+    /// Slice length that offline renders run best at: long enough that per-slice work
+    /// (dispatch, smoothing, metering, coefficient checks) vanishes against the DSP.
+    public static let preferredSliceFrames = 4096
+
+    /// Readies a graph set up for live periods (a session's 128-frame block) to render
+    /// offline in slices of `sliceFrames`: its units are re-initialized for the larger
+    /// slices (DSP state cleared, parameters kept), so render it with
+    /// `OfflineRenderer(graph:)` afterwards. Call it before starting players or
+    /// recorders. A graph that already takes such slices is left alone. Thread: control.
+    public static func prepareForOffline(_ graph: Graph, sliceFrames: Int = preferredSliceFrames) throws(GraphError) {
+        guard sliceFrames > graph.maximumFrames else { return }
+        try graph.prepare(frames: sliceFrames, sampleRate: graph.sampleRate)
+    }
+
+    /// Bytes of samples (inputs and outputs) per chunk handed between the disk threads
+    /// and the renderer, rounded down to whole slices (at least one): large enough that
+    /// hand-overs are rare, small enough that the chunks in flight stay in cache.
+    static let chunkBytes = 128 * 1024
+    /// Chunks in flight in each direction.
+    static let chunkDepth = 4
 }
 
 /// Something that feeds channels of a graph's input during an offline render: a file,
 /// or one channel of a file standing in for a JACK port.
 public protocol OfflineInput {
     var channelCount: Int { get }
-    /// Fills `frameCount` frames of each channel of `buffers` (already zeroed); past its
-    /// end an input leaves silence.
+    /// Fills `frameCount` frames of each channel of `buffers` (already zeroed, unless
+    /// `writesEveryFrame`); past its end an input leaves silence.
     func fill(_ buffers: AudioBuffers, frameCount: Int) throws(AudioFileError)
+    /// True when `fill` writes every frame it is asked for (silence past the end
+    /// included), so its channels need no zeroing first. Defaults to false.
+    var writesEveryFrame: Bool { get }
+}
+
+extension OfflineInput {
+    public var writesEveryFrame: Bool { false }
 }
 
 /// A whole file as consecutive input channels.
@@ -107,6 +160,7 @@ public struct FileInput: OfflineInput {
     public let reader: AudioFileReader
     public init(reader: AudioFileReader) { self.reader = reader }
     public var channelCount: Int { reader.info.channelCount }
+    public var writesEveryFrame: Bool { true }
     public func fill(_ buffers: AudioBuffers, frameCount: Int) throws(AudioFileError) {
         guard buffers.channelCount == reader.info.channelCount else {
             let scratch = AudioBufferList(channelCount: reader.info.channelCount, frameCapacity: frameCount)

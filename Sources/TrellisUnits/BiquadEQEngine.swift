@@ -40,6 +40,9 @@ struct BiquadEQEngine {
     /// (x1, x2, y1, y2) per channel, laid out [channel pair][band][8] with the pair interleaved.
     private let states: UnsafeMutablePointer<Double>
     private let plainBands: UnsafeMutablePointer<Int>
+    /// While nothing moves, every slice runs the same bands: `plainBands`' count, kept
+    /// here so a slice skips the per-band bookkeeping; -1 after any setting changes.
+    private let settledPlainCount: UnsafeMutablePointer<Int>
     private let blends: UnsafeMutablePointer<(band: Int, start: Double, step: Double)>
 
     /// Thread: control.
@@ -54,6 +57,8 @@ struct BiquadEQEngine {
         states = .allocate(capacity: max(1, stateCount))
         states.initialize(repeating: 0, count: max(1, stateCount))
         plainBands = .allocate(capacity: bandCapacity)
+        settledPlainCount = .allocate(capacity: 1)
+        settledPlainCount.initialize(to: -1)
         blends = .allocate(capacity: bandCapacity)
     }
 
@@ -62,6 +67,7 @@ struct BiquadEQEngine {
         bands.deallocate()
         states.deallocate()
         plainBands.deallocate()
+        settledPlainCount.deallocate()
         blends.deallocate()
     }
 
@@ -79,20 +85,24 @@ struct BiquadEQEngine {
     func setFrequency(band: Int, _ hertz: Float, rampFrames requested: Int) {
         bands[band].logFrequency.set(log2f(max(1, hertz)), frames: rampFrames(requested))
         bands[band].needsDesign = true
+        settledPlainCount.pointee = -1
     }
 
     func setGain(band: Int, _ decibels: Float, rampFrames requested: Int) {
         bands[band].gain.set(decibels, frames: rampFrames(requested))
         bands[band].needsDesign = true
+        settledPlainCount.pointee = -1
     }
 
     func setQ(band: Int, _ q: Float, rampFrames requested: Int) {
         bands[band].q.set(q, frames: rampFrames(requested))
         bands[band].needsDesign = true
+        settledPlainCount.pointee = -1
     }
 
     func setType(band: Int, _ type: FilterType) {
         bands[band].pendingType = type
+        settledPlainCount.pointee = -1
         if !hasRendered {
             bands[band].type = type
             bands[band].needsDesign = true
@@ -102,6 +112,7 @@ struct BiquadEQEngine {
     func setBypass(band: Int, _ bypassed: Bool, rampFrames requested: Int) {
         bands[band].isBypassed = bypassed
         bands[band].wet.set(bypassed ? 0 : 1, frames: rampFrames(requested))
+        settledPlainCount.pointee = -1
     }
 
     /// Clears the filter memories. Thread: audio while rendering, else control.
@@ -120,16 +131,26 @@ struct BiquadEQEngine {
         }
         var start = 0
         while start < frameCount {
-            var moving = false
-            for band in 0..<bandCount where bands[band].isMoving { moving = true; break }
-            let frames = moving ? min(Self.controlFrames, frameCount - start) : frameCount - start
+            let frames: Int
             var plainCount = 0, blendCount = 0
-            for band in 0..<bandCount {
-                switch prepare(band: band, frames: frames) {
-                case .skip: continue
-                case .plain: plainBands[plainCount] = band; plainCount += 1
-                case .blended(let begin, let step): blends[blendCount] = (band, begin, step); blendCount += 1
+            if settledPlainCount.pointee >= 0 {
+                frames = frameCount - start
+                plainCount = settledPlainCount.pointee
+            } else {
+                var moving = false
+                for band in 0..<bandCount where bands[band].isMoving { moving = true; break }
+                frames = moving ? min(Self.controlFrames, frameCount - start) : frameCount - start
+                for band in 0..<bandCount {
+                    switch prepare(band: band, frames: frames) {
+                    case .skip: continue
+                    case .plain: plainBands[plainCount] = band; plainCount += 1
+                    case .blended(let begin, let step): blends[blendCount] = (band, begin, step); blendCount += 1
+                    }
                 }
+                // With nothing moving, the next slices would classify the bands the same way.
+                var settled = !moving && blendCount == 0
+                for band in 0..<bandCount where bands[band].isMoving { settled = false; break }
+                if settled { settledPlainCount.pointee = plainCount }
             }
             var channel = 0
             while channel < channels {

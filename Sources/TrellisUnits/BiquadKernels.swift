@@ -5,7 +5,12 @@
 /// change between calls without the transients a transposed form's state would throw off.
 /// Inside a call the coefficients are fixed, so the loops run the faster transposed
 /// direct form II, entering from and leaving as the direct form I history. A channel's
-/// state is at `state`, `state + stride`, `state + 2·stride`, `state + 3·stride`. Thread: audio.
+/// state is at `state`, `state + stride`, `state + 2·stride`, `state + 3·stride`.
+///
+/// The transposed form's updates are written with y substituted out
+/// (s1' = (b1 - a1·b0)·x + s2 - a1·s1, s2' = (b2 - a2·b0)·x - a2·s1), so the chain
+/// from one frame's state to the next is one multiply and one add instead of four
+/// dependent operations: the loops run at twice the rate. Thread: audio.
 enum BiquadKernels {
     /// The transposed form's (s1, s2) that continue a direct form I history.
     @inline(__always)
@@ -19,12 +24,14 @@ enum BiquadKernels {
     static func run(_ c: BiquadCoefficients, state: UnsafeMutablePointer<Double>, stride: Int, samples: UnsafeMutablePointer<Float>, count: Int) {
         var x1 = state[0], x2 = state[stride], y1 = state[2 * stride], y2 = state[3 * stride]
         let (b0, b1, b2, a1, a2) = (c.b0, c.b1, c.b2, c.a1, c.a2)
+        let (c1, c2) = (b1 - a1 * b0, b2 - a2 * b0)
         var s1 = b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2, s2 = b2 * x1 - a2 * y1
         for frame in 0..<count {
             let x = Double(samples[frame])
             let y = b0 * x + s1
-            s1 = b1 * x - a1 * y + s2
-            s2 = b2 * x - a2 * y
+            let previous = s1
+            s1 = (c1 * x + s2) - a1 * previous
+            s2 = c2 * x - a2 * previous
             x2 = x1; x1 = x; y2 = y1; y1 = y
             samples[frame] = Float(y)
         }
@@ -38,11 +45,13 @@ enum BiquadKernels {
         var (s1, s2) = transposedState(c, x1: x1, x2: x2, y1: y1, y2: y2)
         let b0 = SIMD2(repeating: c.b0), b1 = SIMD2(repeating: c.b1), b2 = SIMD2(repeating: c.b2)
         let a1 = SIMD2(repeating: c.a1), a2 = SIMD2(repeating: c.a2)
+        let c1 = b1 - a1 * b0, c2 = b2 - a2 * b0
         for frame in 0..<count {
             let x = SIMD2(Double(left[frame]), Double(right[frame]))
             let y = b0 * x + s1
-            s1 = b1 * x - a1 * y + s2
-            s2 = b2 * x - a2 * y
+            let previous = s1
+            s1 = (c1 * x + s2) - a1 * previous
+            s2 = c2 * x - a2 * previous
             x2 = x1; x1 = x; y2 = y1; y1 = y
             left[frame] = Float(y.x)
             right[frame] = Float(y.y)
@@ -80,17 +89,23 @@ enum BiquadKernels {
         let pb0 = SIMD2(repeating: c0.b0), pb1 = SIMD2(repeating: c0.b1), pb2 = SIMD2(repeating: c0.b2), pa1 = SIMD2(repeating: c0.a1), pa2 = SIMD2(repeating: c0.a2)
         let qb0 = SIMD2(repeating: c1.b0), qb1 = SIMD2(repeating: c1.b1), qb2 = SIMD2(repeating: c1.b2), qa1 = SIMD2(repeating: c1.a1), qa2 = SIMD2(repeating: c1.a2)
         let rb0 = SIMD2(repeating: c2.b0), rb1 = SIMD2(repeating: c2.b1), rb2 = SIMD2(repeating: c2.b2), ra1 = SIMD2(repeating: c2.a1), ra2 = SIMD2(repeating: c2.a2)
+        let pc1 = pb1 - pa1 * pb0, pc2 = pb2 - pa2 * pb0
+        let qc1 = qb1 - qa1 * qb0, qc2 = qb2 - qa2 * qb0
+        let rc1 = rb1 - ra1 * rb0, rc2 = rb2 - ra2 * rb0
         for frame in 0..<count {
             let x = SIMD2(Double(left[frame]), Double(right[frame]))
             let y = pb0 * x + p1
-            p1 = pb1 * x - pa1 * y + p2
-            p2 = pb2 * x - pa2 * y
+            let p = p1
+            p1 = (pc1 * x + p2) - pa1 * p
+            p2 = pc2 * x - pa2 * p
             let z = qb0 * y + q1
-            q1 = qb1 * y - qa1 * z + q2
-            q2 = qb2 * y - qa2 * z
+            let q = q1
+            q1 = (qc1 * y + q2) - qa1 * q
+            q2 = qc2 * y - qa2 * q
             let w = rb0 * z + r1
-            r1 = rb1 * z - ra1 * w + r2
-            r2 = rb2 * z - ra2 * w
+            let r = r1
+            r1 = (rc1 * z + r2) - ra1 * r
+            r2 = rc2 * z - ra2 * r
             x2 = x1; x1 = x; y2 = y1; y1 = y; z2 = z1; z1 = z; w2 = w1; w1 = w
             left[frame] = Float(w.x)
             right[frame] = Float(w.y)

@@ -51,3 +51,24 @@ extension MixKernels {
         }
     }
 }
+
+extension MixKernels {
+    /// Whether all `count` samples are zero: an unconnected input (the graph feeds it
+    /// shared silence) or a silent source, which a mixer can then skip. Stops at the first
+    /// vector with a non-zero sample, so a live signal costs a load or two.
+    @inline(__always)
+    static func isSilent(_ samples: UnsafePointer<Float>, count: Int) -> Bool {
+        let raw = UnsafeRawPointer(samples)
+        var frame = 0
+        while frame &+ 8 <= count {
+            let block = raw.loadUnaligned(fromByteOffset: frame &* 4, as: SIMD8<Float>.self)
+            if any(block .!= 0) { return false }
+            frame &+= 8
+        }
+        while frame < count {
+            if samples[frame] != 0 { return false }
+            frame &+= 1
+        }
+        return true
+    }
+}

@@ -140,12 +140,17 @@ public final class Mixer3D: AudioUnitBase, @unchecked Sendable {
         let channels = min(layout.channelCount, output.channelCount)
         for channel in 0..<output.channelCount { output[channel].update(repeating: 0, count: frames) }
         let inverse = 1 / Float(max(1, frames))
+        // Unconnected inputs all read the graph's one silent buffer: scan it once.
+        var knownSilent: UnsafeMutablePointer<Float>?
         for element in 0..<min(inputCount, context.inputs.count) {
             let source = context.inputs[element][0]
+            let silent = source == knownSilent || MixKernels.isSilent(source, count: frames)
+            if silent { knownSilent = source }
             for channel in 0..<channels {
                 let gain = gains + element * Self.maximumChannels + channel
                 let start = gain.pointee.current
                 let end = gain.pointee.advance(by: frames)
+                if silent { continue }
                 if start == end {
                     if end != 0 { MixKernels.add(source, to: output[channel], gain: end, count: frames) }
                 } else {

@@ -156,6 +156,8 @@ public final class MultichannelMixer: AudioUnitBase, @unchecked Sendable {
         right.update(repeating: 0, count: frames)
         let volume = outputVolume.advance(by: frames)
         let inverse = 1 / Float(max(1, frames))
+        // Unconnected inputs all read the graph's one silent buffer: scan it once.
+        var knownSilent: UnsafeMutablePointer<Float>?
         for element in 0..<min(inputCount, context.inputs.count) {
             let input = inputs + element
             let buffers = context.inputs[element]
@@ -172,6 +174,15 @@ public final class MultichannelMixer: AudioUnitBase, @unchecked Sendable {
             let (endLeft, endRight) = gains(of: input.pointee, outputVolume: volume)
             input.pointee.gainLeft = endLeft
             input.pointee.gainRight = endRight
+            var silent = true
+            for channel in 0..<buffers.channelCount where buffers[channel] != knownSilent {
+                if !MixKernels.isSilent(buffers[channel], count: frames) {
+                    silent = false
+                    break
+                }
+                knownSilent = buffers[channel]
+            }
+            if silent { continue }
             if startLeft == endLeft && startRight == endRight {
                 if endLeft == 0 && endRight == 0 { continue }
                 if buffers.channelCount == 1 {

@@ -67,4 +67,50 @@ struct OfflineRenderTests {
             try OfflineRenderer(graph: graph).render(frameCount: 3, to: temporaryPath("out.wav"), input: try AudioFileReader(path: source))
         } throws: { "\($0)".contains("22050 Hz but the graph runs at 48000 Hz") }
     }
+
+    /// A stereo file of `frames` frames whose channels differ, and the graph input -> gain x2 -> output.
+    private func doublingGraph(frames: Int, maximumFrames: Int) throws -> (Graph, String, [[Float]]) {
+        let source = temporaryPath("in.wav")
+        let left = (0..<frames).map { Float($0 % 1_000) / 1_000 - 0.5 }
+        let right = (0..<frames).map { Float($0 % 777) / -777 + 0.25 }
+        let writer = try AudioFileWriter(path: source, sampleType: .float32, sampleRate: 48_000, channelCount: 2)
+        try writer.write(channels: [left, right])
+        try writer.close()
+        let graph = Graph(sampleRate: 48_000, maximumFrames: maximumFrames)
+        let input = try graph.addNode(GraphInput(channelCount: 2))
+        let gain = try graph.addNode(Gain(channelCount: 2))
+        try graph.setParameter(gain, "gain", 20 * log10(2))
+        let output = try graph.addNode(GenericOutput(channelCount: 2))
+        try graph.connect(input, to: gain)
+        try graph.connect(gain, to: output)
+        try graph.initialize()
+        return (graph, source, [left, right])
+    }
+
+    @Test("a file many chunks long arrives frame-exact through odd-sized slices, with silence after its end")
+    func longFileThroughChunks() throws {
+        let (graph, source, channels) = try doublingGraph(frames: 100_003, maximumFrames: 512)
+        let destination = temporaryPath("out.wav")
+        let written = try OfflineRenderer(graph: graph, sliceFrames: 333)
+            .render(frameCount: 120_000, to: destination, input: try AudioFileReader(path: source))
+        #expect(written == 120_000)
+        let result = try AudioFileReader(path: destination).readAll()
+        for channel in 0..<2 {
+            #expect(Array(result[channel][..<100_003]) == channels[channel].map { $0 * 2 })
+            #expect(result[channel][100_003...].allSatisfy { $0 == 0 })
+        }
+    }
+
+    @Test("a graph set up for 128-frame periods, prepared for offline work, takes 4,096-frame slices and renders the same samples")
+    func preparedForOffline() throws {
+        let (graph, source, channels) = try doublingGraph(frames: 30_000, maximumFrames: 128)
+        try OfflineRenderer.prepareForOffline(graph)
+        #expect(graph.maximumFrames == OfflineRenderer.preferredSliceFrames)
+        #expect(OfflineRenderer(graph: graph).sliceFrames == OfflineRenderer.preferredSliceFrames)
+        let destination = temporaryPath("out.wav")
+        try OfflineRenderer(graph: graph).render(frameCount: 30_000, to: destination, input: try AudioFileReader(path: source))
+        let result = try AudioFileReader(path: destination).readAll()
+        #expect(result[0] == channels[0].map { $0 * 2 })
+        #expect(result[1] == channels[1].map { $0 * 2 })
+    }
 }
