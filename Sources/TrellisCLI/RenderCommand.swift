@@ -44,6 +44,8 @@ struct RenderCommand: ParsableCommand {
         } else {
             throw CLIError("render: \(session) \(loaded.players.isEmpty ? "plays no files" : "loops a file forever"), so give --duration SECONDS")
         }
+        // A session's block size is for live periods; offline, long slices cost less.
+        do { try OfflineRenderer.prepareForOffline(graph) } catch { throw CLIError("render: \(error)") }
         let recorders: [FileRecorder]
         do { recorders = try loaded.startTransport(atSampleTime: 0) } catch { throw CLIError("\(error)") }
         let progress = ProgressBar(total: frames, label: output)
