@@ -18,6 +18,40 @@ func trellis(_ arguments: [String], environment: [String: String] = [:]) throws 
     return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
 }
 
+/// A file path in a fresh temporary folder.
+func temporaryPath(_ name: String) -> String {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-cli-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory.appendingPathComponent(name).path
+}
+
+/// Runs an outside program quietly and returns its exit status.
+@discardableResult
+func runTool(_ tool: String, _ arguments: [String]) throws -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: tool)
+    process.arguments = arguments
+    process.standardOutput = Pipe()
+    process.standardError = Pipe()
+    try process.run()
+    process.waitUntilExit()
+    return process.terminationStatus
+}
+
+/// A file's samples, interleaved, as sox (an outside program) decodes them to float.
+func floats(_ path: String) throws -> [Float] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
+    process.arguments = [path, "-t", "f32", "-"]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = Pipe()
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+}
+
 @Suite("The trellis command")
 struct CLITests {
     @Test("units lists the built-ins with their triples")
@@ -72,32 +106,13 @@ struct CLITests {
 
 @Suite("trellis chain")
 struct ChainCommandTests {
-    private func temporaryPath(_ name: String) -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-chain-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory.appendingPathComponent(name).path
-    }
-
     /// Reads a file's first channel through sox, an outside program, as text samples.
-    private func soxSamples(_ path: String) throws -> [Float] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
-        process.arguments = [path, "-t", "f32", "-c", "1", "-"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = Pipe()
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-    }
-
     @Test("a tone through a gain renders the sine scaled by the gain, as sox reads it back")
     func toneThroughGain() throws {
         let out = temporaryPath("out.wav")
         let result = try trellis(["chain", "--duration", "0.5", "tone", "freq=1000", "amp=0.5", "channels=1", "!", "gain", "gain=-6", "!", out])
         #expect(result.status == 0, "\(result.stderr)")
-        let samples = try soxSamples(out)
+        let samples = try floats(out)
         #expect(samples.count == 24_000)
         let amplitude: Double = 0.5 * pow(10, -6.0 / 20)
         var error: Double = 0
@@ -111,16 +126,12 @@ struct ChainCommandTests {
     @Test("a file source renders to a file sink of the same length and rate")
     func fileToFile() throws {
         let source = temporaryPath("in.wav")
-        let make = Process()
-        make.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
-        make.arguments = ["-n", "-r", "44100", "-c", "2", "-b", "16", source, "synth", "0.25", "sine", "440"]
-        try make.run()
-        make.waitUntilExit()
+        #expect(try runTool("/usr/bin/sox", ["-n", "-r", "44100", "-c", "2", "-b", "16", source, "synth", "0.25", "sine", "440"]) == 0)
         let out = temporaryPath("out.flac")
         let result = try trellis(["chain", "--sample-type", "int16", source, "!", "gain", "gain=0", "!", out])
         #expect(result.status == 0, "\(result.stderr)")
-        let original = try soxSamples(source)
-        let rendered = try soxSamples(out)
+        let original = try floats(source)
+        let rendered = try floats(out)
         #expect(rendered.count == original.count)
         #expect(zip(original, rendered).allSatisfy { $0 == $1 }, "a 0 dB gain is transparent, bit for bit at int16")
     }
@@ -142,36 +153,6 @@ struct ChainCommandTests {
 
 @Suite("trellis chain with LV2 plugins")
 struct ChainLV2Tests {
-    private func temporaryPath(_ name: String) -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-chain-lv2-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory.appendingPathComponent(name).path
-    }
-
-    private func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = Pipe()
-        process.standardError = Pipe()
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
-    private func floats(_ path: String) throws -> [Float] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
-        process.arguments = [path, "-t", "f32", "-"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = Pipe()
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-    }
-
     @Test("a chain of two files and an LV2 plugin gives what lv2apply gives with the same settings",
           arguments: [
             ("http://lv2plug.in/plugins/eg-amp", ["gain=-6"], ["-c", "gain", "-6"]),
@@ -179,11 +160,11 @@ struct ChainLV2Tests {
           ])
     func matchesLv2apply(uri: String, settings: [String], lv2applyControls: [String]) throws {
         let source = temporaryPath("in.wav")
-        #expect(try run("/usr/bin/sox", ["-n", "-r", "48000", "-c", "1", "-b", "32", "-e", "float", source, "synth", "0.5", "pinknoise", "vol", "0.5"]) == 0)
+        #expect(try runTool("/usr/bin/sox", ["-n", "-r", "48000", "-c", "1", "-b", "32", "-e", "float", source, "synth", "0.5", "pinknoise", "vol", "0.5"]) == 0)
         let ours = temporaryPath("trellis.wav"), theirs = temporaryPath("lv2apply.wav")
         let result = try trellis(["chain", source, "!", "lv2:\(uri)"] + settings + ["!", ours])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try run("/usr/bin/lv2apply", ["-i", source, "-o", theirs] + lv2applyControls + [uri]) == 0)
+        #expect(try runTool("/usr/bin/lv2apply", ["-i", source, "-o", theirs] + lv2applyControls + [uri]) == 0)
         let a = try floats(ours), b = try floats(theirs)
         #expect(a.count == b.count && a.count == 24_000)
         let difference = zip(a, b).map { abs($0 - $1) }.max() ?? 1
@@ -193,33 +174,10 @@ struct ChainLV2Tests {
 
 @Suite("trellis chain as a session")
 struct ChainSessionTests {
-    private func temporaryPath(_ name: String) -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-chain-save-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory.appendingPathComponent(name).path
-    }
-
-    private func floats(_ path: String) throws -> [Float] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
-        process.arguments = [path, "-t", "f32", "-"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = Pipe()
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-    }
-
     @Test("--save writes a session that renders what the chain rendered")
     func savedChainRendersTheSame() throws {
         let source = temporaryPath("in.wav")
-        let make = Process()
-        make.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
-        make.arguments = ["-n", "-r", "48000", "-c", "2", "-b", "32", "-e", "float", source, "synth", "0.5", "pinknoise", "vol", "0.5"]
-        try make.run()
-        make.waitUntilExit()
+        #expect(try runTool("/usr/bin/sox", ["-n", "-r", "48000", "-c", "2", "-b", "32", "-e", "float", source, "synth", "0.5", "pinknoise", "vol", "0.5"]) == 0)
         let session = temporaryPath("chain.yaml"), chained = temporaryPath("chained.wav"), rendered = temporaryPath("rendered.wav")
         let result = try trellis(["chain", "--save", session, source, "!", "eq", "band0.type=lowshelf", "band0.freq=120", "band0.gain=3", "!", "gain", "gain=-6", "!", chained])
         #expect(result.status == 0, "\(result.stderr)")
