@@ -74,14 +74,16 @@ let package = Package(
             ]
         ),
 
+        // What test targets share: turns for the suites that run a JACK server.
+        .target(name: "TrellisTestSupport", path: "Tests/TrellisTestSupport"),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisUnits"]),
         .testTarget(name: "TrellisAudioFileTests", dependencies: ["TrellisAudioFile", "TrellisCore", "CSndfile", "CAllocationCounter"]),
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisLV2", "TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "CAllocationCounter", "CSndfile"]),
-        .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisJACK", "TrellisCore", "TrellisGraph", "TrellisUnits", "TrellisEngine", "TrellisLV2", "CAllocationCounter"]),
-        .testTarget(name: "TrellisCLITests", dependencies: ["TrellisCLI"]),
-        .testTarget(name: "TrellisControlTests", dependencies: ["TrellisControl", "TrellisLive", "TrellisMedia", "TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisJACK", "TrellisLV2", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "TrellisCLI"]),
+        .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisTestSupport", "TrellisJACK", "TrellisCore", "TrellisGraph", "TrellisUnits", "TrellisEngine", "TrellisLV2", "CAllocationCounter"]),
+        .testTarget(name: "TrellisCLITests", dependencies: ["TrellisTestSupport", "TrellisCLI"]),
+        .testTarget(name: "TrellisControlTests", dependencies: ["TrellisTestSupport", "TrellisControl", "TrellisLive", "TrellisMedia", "TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisJACK", "TrellisLV2", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "TrellisCLI"]),
         .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisMedia", "TrellisLV2", "TrellisAudioFile", "TrellisCore", "SessionSaveLoop", "TrellisCLI"]),
         .testTarget(name: "TrellisMediaTests", dependencies: ["TrellisMedia", "TrellisGraph", "TrellisUnits", "TrellisAudioFile", "TrellisCore", "TrellisEngine", "CAllocationCounter"]),
     ]

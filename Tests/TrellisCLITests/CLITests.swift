@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 
 /// Runs the built `trellis` executable, which sits beside the test bundle.
 func trellis(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
@@ -190,7 +191,7 @@ struct ChainSessionTests {
         #expect(zip(first, second).allSatisfy { abs($0 - $1) < 1e-6 })
     }
 
-    @Test("a chain with jack at its end runs live on a private server and stops cleanly")
+    @Test("a chain with jack at its end runs live on a private server and stops cleanly", .liveAudio)
     func liveChainRuns() throws {
         let server = "trellis-cli-\(getpid())"
         let result = try trellis(["chain", "--start-server", "--server", server, "--duration", "1", "tone", "freq=440", "!", "gain", "gain=-6", "!", "jack"])

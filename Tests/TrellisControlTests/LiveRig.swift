@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TrellisTestSupport
 import TrellisControl
 
 /// A private jackd (dummy backend, 48 kHz, 256-frame periods) and `trellis run` playing
@@ -27,16 +28,29 @@ final class LiveRig: @unchecked Sendable {
         session.executableURL = trellisExecutable
         session.arguments = ["run", path, "--server", serverName, "--client-name", "trellis", "--control-socket", socketPath] + arguments
         session.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        // A crash's backtrace goes to stdout by default; the log should have it.
+        session.environment = ProcessInfo.processInfo.environment.merging(
+            ["SWIFT_BACKTRACE": "enable=yes,output-to=stderr"]) { $1 }
         session.standardError = try Self.logFile(folder + "/run.log")
         try session.run()
         let deadline = Date().addingTimeInterval(10)
         while (try? ControlClient(endpoint: .unix(path: socketPath))) == nil {
             guard session.isRunning, Date() < deadline else {
-                stop()
+                let ended = session.isRunning ? "still starting after 10 s" : Self.describeExit(session)
                 let log = (try? String(contentsOfFile: folder + "/run.log", encoding: .utf8)) ?? ""
-                throw TestFailure("trellis run did not come up: \(log)")
+                let jackLog = (try? String(contentsOfFile: folder + "/jackd.log", encoding: .utf8)) ?? ""
+                stop()
+                throw TestFailure("trellis run did not come up (\(ended)): \(log)\njackd: \(jackLog)")
             }
             usleep(20_000)
+        }
+    }
+
+    static func describeExit(_ process: Process) -> String {
+        switch process.terminationReason {
+        case .exit: "exited with status \(process.terminationStatus)"
+        case .uncaughtSignal: "killed by signal \(process.terminationStatus)"
+        @unknown default: "ended"
         }
     }
 
@@ -98,5 +112,5 @@ var trellisExecutable: URL {
 
 /// The live tests run one at a time: each has its own jackd and session, but the
 /// machine has two cores, and the xrun test must not count another test's load.
-@Suite("Control of a live session on a real jackd", .serialized)
+@Suite("Control of a live session on a real jackd", .serialized, .liveAudio)
 struct LiveControlTests {}

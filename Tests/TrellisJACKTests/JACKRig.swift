@@ -91,6 +91,8 @@ final class JACKRig: @unchecked Sendable {
                 lags.append(alignment.lag)
             }
             if failures.isEmpty { return lags }
+            // xruns reach clients on libjack's notification thread, after the cycle.
+            usleep(200_000)
             if head.status().xrunCount == xruns { break }
         }
         for failure in failures { Issue.record(Comment(rawValue: failure)) }
