@@ -12,8 +12,25 @@ extension ControlDispatcher {
         guard let destination = path ?? session.path else {
             throw ControlError(.session, "the session was not loaded from a file: name one (save PATH)")
         }
-        do { try session.save(to: destination) } catch { throw ControlError(.session, error.description) }
+        let edits = jackEdits
+        let head = target.jackHead
+        do {
+            try session.save(to: destination) { document in
+                guard let head, !edits.isEmpty else { return }
+                document.jack = (document.jack ?? JackSpec(location: document.location)).applying(edits, live: Self.links(of: head))
+            }
+        } catch { throw ControlError(.session, error.description) }
         return .ok(text: destination, value: .object([("path", .string(destination))]))
+    }
+
+    /// The head node's links now, by our short port name.
+    static func links(of head: JACKHeadNode) -> [JackConnectionEdit] {
+        let status = head.status()
+        let receiving = Set(head.configuration.inputPortNames + head.configuration.midiInputPortNames)
+        return status.connections.map { link in
+            let port = link.port.hasPrefix(status.clientName + ":") ? String(link.port.dropFirst(status.clientName.count + 1)) : link.port
+            return JackConnectionEdit(port: port, peer: link.peer, connected: true, portReceives: receiving.contains(port))
+        }
     }
 
     /// Builds the file's graph on the running engine at the running rate and period; its
@@ -28,6 +45,7 @@ extension ControlDispatcher {
             throw ControlError(.session, error.description)
         }
         try target.replaceSession(with: loaded)
+        jackEdits = []
         // The old graph's meters went with it; they are installed again on first use.
         listenToPlayers()
         var warnings = loaded.warnings.map(\.description)
@@ -81,6 +99,9 @@ extension ControlDispatcher {
             warnings = connect ? try head.connect(JACKConnectionRule(ports: port, peers: peer)) : try head.disconnect(port: port, from: peer)
         } catch { throw ControlError(.jack, error.description) }
         if !warnings.isEmpty { throw ControlError(.jack, warnings.map(\.description).joined(separator: "; ")) }
+        let receiving = head.configuration.inputPortNames + head.configuration.midiInputPortNames
+        let portReceives = receiving.contains { PortNamePattern.matches(port, $0) }
+        jackEdits.append(JackConnectionEdit(port: port, peer: peer, connected: connect, portReceives: portReceives))
         let links = head.status().connections.map(\.description)
         return .ok(text: links.joined(separator: ", "), value: .array(links.map { .string($0) }))
     }

@@ -25,6 +25,9 @@ public final class ControlDispatcher: @unchecked Sendable {
     private var headListener: Int?
     /// The recorders `record` starts and stops, by the session's names (queue only).
     var recorders: [String: FileRecorder] = [:]
+    /// JACK links made and broken by `jack connect|disconnect` since the load, which
+    /// `save` writes into the session (queue only).
+    var jackEdits: [JackConnectionEdit] = []
     /// Players whose end of file watchers hear about (queue only).
     var playerListeners: [ObjectIdentifier: (player: FilePlayer, token: MediaListenerToken)] = [:]
 

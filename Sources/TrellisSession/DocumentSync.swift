@@ -51,6 +51,10 @@ struct DocumentSync {
             return spec
         }
         spec.parameters = parameters(spec.parameters, unit: unit, baseline: session.baselines[spec.name] ?? [:], prefix: "")
+        if case .bool(let bypassed)? = try? unit.property(.bypassEffect, scope: .global, element: 0) {
+            // Left as written unless it changed while running.
+            if bypassed != (spec.bypass ?? false) { spec.bypass = bypassed }
+        }
         if let stateful = unit as? any StatefulUnit, let text = try? stateful.stateText() {
             spec.state = text
         }

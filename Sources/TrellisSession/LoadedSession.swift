@@ -46,11 +46,14 @@ public final class LoadedSession: @unchecked Sendable {
         DocumentSync(session: self).document()
     }
 
-    /// Writes `document()` to `path` (default: where it was loaded from) atomically.
-    public func save(to path: String? = nil) throws(SessionWriteError) {
+    /// Writes `document()`, with what `adjust` adds (what the graph cannot know, such as
+    /// JACK links made at run time), to `path` (default: where it was loaded from) atomically.
+    public func save(to path: String? = nil, adjusting adjust: (inout SessionDocument) -> Void = { _ in }) throws(SessionWriteError) {
         guard let target = path ?? self.path else {
             throw SessionWriteError(path: "(none)", reason: "the session was not loaded from a file; name one")
         }
-        try SessionWriter.save(document(), to: target)
+        var document = document()
+        adjust(&document)
+        try SessionWriter.save(document, to: target)
     }
 }

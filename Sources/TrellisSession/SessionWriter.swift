@@ -99,6 +99,10 @@ public enum SessionWriter {
     }
 
     private static func write(_ jack: JackSpec, _ out: inout Output) {
+        if jack.client == nil, jack.inputs.isEmpty, jack.outputs.isEmpty, jack.midiInputs.isEmpty, jack.connect.isEmpty {
+            out.line("jack: {}")
+            return
+        }
         out.line("jack:")
         if let client = jack.client { out.line("  client: \(YAMLText.scalar(client))") }
         for (key, ports) in [("inputs", jack.inputs), ("outputs", jack.outputs), ("midi-inputs", jack.midiInputs)] where !ports.isEmpty {

@@ -197,6 +197,25 @@ extension LiveControlTests {
         #expect(try client.request("jack connect out_1 nobody:here").hasPrefix("error JACK "))
     }
 
+    @Test("save writes the JACK links and bypasses changed at run time into the session")
+    func runTimeChangesAreSaved() throws {
+        let rig = try LiveRig()
+        defer { rig.stop() }
+        let client = try rig.client()
+        let path = rig.folder + "/saved.yaml"
+        #expect(try client.request("jack connect out_1 system:playback_1").hasPrefix("ok"))
+        #expect(try client.request("bypass trim on") == "ok on")
+        #expect(try client.request("save \(path)") == "ok \(path)")
+        let saved = try SessionParser.parse(String(contentsOfFile: path, encoding: .utf8), file: path)
+        #expect(saved.jack?.connect.map { "\($0.from) -> \($0.to)" } == ["out_1 -> system:playback_1"])
+        #expect(saved.graph.nodes.first { $0.name == "trim" }?.bypass == true)
+
+        #expect(try client.request("jack disconnect out_1 system:playback_1") == "ok")
+        #expect(try client.request("save \(path)") == "ok \(path)")
+        let again = try SessionParser.parse(String(contentsOfFile: path, encoding: .utf8), file: path)
+        #expect(again.jack?.connect.isEmpty ?? true)
+    }
+
     @Test("status reports the JACK client's period and rate")
     func status() throws {
         let rig = try LiveRig()

@@ -96,6 +96,18 @@ struct SaveTests {
         #expect(GraphSnapshot(again.graph) == GraphSnapshot(graph))
     }
 
+    @Test("a bypass turned on while running is saved, and loads back bypassed")
+    func bypassIsSaved() throws {
+        let folder = try temporaryFolder()
+        let session = try load(toneSession, in: folder)
+        try session.graph.node(named: "gain1").unit.setProperty(.bypassEffect, .bool(true), scope: .global, element: 0)
+        try session.save()
+        let saved = try SessionParser.parse(String(contentsOfFile: folder + "/test.yaml", encoding: .utf8), file: "saved")
+        #expect(saved.graph.nodes.first { $0.name == "gain1" }?.bypass == true)
+        let again = try SessionLoader.load(path: folder + "/test.yaml", registry: testRegistry())
+        #expect(try again.graph.node(named: "gain1").unit.property(.bypassEffect, scope: .global, element: 0) == .bool(true))
+    }
+
     @Test("a save leaves no temporary file behind")
     func noTemporaryLeft() throws {
         let folder = try temporaryFolder()
