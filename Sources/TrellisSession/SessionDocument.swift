@@ -11,6 +11,8 @@ public struct SessionDocument: Sendable {
     public var jack: JackSpec?
     public var graph = GraphBody()
     public var recorders: [RecorderSpec] = []
+    /// The comments it was read with, which a save writes back.
+    public var comments = SessionComments()
     /// Where the file was read from, as named to the loader.
     public var file: String
     public var location: SourceLocation

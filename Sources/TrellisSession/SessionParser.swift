@@ -30,6 +30,7 @@ public enum SessionParser {
         if let node = fields["jack"] { document.jack = try jack(node, reader) }
         document.graph = try body(fields, location: reader.location(root), reader)
         if let node = fields["recorders"] { document.recorders = try recorders(node, reader) }
+        document.comments = SessionComments.read(text, root: root)
         return document
     }
 

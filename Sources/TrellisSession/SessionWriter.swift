@@ -1,27 +1,29 @@
 /// Writes documents as session text, and saves them atomically.
 public enum SessionWriter {
-    /// The document as YAML, in a fixed layout and order. Thread: any.
+    /// The document as YAML, in a fixed layout and order, with the comments it was
+    /// read with beside the same entries. Thread: any.
     public static func text(_ document: SessionDocument) -> String {
-        var out = Output()
-        out.line("version: \(document.version)")
+        var out = CommentedOutput()
+        out.line("version: \(document.version)", "version")
         let defaults = document.defaults
         if defaults.sampleRate != nil || defaults.blockSize != nil {
-            out.line("defaults:")
-            if let rate = defaults.sampleRate { out.line("  sample-rate: \(number(rate))") }
-            if let size = defaults.blockSize { out.line("  block-size: \(size)") }
+            out.line("defaults:", "defaults")
+            if let rate = defaults.sampleRate { out.line("  sample-rate: \(number(rate))", "defaults/sample-rate") }
+            if let size = defaults.blockSize { out.line("  block-size: \(size)", "defaults/block-size") }
         }
         if let jack = document.jack { write(jack, &out) }
-        write(document.graph, indent: "", &out)
+        write(document.graph, indent: "", path: "", &out)
         if !document.recorders.isEmpty {
-            out.line("recorders:")
+            out.line("recorders:", "recorders")
             for recorder in document.recorders {
-                out.line("  \(recorder.name):")
-                out.line("    source: \(YAMLText.scalar(recorder.source.description))")
-                out.line("    file: \(YAMLText.scalar(recorder.file))")
-                if let format = recorder.format { out.line("    format: \(format)") }
+                let path = "recorders/" + recorder.name
+                out.line("  \(recorder.name):", path)
+                out.line("    source: \(YAMLText.scalar(recorder.source.description))", path + "/source")
+                out.line("    file: \(YAMLText.scalar(recorder.file))", path + "/file")
+                if let format = recorder.format { out.line("    format: \(format)", path + "/format") }
             }
         }
-        return out.text
+        return out.text(with: document.comments)
     }
 
     /// Writes `document` to `path` through a temporary file, fsync and rename, so the
@@ -30,87 +32,88 @@ public enum SessionWriter {
         try AtomicFile.write(Array(text(document).utf8), to: path)
     }
 
-    private struct Output {
-        var text = ""
-        mutating func line(_ line: String) { text += line + "\n" }
-    }
-
-    private static func write(_ body: GraphBody, indent: String, _ out: inout Output) {
+    private static func write(_ body: GraphBody, indent: String, path: String, _ out: inout CommentedOutput) {
+        let prefix = path.isEmpty ? "" : path + "/"
         if !body.nodes.isEmpty {
-            out.line(indent + "nodes:")
-            for node in body.nodes { write(node, indent: indent + "  ", &out) }
+            out.line(indent + "nodes:", prefix + "nodes")
+            for node in body.nodes { write(node, indent: indent + "  ", path: prefix + "nodes/" + node.name, &out) }
         }
         if !body.connections.isEmpty {
-            out.line(indent + "connections:")
+            out.line(indent + "connections:", prefix + "connections")
             for connection in body.connections {
                 switch connection.style {
                 case .arrow where !connection.convert:
-                    out.line(indent + "  - \(YAMLText.scalar(connection.text))")
+                    out.line(indent + "  - \(YAMLText.scalar(connection.text))", prefix + "connections/" + SessionComments.itemPath(connection.text))
                 default:
                     let convert = connection.convert ? ", convert: true" : ""
-                    out.line(indent + "  - { from: \(connection.from), to: \(connection.to)\(convert) }")
+                    let from = "\(connection.from)", to = "\(connection.to)"
+                    out.line(indent + "  - { from: \(from), to: \(to)\(convert) }", prefix + "connections/" + SessionComments.connectionPath(from: from, to: to))
                 }
             }
         }
         if !body.subgraphs.isEmpty {
-            out.line(indent + "subgraphs:")
+            out.line(indent + "subgraphs:", prefix + "subgraphs")
             for subgraph in body.subgraphs {
+                let path = prefix + "subgraphs/" + subgraph.name
                 switch subgraph.definition {
                 case .file(let file):
-                    out.line(indent + "  \(subgraph.name):")
-                    out.line(indent + "    file: \(YAMLText.scalar(file))")
+                    out.line(indent + "  \(subgraph.name):", path)
+                    out.line(indent + "    file: \(YAMLText.scalar(file))", path + "/file")
                 case .inline(let inner):
-                    out.line(indent + "  \(subgraph.name):" + (inner.nodes.isEmpty && inner.connections.isEmpty && inner.subgraphs.isEmpty ? " {}" : ""))
-                    write(inner, indent: indent + "    ", &out)
+                    out.line(indent + "  \(subgraph.name):" + (inner.nodes.isEmpty && inner.connections.isEmpty && inner.subgraphs.isEmpty ? " {}" : ""), path)
+                    write(inner, indent: indent + "    ", path: path, &out)
                 }
             }
         }
     }
 
-    private static func write(_ node: NodeSpec, indent: String, _ out: inout Output) {
+    private static func write(_ node: NodeSpec, indent: String, path: String, _ out: inout CommentedOutput) {
         let inner = indent + "  "
-        var fields: [String] = []
+        var fields: [(key: String, value: String)] = []
         switch node.source {
-        case .unit(let key): fields.append("unit: \(YAMLText.scalar(key))")
-        case .lv2(let uri): fields.append("lv2: \(YAMLText.scalar(uri))")
-        case .subgraph(let name): fields.append("subgraph: \(name)")
+        case .unit(let key): fields.append(("unit", YAMLText.scalar(key)))
+        case .lv2(let uri): fields.append(("lv2", YAMLText.scalar(uri)))
+        case .subgraph(let name): fields.append(("subgraph", name))
         }
         for (key, value) in [("inputs", node.inputs), ("outputs", node.outputs), ("channels", node.channels),
                              ("input-channels", node.inputChannels), ("output-channels", node.outputChannels)] {
-            if let value { fields.append("\(key): \(value)") }
+            if let value { fields.append((key, "\(value)")) }
         }
-        if let file = node.file { fields.append("file: \(YAMLText.scalar(file))") }
-        if let loops = node.loops { fields.append("loops: \(loops)") }
-        if let bypass = node.bypass { fields.append("bypass: \(bypass)") }
-        if let preset = node.preset { fields.append("preset: \(YAMLText.scalar(preset))") }
+        if let file = node.file { fields.append(("file", YAMLText.scalar(file))) }
+        if let loops = node.loops { fields.append(("loops", "\(loops)")) }
+        if let bypass = node.bypass { fields.append(("bypass", "\(bypass)")) }
+        if let preset = node.preset { fields.append(("preset", YAMLText.scalar(preset))) }
         if fields.count == 1, node.parameters.isEmpty, node.state == nil, case .unit = node.source {
-            out.line(indent + "\(node.name): " + fields[0].dropFirst("unit: ".count))
+            out.line(indent + "\(node.name): " + fields[0].value, path)
             return
         }
-        out.line(indent + "\(node.name):")
-        for field in fields { out.line(inner + field) }
+        out.line(indent + "\(node.name):", path)
+        for field in fields { out.line(inner + field.key + ": " + field.value, path + "/" + field.key) }
         if !node.parameters.isEmpty {
-            out.line(inner + "parameters:")
+            out.line(inner + "parameters:", path + "/parameters")
             for parameter in node.parameters {
-                out.line(inner + "  \(YAMLText.scalar(parameter.name)): \(YAMLText.scalar(parameter.value))")
+                out.line(inner + "  \(YAMLText.scalar(parameter.name)): \(YAMLText.scalar(parameter.value))", path + "/parameters/" + parameter.name)
             }
         }
-        if let state = node.state { out.line(inner + "state: " + YAMLText.block(state, indent: inner + "  ")) }
+        if let state = node.state { out.line(inner + "state: " + YAMLText.block(state, indent: inner + "  "), path + "/state") }
     }
 
-    private static func write(_ jack: JackSpec, _ out: inout Output) {
+    private static func write(_ jack: JackSpec, _ out: inout CommentedOutput) {
         if jack.client == nil, jack.inputs.isEmpty, jack.outputs.isEmpty, jack.midiInputs.isEmpty, jack.connect.isEmpty {
-            out.line("jack: {}")
+            out.line("jack: {}", "jack")
             return
         }
-        out.line("jack:")
-        if let client = jack.client { out.line("  client: \(YAMLText.scalar(client))") }
+        out.line("jack:", "jack")
+        if let client = jack.client { out.line("  client: \(YAMLText.scalar(client))", "jack/client") }
         for (key, ports) in [("inputs", jack.inputs), ("outputs", jack.outputs), ("midi-inputs", jack.midiInputs)] where !ports.isEmpty {
-            out.line("  \(key): [\(ports.joined(separator: ", "))]")
+            out.line("  \(key): [\(ports.joined(separator: ", "))]", "jack/" + key)
         }
         if !jack.connect.isEmpty {
-            out.line("  connect:")
-            for connection in jack.connect { out.line("    - \(YAMLText.scalar(connection.from + " -> " + connection.to))") }
+            out.line("  connect:", "jack/connect")
+            for connection in jack.connect {
+                let text = connection.from + " -> " + connection.to
+                out.line("    - \(YAMLText.scalar(text))", "jack/connect/" + SessionComments.itemPath(text))
+            }
         }
     }
 
