@@ -1,36 +1,69 @@
 import TrellisCore
 
-/// A fixed delay of whole frames, per channel: what the compiler inserts to keep paths
-/// of different latency aligned. Thread: audio (process), control (make, free).
-struct DelayLineState {
+/// The memory of a compensating delay: its ring and read position. Owned by every program
+/// that uses it, so that a recompile that keeps the delay keeps what is in flight in it
+/// (a live edit elsewhere in the graph must not drop the delayed path's audio); freed
+/// with the last of them, on the control side.
+final class DelayLineStorage: @unchecked Sendable {
+    let key: String
     let frames: Int
     let channelCount: Int
-    private let memory: UnsafeMutablePointer<Float>
-    private var position = 0
+    let memory: UnsafeMutablePointer<Float>
+    let position: UnsafeMutablePointer<Int>
 
-    init(frames: Int, channelCount: Int) {
+    init(key: String, frames: Int, channelCount: Int) {
+        self.key = key
         self.frames = frames
         self.channelCount = channelCount
         memory = .allocate(capacity: max(1, frames * channelCount))
         memory.initialize(repeating: 0, count: max(1, frames * channelCount))
+        position = .allocate(capacity: 1)
+        position.initialize(to: 0)
     }
 
-    func free() { memory.deallocate() }
+    deinit {
+        memory.deallocate()
+        position.deallocate()
+    }
 
-    func clear() { memory.update(repeating: 0, count: max(1, frames * channelCount)) }
+    func fits(_ line: ProgramPlan.DelayLine) -> Bool {
+        key == line.key && frames == line.frames && channelCount == line.channelCount
+    }
+}
+
+/// A fixed delay of whole frames, per channel: what the compiler inserts to keep paths
+/// of different latency aligned. Plain pointers into a `DelayLineStorage`, so the audio
+/// thread touches no reference count. Thread: audio (process), control (make).
+struct DelayLineState {
+    let frames: Int
+    let channelCount: Int
+    private let memory: UnsafeMutablePointer<Float>
+    private let position: UnsafeMutablePointer<Int>
+
+    init(_ storage: DelayLineStorage) {
+        frames = storage.frames
+        channelCount = storage.channelCount
+        memory = storage.memory
+        position = storage.position
+    }
+
+    func clear() {
+        memory.update(repeating: 0, count: max(1, frames * channelCount))
+        position.pointee = 0
+    }
 
     /// Output is the input of `frames` frames ago. Source and destination differ.
     @inline(__always)
-    mutating func process(from source: AudioBuffers, to destination: AudioBuffers, frameCount: Int) {
+    func process(from source: AudioBuffers, to destination: AudioBuffers, frameCount: Int) {
         guard frames > 0 else {
             destination.copy(from: source, frameCount: frameCount)
             return
         }
-        var start = position
+        var start = position.pointee
         for channel in 0..<channelCount {
             let ring = memory + channel * frames
             let input = source[channel], output = destination[channel]
-            var index = position
+            var index = position.pointee
             var done = 0
             while done < frameCount {
                 let run = min(frameCount - done, frames - index)
@@ -43,6 +76,6 @@ struct DelayLineState {
             }
             start = index
         }
-        position = start
+        position.pointee = start
     }
 }

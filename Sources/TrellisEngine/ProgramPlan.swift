@@ -54,10 +54,14 @@ public struct ProgramPlan: Sendable {
         public var channelCount: Int
         /// What it compensates, for the printout.
         public var reason: String
-        public init(frames: Int, channelCount: Int, reason: String) {
+        /// Names the input it feeds; the next program keeps a delay of the same key and
+        /// size running (see `RenderProgram.init(plan:maximumFrames:continuing:)`).
+        public var key: String
+        public init(frames: Int, channelCount: Int, reason: String, key: String = "") {
             self.frames = frames
             self.channelCount = channelCount
             self.reason = reason
+            self.key = key
         }
     }
 

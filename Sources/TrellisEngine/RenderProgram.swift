@@ -17,6 +17,8 @@ public final class RenderProgram: @unchecked Sendable {
     private let splitChannels: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let operations: UnsafeMutablePointer<ProgramPlan.Operation>
     private let delayLines: UnsafeMutablePointer<DelayLineState>
+    /// Owns the delay lines' memory (shared with the programs before and after this one).
+    private let delayStorage: [DelayLineStorage]
     private let lookup: UnsafeMutablePointer<UnitLookupEntry>
     private let observers: UnsafeMutablePointer<ObserverSlot>
     private let midiReceivers: UnsafeMutablePointer<MIDISlot>
@@ -27,7 +29,10 @@ public final class RenderProgram: @unchecked Sendable {
 
     /// Allocates everything `plan` needs for slices of up to `maximumFrames`. The
     /// plan's units must be initialized. Thread: control.
-    public init(plan: ProgramPlan, maximumFrames: Int) {
+    /// Allocates everything the plan needs. Delay lines that `previous` runs with the same
+    /// key and size are shared, not made anew, so the audio in them carries over the swap.
+    /// Thread: control.
+    public init(plan: ProgramPlan, maximumFrames: Int, continuing previous: RenderProgram? = nil) {
         self.plan = plan
         self.maximumFrames = maximumFrames
         let stride = (maximumFrames + 15) & ~15
@@ -84,9 +89,16 @@ public final class RenderProgram: @unchecked Sendable {
         operations = .allocate(capacity: max(1, plan.operations.count))
         operations.initialize(from: plan.operations, count: plan.operations.count)
 
+        var available = previous?.delayStorage ?? []
+        delayStorage = plan.delays.map { delay in
+            if !delay.key.isEmpty, let index = available.firstIndex(where: { $0.fits(delay) }) {
+                return available.remove(at: index)
+            }
+            return DelayLineStorage(key: delay.key, frames: delay.frames, channelCount: delay.channelCount)
+        }
         delayLines = .allocate(capacity: max(1, plan.delays.count))
-        for (index, delay) in plan.delays.enumerated() {
-            (delayLines + index).initialize(to: DelayLineState(frames: delay.frames, channelCount: delay.channelCount))
+        for (index, storage) in delayStorage.enumerated() {
+            (delayLines + index).initialize(to: DelayLineState(storage))
         }
 
         let entries = plan.units.enumerated().map { UnitLookupEntry(unitID: $1.unit.unitID, slot: Int32($0)) }
@@ -106,7 +118,6 @@ public final class RenderProgram: @unchecked Sendable {
     }
 
     deinit {
-        for index in 0..<plan.delays.count { delayLines[index].free() }
         pool.deallocate()
         channelTable.deallocate()
         busViews.deallocate()

@@ -38,6 +38,8 @@ public final class Graph: @unchecked Sendable {
     public private(set) var plan: ProgramPlan?
     var model = Model()
     private var batchDepth = 0
+    /// The program last published, whose delay lines the next one carries on.
+    private var published: RenderProgram?
 
     /// `engine` lets a new graph take over a running backend: its first program replaces
     /// the old graph's at a cycle boundary, which is how a session is swapped glitch-free.
@@ -213,6 +215,7 @@ public final class Graph: @unchecked Sendable {
         guard isInitialized else { return }
         // A backend that still pulls hears silence, never an uninitialized unit.
         engine.publish(RenderProgram(plan: ProgramPlan(), maximumFrames: maximumFrames))
+        published = nil
         plan = nil
         for node in nodes {
             node.unit.parameterSink = nil
@@ -324,8 +327,9 @@ public final class Graph: @unchecked Sendable {
     private func commitProgram() throws(GraphError) {
         for node in nodes { try configure(node) }
         let plan = try GraphCompiler(graph: self).compile()
-        let program = RenderProgram(plan: plan, maximumFrames: maximumFrames)
+        let program = RenderProgram(plan: plan, maximumFrames: maximumFrames, continuing: published)
         engine.publish(program)
+        published = program
         self.plan = plan
         for unit in plan.units.map(\.unit) { unit.parameterSink = engine }
         engine.collectRetired()

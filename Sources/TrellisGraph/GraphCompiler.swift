@@ -238,7 +238,9 @@ struct GraphCompiler {
                 let lag = arrival[index] - (arrival[source.node] + latency(source.node))
                 if lag > 0 {
                     let delayed = plan.addBus(buffers: allocator.allocate(channels))
-                    plan.delays.append(.init(frames: lag, channelCount: channels, reason: "aligns \(source.from) with the slowest input of \(node.name)"))
+                    plan.delays.append(.init(
+                        frames: lag, channelCount: channels, reason: "aligns \(source.from) with the slowest input of \(node.name)",
+                        key: "\(node.unit.unitID).\(bus)"))
                     plan.operations.append(.delay(line: Int32(plan.delays.count - 1), from: Int32(current), to: Int32(delayed)))
                     releaseBus(current)  // the delay step was its reader
                     current = delayed

@@ -67,6 +67,19 @@ struct MixTests {
         #expect(out[0][0..<64].allSatisfy { $0 == 0 })
     }
 
+    @Test("a live edit elsewhere in the graph keeps the audio inside a compensating delay: no gap")
+    func delayCarriesOverRecompile() throws {
+        let graph = try compensatedGraph()
+        let before = pull(graph, frames: 4_800)
+        // Any edit recompiles the program; this one adds an unconnected node.
+        _ = try graph.addNode(named: "gain", name: "spare")
+        let after = pull(graph, frames: 4_800, start: 4_800)
+        let out = before[0] + after[0]
+        let tone = sine(frequency: 440, amplitude: 0.25, frames: 9_600)
+        let error = (64..<9_600).map { abs(out[$0] - 2 * tone[$0 - 64]) }.max() ?? 0
+        #expect(error < 1e-5, "largest error \(error) around the edit at frame 4800")
+    }
+
     @Test("without compensation the sum would be off: the direct path alone is not delayed")
     func compensationIsNeeded() throws {
         let graph = try compensatedGraph()
