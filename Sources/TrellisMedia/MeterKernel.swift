@@ -1,6 +1,6 @@
-import Glibc
 import Synchronization
 import TrellisCore
+import TrellisUnits
 
 /// Peak and average power per channel, AVAudioRecorder's metering: the render thread
 /// accumulates, `update()` closes a window and publishes it.
@@ -15,7 +15,7 @@ import TrellisCore
 /// a multiply-add per sample.
 public final class MeterKernel: @unchecked Sendable {
     /// The floor of both powers, in dBFS.
-    public static let floor: Float = -160
+    public static let floor = Decibels.floor
 
     public let channelCount: Int
     private let fence = RenderFence()
@@ -54,16 +54,9 @@ public final class MeterKernel: @unchecked Sendable {
         for channel in 0..<channels {
             let samples = bus[channel] + offset
             let slot = bank * channelCount + channel
-            var peak = peaks[slot]
-            var sum: Float = 0
-            for frame in 0..<frameCount {
-                let x = samples[frame]
-                let magnitude = Swift.abs(x)
-                if magnitude > peak { peak = magnitude }
-                sum += x * x
-            }
-            peaks[slot] = peak
-            sums[slot] += Double(sum)
+            let level = ChannelLevel.measure(samples, frameCount: frameCount)
+            peaks[slot] = Swift.max(peaks[slot], level.peak)
+            sums[slot] += Double(level.sumOfSquares)
         }
         counts[bank] += frameCount
         fence.leave()
@@ -79,8 +72,8 @@ public final class MeterKernel: @unchecked Sendable {
             let frames = counts[bank]
             for channel in 0..<channelCount {
                 let slot = bank * channelCount + channel
-                published[2 * channel] = Self.decibels(amplitude: Double(peaks[slot]))
-                published[2 * channel + 1] = frames > 0 ? Self.decibels(power: sums[slot] / Double(frames)) : Self.floor
+                published[2 * channel] = Decibels.fromAmplitude(peaks[slot])
+                published[2 * channel + 1] = frames > 0 ? Decibels.fromMeanSquare(Float(sums[slot] / Double(frames))) : Self.floor
                 peaks[slot] = 0
                 sums[slot] = 0
             }
@@ -98,15 +91,5 @@ public final class MeterKernel: @unchecked Sendable {
     public func averagePower(forChannel channel: Int) -> Float {
         guard channel >= 0 && channel < channelCount else { return Self.floor }
         return published[2 * channel + 1]
-    }
-
-    static func decibels(amplitude: Double) -> Float {
-        guard amplitude > 0 else { return floor }
-        return Swift.max(floor, Float(20 * log10(amplitude)))
-    }
-
-    static func decibels(power: Double) -> Float {
-        guard power > 0, power.isFinite else { return floor }
-        return Swift.max(floor, Float(10 * log10(power)))
     }
 }
