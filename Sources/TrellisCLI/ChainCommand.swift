@@ -123,8 +123,16 @@ struct ChainBuilder {
         do {
             var previous = try graph.addNode(source, name: pipeline.source.word == "tone" ? "tone" : "input")
             for stage in pipeline.units {
-                let unit: any AudioUnit
-                do { unit = try registry.instantiate(named: stage.word) } catch {
+                var unit: any AudioUnit
+                do {
+                    unit = try registry.instantiate(named: stage.word)
+                    // A mono plugin in a wider chain runs once per channel.
+                    if channels > 1, MultiMonoUnit.canRun(unit) {
+                        var instances = [unit]
+                        while instances.count < channels { instances.append(try registry.instantiate(named: stage.word)) }
+                        unit = MultiMonoUnit(instances: instances)
+                    }
+                } catch {
                     throw CLIError("chain: stage \(stage.position) \"\(stage.word)\": \(error)")
                 }
                 Self.fit(unit, channels: channels)

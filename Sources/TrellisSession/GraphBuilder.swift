@@ -82,6 +82,7 @@ final class GraphBuilder {
         for spec in body.nodes where units[spec.name] == nil {
             units[spec.name] = placeholder(for: spec, body: body, units: units)
         }
+        try runMonoUnitsPerChannel(body, prefix: prefix, units: &units)
         var ids: [String: NodeID] = [:]
         do {
             for spec in body.nodes { ids[spec.name] = try graph.addNode(units[spec.name]!, name: spec.name) }
@@ -207,6 +208,39 @@ final class GraphBuilder {
         defer { fileStack.removeLast() }
         let scope = Definitions(subgraphs: document.graph.subgraphs, parent: nil, directory: SessionLoader.directoryOf(resolved), file: resolved)
         return try build(document.graph, scope: scope, prefix: path + "/", stack: stack)
+    }
+
+    /// A mono-in, mono-out unit that cannot be widened (an LV2 plugin with one audio port
+    /// each way) fed a wider bus runs once per channel, as a `MultiMonoUnit`, unless the
+    /// node says its width (`channels: 1` keeps one instance, fed the channels' average).
+    /// Repeated until nothing changes, so a chain of mono plugins widens link by link.
+    private func runMonoUnitsPerChannel(_ body: GraphBody, prefix: String, units: inout [String: any AudioUnit]) throws(SessionError) {
+        var changed = true
+        while changed {
+            changed = false
+            for spec in body.nodes where spec.channels == nil && spec.inputChannels == nil && spec.outputChannels == nil {
+                guard let unit = units[spec.name], !(unit is MultiMonoUnit), MultiMonoUnit.canRun(unit),
+                      let feed = body.connections.first(where: { $0.to.node == spec.name && $0.to.busIndex == 0 }),
+                      let source = units[feed.from.node],
+                      let width = try? source.format(scope: .output, element: feed.from.busIndex).channelCount, width > 1
+                else { continue }
+                let key: String
+                switch spec.source {
+                case .unit(let name): key = name
+                case .lv2(let uri): key = "lv2:" + uri
+                case .subgraph: continue
+                }
+                var instances = [unit]
+                while instances.count < width {
+                    guard let extra = try instantiate(key, spec: spec, at: spec.location) else { break }
+                    try configure(extra, spec, path: prefix + spec.name)
+                    instances.append(extra)
+                }
+                guard instances.count == width else { continue }
+                units[spec.name] = MultiMonoUnit(instances: instances)
+                changed = true
+            }
+        }
     }
 
     /// A placeholder shaped by the connections the body makes to it.

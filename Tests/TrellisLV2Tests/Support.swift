@@ -28,7 +28,7 @@ struct Noise {
 
 /// Renders a unit offline in blocks, feeding every input channel `input(channel, frame)`.
 final class OfflineRender {
-    let unit: LV2PluginUnit
+    let unit: any AudioUnit
     let blockSize: Int
     let inputs: AudioBufferList
     let outputs: AudioBufferList
@@ -36,7 +36,7 @@ final class OfflineRender {
     private var outputTable: UnsafeMutablePointer<AudioBuffers>
     var sampleTime: Int64 = 0
 
-    init(_ unit: LV2PluginUnit, blockSize: Int = 256) {
+    init(_ unit: any AudioUnit, blockSize: Int = 256) {
         self.unit = unit
         self.blockSize = blockSize
         let inCounts = (0..<unit.elementCount(.input)).map { (try? unit.format(scope: .input, element: $0).channelCount) ?? 1 }

@@ -1,0 +1,154 @@
+import TrellisCore
+
+/// A mono effect run once per channel, as one unit with an N-channel bus: what hosts call
+/// multi-mono (dual-mono for a stereo pair). An LV2 plugin with one mono input and one
+/// mono output placed in a stereo chain gets two instances, each processing its own
+/// channel, instead of hearing the channels' average.
+///
+/// The unit shows the first instance's parameters; a parameter set here (with its ramp)
+/// reaches every instance, so they stay identical. State and presets go to every
+/// instance; meters and latency are read from the first. Thread: as `AudioUnit`.
+public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, @unchecked Sendable {
+    /// The instances, one per channel, in channel order.
+    public let instances: [any AudioUnit]
+    /// Indexes of the parameters the first instance computes (meters), copied after each render.
+    private let outputParameters: [(index: Int, address: ParameterAddress)]
+    private let inputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let outputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let inputViews: UnsafeMutablePointer<AudioBuffers>
+    private let outputViews: UnsafeMutablePointer<AudioBuffers>
+
+    /// Whether `unit` is a mono-in, mono-out effect that cannot be made wider itself, and
+    /// so is worth running once per channel. Thread: control.
+    public static func canRun(_ unit: any AudioUnit) -> Bool {
+        guard unit.elementCount(.input) == 1, unit.elementCount(.output) == 1,
+              (try? unit.format(scope: .input, element: 0).channelCount) == 1,
+              (try? unit.format(scope: .output, element: 0).channelCount) == 1,
+              !((unit as? any MIDIReceiver)?.acceptsMIDI ?? false),
+              let base = unit as? AudioUnitBase
+        else { return false }
+        do {
+            try base.validateFormat(.canonical(sampleRate: base.sampleRate, channelCount: 2), scope: .input, element: 0)
+            return false
+        } catch {
+            return true
+        }
+    }
+
+    /// Runs `instances` (fresh, uninitialized units of one kind, configured alike) one per
+    /// channel. Thread: control.
+    public init(instances: [any AudioUnit]) {
+        precondition(!instances.isEmpty, "a multi-mono unit needs at least one instance")
+        self.instances = instances
+        let first = instances[0]
+        let shortName = (first as? AudioUnitBase)?.shortName ?? first.componentDescription.subtype.description
+        let channels = instances.count
+        inputTable = .allocate(capacity: channels)
+        outputTable = .allocate(capacity: channels)
+        inputViews = .allocate(capacity: channels)
+        outputViews = .allocate(capacity: channels)
+        for channel in 0..<channels {
+            (inputViews + channel).initialize(to: AudioBuffers(channelPointers: UnsafePointer(inputTable + channel), channelCount: 1))
+            (outputViews + channel).initialize(to: AudioBuffers(channelPointers: UnsafePointer(outputTable + channel), channelCount: 1))
+        }
+        let infos = first.parameters
+        outputParameters = infos.enumerated().filter { !$0.element.isWritable }.map { ($0.offset, $0.element.address) }
+        super.init(description: first.componentDescription, shortName: shortName, inputs: [channels], outputs: [channels])
+        for (index, info) in infos.enumerated() {
+            declareParameter(info)
+            values[index] = (try? first.parameterValue(info.address)) ?? info.defaultValue
+        }
+    }
+
+    deinit {
+        inputTable.deallocate()
+        outputTable.deallocate()
+        inputViews.deallocate()
+        outputViews.deallocate()
+    }
+
+    public override var name: String { "\(instances[0].name) ×\(instances.count)" }
+
+    public override func validateFormat(_ format: StreamFormat, scope: Scope, element: Int) throws(AudioUnitError) {
+        try super.validateFormat(format, scope: scope, element: element)
+        guard format.channelCount == instances.count else {
+            throw .formatNotSupported(format, reason: "one instance per channel: \(instances.count) channels", unit: name)
+        }
+    }
+
+    public override func allocateRenderResources() throws(AudioUnitError) {
+        for instance in instances {
+            instance.uninitialize()
+            for scope in [Scope.input, .output] {
+                var format = try instance.format(scope: scope, element: 0)
+                format.sampleRate = sampleRate
+                try instance.setFormat(format, scope: scope, element: 0)
+            }
+            try instance.setProperty(.maximumFramesPerSlice, .int(maximumFramesPerSlice), scope: .global, element: 0)
+            try instance.initialize()
+        }
+    }
+
+    public override func deallocateRenderResources() {
+        for instance in instances { instance.uninitialize() }
+    }
+
+    public override func render(_ context: RenderContext) -> RenderStatus {
+        let input = context.inputs[0], output = context.outputs[0]
+        for channel in 0..<instances.count {
+            inputTable[channel] = input[channel]
+            outputTable[channel] = output[channel]
+            let status = instances[channel].render(RenderContext(
+                frameCount: context.frameCount, timeStamp: context.timeStamp,
+                inputs: BusBuffers(buses: UnsafePointer(inputViews + channel), count: 1),
+                outputs: BusBuffers(buses: UnsafePointer(outputViews + channel), count: 1)))
+            if status != .ok { return status }
+        }
+        // Index loops: a for-in over an array of existentials may allocate an iterator box
+        // in an unoptimized build, and this is the audio thread.
+        for position in 0..<outputParameters.count {
+            let parameter = outputParameters[position]
+            if let value = try? instances[0].parameterValue(parameter.address) { publishOutputValue(index: parameter.index, value) }
+        }
+        return .ok
+    }
+
+    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
+        for channel in 0..<instances.count { instances[channel].applyParameterEvent(index: index, value: value, rampFrames: rampFrames) }
+    }
+
+    public override func reset() {
+        for channel in 0..<instances.count { instances[channel].reset() }
+    }
+
+    public override var latencyFrames: Int { instances[0].latencyFrames }
+
+    public override var tailTime: Double { instances[0].tailTime }
+
+    public override var factoryPresets: [Preset] { (instances[0] as? AudioUnitBase)?.factoryPresets ?? [] }
+
+    public override func applyFactoryPreset(_ preset: Preset) throws(AudioUnitError) {
+        for instance in instances { try instance.setProperty(.presentPreset, .string(preset.name), scope: .global, element: 0) }
+        copyValues()
+    }
+
+    public func stateText() throws(AudioUnitError) -> String {
+        guard let stateful = instances[0] as? any StatefulUnit else { throw .invalidState("the unit keeps no state", unit: name) }
+        return try stateful.stateText()
+    }
+
+    public func restore(stateText text: String) throws(AudioUnitError) {
+        for instance in instances {
+            guard let stateful = instance as? any StatefulUnit else { throw .invalidState("the unit keeps no state", unit: name) }
+            try stateful.restore(stateText: text)
+        }
+        copyValues()
+    }
+
+    /// Takes the first instance's parameter values after it changed them itself.
+    private func copyValues() {
+        for (index, info) in parameters.enumerated() {
+            if let value = try? instances[0].parameterValue(info.address) { values[index] = value }
+        }
+    }
+}
