@@ -173,6 +173,30 @@ struct ChainLV2Tests {
     }
 }
 
+extension ChainLV2Tests {
+    @Test("a stereo file through a mono plugin gives, channel by channel, what lv2apply gives on each channel alone")
+    func stereoThroughMonoPlugin() throws {
+        let uri = "http://plugin.org.uk/swh-plugins/dj_eq_mono"
+        let source = temporaryPath("stereo.wav")
+        #expect(try runTool("/usr/bin/sox", ["-n", "-r", "48000", "-c", "2", "-b", "32", "-e", "float", source, "synth", "0.5", "sine", "220", "sine", "3000"]) == 0)
+        let ours = temporaryPath("trellis.wav")
+        let result = try trellis(["chain", source, "!", "lv2:\(uri)", "lo=-6", "mid=3", "hi=-2", "!", ours])
+        #expect(result.status == 0, "\(result.stderr)")
+        let interleaved = try floats(ours)
+        #expect(interleaved.count == 48_000)
+        for channel in 0..<2 {
+            let alone = temporaryPath("channel\(channel).wav"), theirs = temporaryPath("lv2apply\(channel).wav")
+            #expect(try runTool("/usr/bin/sox", [source, alone, "remix", "\(channel + 1)"]) == 0)
+            #expect(try runTool("/usr/bin/lv2apply", ["-i", alone, "-o", theirs, "-c", "lo", "-6", "-c", "mid", "3", "-c", "hi", "-2", uri]) == 0)
+            let expected = try floats(theirs)
+            let mine = stride(from: channel, to: interleaved.count, by: 2).map { interleaved[$0] }
+            #expect(mine.count == expected.count)
+            let difference = zip(mine, expected).map { abs($0 - $1) }.max() ?? 1
+            #expect(difference < 1e-6, "channel \(channel): largest difference \(difference)")
+        }
+    }
+}
+
 @Suite("trellis chain as a session")
 struct ChainSessionTests {
     @Test("--save writes a session that renders what the chain rendered")
