@@ -62,7 +62,7 @@ let package = Package(
         // A session live on JACK.
         .target(name: "TrellisLive", dependencies: ["TrellisCore", "TrellisGraph", "TrellisJACK", "TrellisSession"]),
         // The control plane: a line protocol on a socket, OSC, one dispatcher for both.
-        .target(name: "TrellisControl", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisAudioFile", "CLiblo"]),
+        .target(name: "TrellisControl", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisAudioFile", "CLiblo"]),
         // Saves a big session in a loop until killed: the crash-safety test's subject.
         .executableTarget(name: "SessionSaveLoop", dependencies: ["TrellisSession", "TrellisUnits", "TrellisCore"]),
         .executableTarget(

@@ -2,6 +2,7 @@ import TrellisCore
 import TrellisGraph
 import TrellisMedia
 import TrellisSession
+import TrellisUnits
 
 extension ControlDispatcher {
     func list() -> ControlReply {
@@ -33,9 +34,18 @@ extension ControlDispatcher {
 
     func add(_ name: String, unit key: String, parameters: [ParameterAssignment]) throws(ControlError) -> ControlReply {
         if (try? graph.node(named: name)) != nil { throw ControlError(.duplicateNode, "a node named \(name) already exists") }
-        let unit: any AudioUnit
+        var unit: any AudioUnit
         do { unit = try target.registry.instantiate(named: key) } catch { throw ControlErrors.map(error) }
         let shape = parameters.filter { NodeShape.keys.contains($0.name.lowercased()) }
+        // `channels=N` on a mono plugin runs it once per channel, as in a session.
+        if let setting = shape.first(where: { $0.name.lowercased() == "channels" }), let width = Int(setting.value),
+           (2...32).contains(width), MultiMonoUnit.canRun(unit) {
+            var instances = [unit]
+            do { while instances.count < width { instances.append(try target.registry.instantiate(named: key)) } } catch {
+                throw ControlErrors.map(error)
+            }
+            unit = MultiMonoUnit(instances: instances)
+        }
         try NodeShape.apply(shape, to: unit, node: name)
         for assignment in parameters where !NodeShape.keys.contains(assignment.name.lowercased()) {
             let info = try parameter(assignment.name, of: unit, node: name)

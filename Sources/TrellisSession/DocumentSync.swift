@@ -1,5 +1,6 @@
 import TrellisCore
 import TrellisGraph
+import TrellisUnits
 
 /// Brings a loaded document up to date with its live graph.
 struct DocumentSync {
@@ -16,6 +17,7 @@ struct DocumentSync {
         }
         for node in graph.nodes where !nodes.contains(where: { $0.name == node.name }) {
             var spec = NodeSpec(name: node.name, source: .unit(unitKey(node.unit)), location: start)
+            if let multiMono = node.unit as? MultiMonoUnit { spec.channels = multiMono.instances.count }
             spec = updated(spec, unit: node.unit)
             nodes.append(spec)
         }

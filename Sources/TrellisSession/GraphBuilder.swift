@@ -138,8 +138,17 @@ final class GraphBuilder {
             }
             players.append(FilePlayerSpec(node: path, unit: unit, path: resolved, loops: spec.loops ?? 0, location: location))
         }
-        try configure(unit, spec, path: path)
+        try configure(unit, Self.perInstance(spec, unit), path: path)
         return unit
+    }
+
+    /// `channels: N` on a mono plugin asks for N instances (`runMonoUnitsPerChannel`); each
+    /// instance keeps its one channel.
+    static func perInstance(_ spec: NodeSpec, _ unit: any AudioUnit) -> NodeSpec {
+        guard (spec.channels ?? 1) > 1, spec.inputChannels == nil, spec.outputChannels == nil, MultiMonoUnit.canRun(unit) else { return spec }
+        var spec = spec
+        spec.channels = nil
+        return spec
     }
 
     private func instantiate(_ key: String, spec: NodeSpec, at location: SourceLocation) throws(SessionError) -> (any AudioUnit)? {
@@ -211,18 +220,21 @@ final class GraphBuilder {
     }
 
     /// A mono-in, mono-out unit that cannot be widened (an LV2 plugin with one audio port
-    /// each way) fed a wider bus runs once per channel, as a `MultiMonoUnit`, unless the
-    /// node says its width (`channels: 1` keeps one instance, fed the channels' average).
+    /// each way) runs once per channel, as a `MultiMonoUnit`, when the node asks for more
+    /// channels or, saying nothing, is fed a wider bus (`channels: 1` keeps one instance).
     /// Repeated until nothing changes, so a chain of mono plugins widens link by link.
     private func runMonoUnitsPerChannel(_ body: GraphBody, prefix: String, units: inout [String: any AudioUnit]) throws(SessionError) {
+        func sourceWidth(of spec: NodeSpec) -> Int? {
+            guard let feed = body.connections.first(where: { $0.to.node == spec.name && $0.to.busIndex == 0 }),
+                  let source = units[feed.from.node] else { return nil }
+            return try? source.format(scope: .output, element: feed.from.busIndex).channelCount
+        }
         var changed = true
         while changed {
             changed = false
-            for spec in body.nodes where spec.channels == nil && spec.inputChannels == nil && spec.outputChannels == nil {
+            for spec in body.nodes where spec.channels != 1 && spec.inputChannels == nil && spec.outputChannels == nil {
                 guard let unit = units[spec.name], !(unit is MultiMonoUnit), MultiMonoUnit.canRun(unit),
-                      let feed = body.connections.first(where: { $0.to.node == spec.name && $0.to.busIndex == 0 }),
-                      let source = units[feed.from.node],
-                      let width = try? source.format(scope: .output, element: feed.from.busIndex).channelCount, width > 1
+                      let width = spec.channels ?? sourceWidth(of: spec), width > 1
                 else { continue }
                 let key: String
                 switch spec.source {
@@ -233,7 +245,7 @@ final class GraphBuilder {
                 var instances = [unit]
                 while instances.count < width {
                     guard let extra = try instantiate(key, spec: spec, at: spec.location) else { break }
-                    try configure(extra, spec, path: prefix + spec.name)
+                    try configure(extra, Self.perInstance(spec, extra), path: prefix + spec.name)
                     instances.append(extra)
                 }
                 guard instances.count == width else { continue }
