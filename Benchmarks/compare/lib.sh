@@ -22,10 +22,9 @@ need() {
 }
 
 ensure_trellis() {
-    if [[ ! -x $TRELLIS ]]; then
-        echo "building trellis (release)..." >&2
-        (cd "$REPO_DIR" && swift build -c release --product trellis >&2)
-    fi
+    # Always asked: a binary left from older sources would be measured silently.
+    echo "building trellis (release, if anything changed)..." >&2
+    (cd "$REPO_DIR" && swift build -c release --product trellis >&2)
 }
 
 # A temporary directory with the inputs, made once per run-all (WORK is exported).
