@@ -28,8 +28,7 @@ public final class RenderProgram: @unchecked Sendable {
     private let totalUnitChannels: Int
 
     /// Allocates everything `plan` needs for slices of up to `maximumFrames`. The
-    /// plan's units must be initialized. Thread: control.
-    /// Allocates everything the plan needs. Delay lines that `previous` runs with the same
+    /// plan's units must be initialized. Delay lines that `previous` runs with the same
     /// key and size are shared, not made anew, so the audio in them carries over the swap.
     /// Thread: control.
     public init(plan: ProgramPlan, maximumFrames: Int, continuing previous: RenderProgram? = nil) {

@@ -24,6 +24,7 @@ struct CommentTests {
               # bypass stays off
           verb:
             lv2: http://example.org/plugins/absent
+            preset: "Hall # 2"   # the big one
             state: |   # as the plugin wrote it
               # this line is state, not a comment
               "quoted # text" .
@@ -55,7 +56,7 @@ struct CommentTests {
         let comments = [
             "# The header: what this session is for.", "# Two lines of it.", "# the format", "# the left speaker",
             "# wired at the desk", "# the test tone", "# The trim, before the output.", "# # not a second comment",
-            "# bypass stays off", "# as the plugin wrote it", "# The wiring, set apart by a blank line.", "# dry", "# The end.",
+            "# bypass stays off", "# the big one", "# as the plugin wrote it", "# The wiring, set apart by a blank line.", "# dry", "# The end.",
         ]
         var searchFrom = text.startIndex
         for comment in comments {
@@ -86,6 +87,8 @@ struct CommentTests {
         let document = try SessionParser.parse(text, file: "saved")
         let verb = try #require(document.graph.nodes.first { $0.name == "verb" })
         #expect(verb.state == "# this line is state, not a comment\n\"quoted # text\" .\n")
+        #expect(verb.preset == "Hall # 2")
+        #expect(Self.line(text, containing: "preset:") == "    preset: \"Hall # 2\"  # the big one", "\(text)")
         #expect(text.components(separatedBy: "# this line is state, not a comment").count == 2)
     }
 
