@@ -128,9 +128,7 @@ struct ChainBuilder {
                     unit = try registry.instantiate(named: stage.word)
                     // A mono plugin in a wider chain runs once per channel.
                     if channels > 1, MultiMonoUnit.canRun(unit) {
-                        var instances = [unit]
-                        while instances.count < channels { instances.append(try registry.instantiate(named: stage.word)) }
-                        unit = MultiMonoUnit(instances: instances)
+                        unit = try MultiMonoUnit(width: channels, first: unit) { () throws(RegistryError) in try registry.instantiate(named: stage.word) }
                     }
                 } catch {
                     throw CLIError("chain: stage \(stage.position) \"\(stage.word)\": \(error)")

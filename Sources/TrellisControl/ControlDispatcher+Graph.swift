@@ -40,11 +40,10 @@ extension ControlDispatcher {
         // `channels=N` on a mono plugin runs it once per channel, as in a session.
         if let setting = shape.first(where: { $0.name.lowercased() == "channels" }), let width = Int(setting.value),
            (2...32).contains(width), MultiMonoUnit.canRun(unit) {
-            var instances = [unit]
-            do { while instances.count < width { instances.append(try target.registry.instantiate(named: key)) } } catch {
+            let registry = target.registry
+            do { unit = try MultiMonoUnit(width: width, first: unit) { () throws(RegistryError) in try registry.instantiate(named: key) } } catch {
                 throw ControlErrors.map(error)
             }
-            unit = MultiMonoUnit(instances: instances)
         }
         try NodeShape.apply(shape, to: unit, node: name)
         for assignment in parameters where !NodeShape.keys.contains(assignment.name.lowercased()) {

@@ -35,9 +35,7 @@ public final class LiveSession: @unchecked Sendable {
         configuration.midiInputNames = jack?.midiInputs ?? []
         if let jack, !jack.inputs.isEmpty { configuration.inputChannels = jack.inputs.count }
         if let jack, !jack.outputs.isEmpty { configuration.outputChannels = jack.outputs.count }
-        configuration.connections = (jack?.connect ?? []).map { line in
-            line.from.contains(":") ? JACKConnectionRule(ports: line.to, peers: line.from) : JACKConnectionRule(ports: line.from, peers: line.to)
-        }
+        configuration.connections = (jack?.connect ?? []).map { JACKConnectionRule(ports: $0.ours, peers: $0.theirs) }
         self.configuration = configuration
         let holder = GraphHolder(session.graph)
         do {

@@ -242,14 +242,13 @@ final class GraphBuilder {
                 case .lv2(let uri): key = "lv2:" + uri
                 case .subgraph: continue
                 }
-                var instances = [unit]
-                while instances.count < width {
-                    guard let extra = try instantiate(key, spec: spec, at: spec.location) else { break }
+                units[spec.name] = try MultiMonoUnit(width: width, first: unit) { () throws(SessionError) in
+                    guard let extra = try instantiate(key, spec: spec, at: spec.location) else {
+                        throw SessionError("node \(quoted(spec.name)): \(key) runs once per channel (\(width)), but only its first instance loaded", at: spec.location)
+                    }
                     try configure(extra, Self.perInstance(spec, extra), path: prefix + spec.name)
-                    instances.append(extra)
+                    return extra
                 }
-                guard instances.count == width else { continue }
-                units[spec.name] = MultiMonoUnit(instances: instances)
                 changed = true
             }
         }

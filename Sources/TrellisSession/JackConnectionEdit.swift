@@ -63,8 +63,9 @@ extension JackConnectionSpec {
     }
 
     /// The side that names this client's ports: the one without a colon.
-    var ours: String { from.contains(":") ? to : from }
-    var theirs: String { from.contains(":") ? from : to }
+    public var ours: String { from.contains(":") ? to : from }
+    /// The side that names other clients' ports (`client:port`).
+    public var theirs: String { from.contains(":") ? from : to }
 
     /// Whether this rule links `port` (ours) with `peer`, exactly or by pattern.
     func makes(port: String, peer: String) -> Bool {

@@ -12,7 +12,10 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, @unchecked Sendab
     /// The instances, one per channel, in channel order.
     public let instances: [any AudioUnit]
     /// Indexes of the parameters the first instance computes (meters), copied after each render.
-    private let outputParameters: [(index: Int, address: ParameterAddress)]
+    private let outputParameters: [Int]
+    /// The first instance's values, as it has them once initialized (an LV2 plugin
+    /// re-declares its parameters for a new rate, which replaces them).
+    private var firstValues: AtomicFloats?
     private let inputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let outputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let inputViews: UnsafeMutablePointer<AudioBuffers>
@@ -52,12 +55,22 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, @unchecked Sendab
             (outputViews + channel).initialize(to: AudioBuffers(channelPointers: UnsafePointer(outputTable + channel), channelCount: 1))
         }
         let infos = first.parameters
-        outputParameters = infos.enumerated().filter { !$0.element.isWritable }.map { ($0.offset, $0.element.address) }
+        outputParameters = infos.indices.filter { !infos[$0].isWritable }
         super.init(description: first.componentDescription, shortName: shortName, inputs: [channels], outputs: [channels])
         for (index, info) in infos.enumerated() {
             declareParameter(info)
             values[index] = (try? first.parameterValue(info.address)) ?? info.defaultValue
         }
+    }
+
+    /// Makes the instances for `width` channels: `first`, then as many from `another`.
+    /// Thread: control.
+    public convenience init<Failure: Error>(
+        width: Int, first: any AudioUnit, another: () throws(Failure) -> any AudioUnit
+    ) throws(Failure) {
+        var instances = [first]
+        while instances.count < width { instances.append(try another()) }
+        self.init(instances: instances)
     }
 
     deinit {
@@ -87,9 +100,11 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, @unchecked Sendab
             try instance.setProperty(.maximumFramesPerSlice, .int(maximumFramesPerSlice), scope: .global, element: 0)
             try instance.initialize()
         }
+        firstValues = (instances[0] as? AudioUnitBase)?.values
     }
 
     public override func deallocateRenderResources() {
+        firstValues = nil
         for instance in instances { instance.uninitialize() }
     }
 
@@ -106,9 +121,11 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, @unchecked Sendab
         }
         // Index loops: a for-in over an array of existentials may allocate an iterator box
         // in an unoptimized build, and this is the audio thread.
-        for position in 0..<outputParameters.count {
-            let parameter = outputParameters[position]
-            if let value = try? instances[0].parameterValue(parameter.address) { publishOutputValue(index: parameter.index, value) }
+        if let firstValues {
+            for position in 0..<outputParameters.count {
+                let index = outputParameters[position]
+                publishOutputValue(index: index, firstValues[index])
+            }
         }
         return .ok
     }
