@@ -6,6 +6,12 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
     .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkgConfig, providers: [.apt([apt])])
 }
 
+/// `TRELLIS_CHECK_REALTIME=1` turns on the compiler's real-time checks (`@_noAllocation`,
+/// `@_noLocks`) on every kernel entry point and the program runner; `scripts/check-realtime`
+/// builds that way, in release, where the checks see the code that really runs.
+let realtimeChecks: [SwiftSetting] = Context.environment["TRELLIS_CHECK_REALTIME"] == "1"
+    ? [.define("TRELLIS_CHECK_REALTIME")] : []
+
 let package = Package(
     name: "Trellis",
     platforms: [.macOS(.v15)],
@@ -42,19 +48,19 @@ let package = Package(
         .target(name: "CTrellisLV2Shim"),
 
         // The model: descriptions, formats, buffers, the unit contract. No Foundation.
-        .target(name: "TrellisCore", dependencies: ["CTrellisShim"]),
+        .target(name: "TrellisCore", dependencies: ["CTrellisShim"], swiftSettings: realtimeChecks),
         // What the audio thread runs: programs, rings, the publish/retire slot. No Foundation.
-        .target(name: "TrellisEngine", dependencies: ["TrellisCore", "CTrellisShim"]),
+        .target(name: "TrellisEngine", dependencies: ["TrellisCore", "CTrellisShim"], swiftSettings: realtimeChecks),
         // Built-in units. DSP only; no Foundation.
-        .target(name: "TrellisUnits", dependencies: ["TrellisCore", "CSoxr"]),
+        .target(name: "TrellisUnits", dependencies: ["TrellisCore", "CSoxr"], swiftSettings: realtimeChecks),
         // Audio files through libsndfile.
         .target(name: "TrellisAudioFile", dependencies: ["TrellisCore", "CSndfile", "CVorbisfile"]),
         // LV2 plugins through lilv: discovery, components, hosting as audio units.
-        .target(name: "TrellisLV2", dependencies: ["TrellisCore", "CLilv", "CTrellisLV2Shim", "CTrellisShim"]),
+        .target(name: "TrellisLV2", dependencies: ["TrellisCore", "CLilv", "CTrellisLV2Shim", "CTrellisShim"], swiftSettings: realtimeChecks),
         // File player, recorder, taps and meters: render paths plus their disk and delivery threads. No Foundation.
-        .target(name: "TrellisMedia", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"]),
+        .target(name: "TrellisMedia", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"], swiftSettings: realtimeChecks),
         // The graph model and its compiler (control side).
-        .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"]),
+        .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"], swiftSettings: realtimeChecks),
         // The JACK head node: a JACK client that pulls a render source live. No Foundation.
         .target(name: "TrellisJACK", dependencies: ["TrellisCore", "CJack", "CTrellisShim"]),
         // Session files: YAML in, a graph out, and back.

@@ -25,4 +25,26 @@ public final class AtomicFloats: @unchecked Sendable {
         get { Float(bitPattern: storage[index].load(ordering: .relaxed)) }
         set { storage[index].store(newValue.bitPattern, ordering: .relaxed) }
     }
+
+    /// A view of the values that carries no reference, for the audio thread; valid while
+    /// this object lives. Thread: any.
+    public var view: ParameterValues { ParameterValues(storage: storage, count: count) }
+}
+
+/// A borrowed view of an `AtomicFloats`: what kernels and programs hold instead of the
+/// object. Thread: any.
+public struct ParameterValues: BitwiseCopyable, @unchecked Sendable {
+    @usableFromInline let storage: UnsafeMutablePointer<Atomic<UInt32>>
+    public let count: Int
+
+    init(storage: UnsafeMutablePointer<Atomic<UInt32>>, count: Int) {
+        self.storage = storage
+        self.count = count
+    }
+
+    @inlinable @inline(__always)
+    public subscript(index: Int) -> Float {
+        get { Float(bitPattern: storage[index].load(ordering: .relaxed)) }
+        nonmutating set { storage[index].store(newValue.bitPattern, ordering: .relaxed) }
+    }
 }

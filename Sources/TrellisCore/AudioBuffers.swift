@@ -14,13 +14,13 @@ public struct AudioBuffers: @unchecked Sendable, BitwiseCopyable {
     public static let empty = AudioBuffers(channelPointers: nil, channelCount: 0)
 
     /// The samples of one channel. Thread: any.
-    @inline(__always)
+    @inlinable @inline(__always)
     public subscript(channel: Int) -> UnsafeMutablePointer<Float> {
         channelPointers.unsafelyUnwrapped[channel]
     }
 
     /// Writes zeros into `frameCount` frames of every channel. Thread: any.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func clear(frameCount: Int) {
         for channel in 0..<channelCount {
             self[channel].update(repeating: 0, count: frameCount)
@@ -29,11 +29,11 @@ public struct AudioBuffers: @unchecked Sendable, BitwiseCopyable {
 
     /// Copies `frameCount` frames channel by channel from `source`; a source with fewer
     /// channels leaves the extra channels silent. Thread: any.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func copy(from source: AudioBuffers, frameCount: Int) {
         for channel in 0..<channelCount {
             if channel < source.channelCount {
-                self[channel].update(from: source[channel], count: frameCount)
+                copySamples(from: source[channel], to: self[channel], count: frameCount)
             } else {
                 self[channel].update(repeating: 0, count: frameCount)
             }
@@ -46,6 +46,7 @@ public struct BusBuffers: @unchecked Sendable, BitwiseCopyable {
     public let buses: UnsafePointer<AudioBuffers>?
     public let count: Int
 
+    @inlinable
     public init(buses: UnsafePointer<AudioBuffers>?, count: Int) {
         self.buses = buses
         self.count = count
@@ -53,9 +54,21 @@ public struct BusBuffers: @unchecked Sendable, BitwiseCopyable {
 
     public static let none = BusBuffers(buses: nil, count: 0)
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public subscript(bus: Int) -> AudioBuffers {
         buses.unsafelyUnwrapped[bus]
+    }
+
+    /// These buses `frames` frames in, written into `scratch`'s channel tables (which
+    /// must have the same shape) and returned as `scratch`. Thread: audio.
+    @inlinable @inline(__always)
+    public func offset(by frames: Int, into scratch: BusBuffers) -> BusBuffers {
+        for bus in 0..<count {
+            let source = self[bus], target = scratch[bus]
+            let table = UnsafeMutablePointer(mutating: target.channelPointers.unsafelyUnwrapped)
+            for channel in 0..<source.channelCount { table[channel] = source[channel] + frames }
+        }
+        return scratch
     }
 }
 
@@ -116,4 +129,21 @@ public final class AudioBufferList: @unchecked Sendable {
         let view = self[bus]
         return Array(UnsafeBufferPointer(start: view[channel], count: frameCount ?? frameCapacity))
     }
+}
+
+/// Copies `count` samples. A plain loop (which the optimizer turns into a block copy):
+/// the standard library's `update(from:count:)` is not provably free of releases, and
+/// the real-time checker refuses it. Thread: any.
+@inlinable @inline(__always)
+public func copySamples(from source: UnsafePointer<Float>, to destination: UnsafeMutablePointer<Float>, count: Int) {
+    var frame = 0
+    while frame < count {
+        destination[frame] = source[frame]
+        frame &+= 1
+    }
+}
+
+@inlinable @inline(__always)
+public func copySamples(from source: UnsafeMutablePointer<Float>, to destination: UnsafeMutablePointer<Float>, count: Int) {
+    copySamples(from: UnsafePointer(source), to: destination, count: count)
 }

@@ -6,6 +6,7 @@ public struct AudioTimeStamp: Hashable, Sendable, BitwiseCopyable {
     public var sampleTime: Int64
     public var hostTime: UInt64
 
+    @inlinable
     public init(sampleTime: Int64, hostTime: UInt64 = 0) {
         self.sampleTime = sampleTime
         self.hostTime = hostTime
@@ -14,6 +15,7 @@ public struct AudioTimeStamp: Hashable, Sendable, BitwiseCopyable {
     public static let zero = AudioTimeStamp(sampleTime: 0, hostTime: 0)
 
     /// The time stamp `frames` later on the sample clock. Thread: any.
+    @inlinable
     public func advanced(by frames: Int) -> AudioTimeStamp {
         AudioTimeStamp(sampleTime: sampleTime + Int64(frames), hostTime: hostTime)
     }

@@ -1,18 +1,49 @@
-/// Everything one render call needs: how many frames, when, and the buses.
+/// Everything one render call needs: how many frames, when, the buses, the events of
+/// the call in time order and the host's time.
 ///
 /// Inputs are already rendered (the program ran the unit's sources first) and must
 /// not be written; every output channel must be filled for `frameCount` frames.
+/// `segmentInputs` and `segmentOutputs` are scratch views shaped like the buses, which
+/// `segment(from:to:)` points into the middle of a call.
 public struct RenderContext: BitwiseCopyable {
     public var frameCount: Int
     public var timeStamp: AudioTimeStamp
     public var inputs: BusBuffers
     public var outputs: BusBuffers
+    public var events: RenderEventList
+    public var time: TimeContext
+    public var segmentInputs: BusBuffers
+    public var segmentOutputs: BusBuffers
 
-    public init(frameCount: Int, timeStamp: AudioTimeStamp, inputs: BusBuffers, outputs: BusBuffers) {
+    @inlinable
+    public init(
+        frameCount: Int, timeStamp: AudioTimeStamp, inputs: BusBuffers, outputs: BusBuffers,
+        events: RenderEventList = RenderEventList(base: nil, count: 0), time: TimeContext = TimeContext(),
+        segmentInputs: BusBuffers = BusBuffers(buses: nil, count: 0), segmentOutputs: BusBuffers = BusBuffers(buses: nil, count: 0)
+    ) {
         self.frameCount = frameCount
         self.timeStamp = timeStamp
         self.inputs = inputs
         self.outputs = outputs
+        self.events = events
+        self.time = time
+        self.segmentInputs = segmentInputs
+        self.segmentOutputs = segmentOutputs
+    }
+
+    /// Frames `start..<end` of this call as a call of their own, with no events: the
+    /// buses are the segment views pointed `start` frames in. Thread: audio.
+    @inlinable @inline(__always)
+    public func segment(from start: Int, to end: Int) -> RenderContext {
+        var part = self
+        part.events = RenderEventList(base: nil, count: 0)
+        part.frameCount = end - start
+        guard start > 0 else { return part }
+        part.timeStamp = timeStamp.advanced(by: start)
+        part.time.transportFrame &+= time.isRolling ? Int64(start) : 0
+        part.inputs = inputs.offset(by: start, into: segmentInputs)
+        part.outputs = outputs.offset(by: start, into: segmentOutputs)
+        return part
     }
 }
 
@@ -67,8 +98,12 @@ public protocol AudioUnit: AnyObject, Sendable {
     func uninitialize()
     /// Clears filter and delay state. Thread: audio while rendering, else control.
     func reset()
-    /// Renders one slice. Thread: audio.
+    /// Renders one slice by running the kernel outside a program (tests, standalone
+    /// pulls). Thread: the one thread that renders the unit.
     func render(_ context: RenderContext) -> RenderStatus
+    /// What a compiled program holds of the unit: its kernel, values and bypass flag.
+    /// Valid from `initialize` to `uninitialize`. Thread: control.
+    var realtime: UnitRealtime { get }
 
     /// Thread: control.
     func propertyInfo(_ id: PropertyID, scope: Scope, element: Int) throws(AudioUnitError) -> PropertyInfo
@@ -91,7 +126,8 @@ public protocol AudioUnit: AnyObject, Sendable {
     /// Calls `listener` on the setting thread after a parameter changes. Thread: control.
     @discardableResult
     func addParameterListener(_ listener: @escaping @Sendable (ParameterInfo, Float) -> Void) -> ListenerToken
-    /// Applies a queued change at the current position of the render. Thread: audio.
+    /// Applies a change at the current position of a render outside a program.
+    /// Thread: the one thread that renders the unit.
     func applyParameterEvent(index: Int, value: Float, rampFrames: Int)
     /// Set by the engine while the unit belongs to a running program. Thread: control.
     var parameterSink: (any ParameterEventSink)? { get set }

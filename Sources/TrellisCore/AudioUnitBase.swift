@@ -28,7 +28,8 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
     private var parameterListeners: [Int: @Sendable (ParameterInfo, Float) -> Void] = [:]
     private var nextListener = 0
     private let sink = Mutex<(any ParameterEventSink)?>(nil)
-    private let bypassed = Atomic<Bool>(false)
+    private let bypassFlag: UnsafeMutablePointer<Atomic<Bool>>
+    private var bridge: KernelStorage<BridgedKernel>?
     private var pullBuffers: AudioBufferList?
     private var pullTime: Int64 = .min
 
@@ -49,6 +50,13 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
         self.fixedScopes = fixedScopes
         formats[.input] = inputs.map { .canonical(sampleRate: 48_000, channelCount: $0) }
         formats[.output] = outputs.map { .canonical(sampleRate: 48_000, channelCount: $0) }
+        bypassFlag = .allocate(capacity: 1)
+        bypassFlag.initialize(to: Atomic(false))
+    }
+
+    deinit {
+        bypassFlag.deinitialize(count: 1)
+        bypassFlag.deallocate()
     }
 
     // MARK: - Hooks for subclasses
@@ -57,13 +65,24 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
     open func allocateRenderResources() throws(AudioUnitError) {}
     /// Frees what `allocateRenderResources` made. Thread: control.
     open func deallocateRenderResources() {}
-    /// Renders one slice. Thread: audio.
+    /// The unit's kernel while initialized: made in `allocateRenderResources`, freed in
+    /// `deallocateRenderResources`. A unit without one is run through `render(_:)` by a
+    /// bridging kernel. Thread: control.
+    open var renderKernel: RenderKernel? { nil }
+    /// Renders one slice outside a program: runs the kernel, or (for a unit without one)
+    /// clears the outputs. Thread: the one thread that renders the unit.
     open func render(_ context: RenderContext) -> RenderStatus {
+        if let kernel = renderKernel {
+            return withUnsafePointer(to: context) { kernel.render($0) }
+        }
         for bus in 0..<context.outputs.count { context.outputs[bus].clear(frameCount: context.frameCount) }
         return .ok
     }
     /// Clears DSP state. Thread: audio while rendering, else control.
     open func reset() {}
+    /// Takes a MIDI message at the start of the coming render, for a unit without a
+    /// kernel of its own. Thread: the one thread that renders the unit.
+    open func receiveMIDI(_ event: RenderEvent) {}
     /// Takes a parameter change into the DSP state, ramping over `rampFrames`.
     /// Thread: audio while rendering, else control.
     open func parameterDidChange(index: Int, value: Float, rampFrames: Int) {}
@@ -258,6 +277,9 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
         sampleRate = all.first?.sampleRate ?? sampleRate
         try validateConfiguration()
         try allocateRenderResources()
+        if renderKernel == nil {
+            bridge = KernelStorage(BridgedKernel(unit: self), render: { BridgedKernel.renderInSegments($0, $1) }, reset: { BridgedKernel.reset($0) })
+        }
         for index in parameters.indices where !parameters[index].flags.contains(.output) {
             parameterDidChange(index: index, value: values[index], rampFrames: 0)
         }
@@ -267,6 +289,7 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
     public func uninitialize() {
         guard isInitialized else { return }
         deallocateRenderResources()
+        bridge = nil
         pullBuffers = nil
         isInitialized = false
     }
@@ -276,7 +299,12 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
         try setProperty(.maximumFramesPerSlice, .int(frames), scope: .global, element: 0)
     }
 
-    public var isBypassed: Bool { bypassed.load(ordering: .relaxed) }
+    public var isBypassed: Bool { bypassFlag.pointee.load(ordering: .relaxed) }
+
+    public var realtime: UnitRealtime {
+        precondition(isInitialized, "\(name) has no kernel before initialize")
+        return UnitRealtime(unitID: unitID, kernel: renderKernel ?? bridge!.kernel, values: values.view, bypass: bypassFlag)
+    }
 
     // MARK: - Properties
 
@@ -363,7 +391,7 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
             }
             maximumFramesPerSlice = frames
         case (.bypassEffect, .bool(let on)):
-            bypassed.store(on, ordering: .relaxed)
+            bypassFlag.pointee.store(on, ordering: .relaxed)
         case (.presentPreset, .string(let presetName)):
             guard let preset = factoryPresets.first(where: { $0.name.lowercased() == presetName.lowercased() })
                 ?? Int(presetName).flatMap({ number in factoryPresets.first { $0.number == number } })
@@ -422,4 +450,16 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
         pullBuffers = AudioBufferList(channelCounts: counts, frameCapacity: maximumFramesPerSlice)
         pullTime = .min
     }
+}
+
+/// Runs a unit that has no kernel of its own through its class methods. Thread: audio.
+struct BridgedKernel: UnitKernel {
+    unowned(unsafe) let unit: AudioUnitBase
+
+    mutating func process(_ context: RenderContext) -> RenderStatus { unit.render(context) }
+    mutating func setParameter(index: Int, value: Float, rampFrames: Int) {
+        unit.applyParameterEvent(index: index, value: value, rampFrames: rampFrames)
+    }
+    mutating func receiveMIDI(_ event: RenderEvent) { unit.receiveMIDI(event) }
+    mutating func reset() { unit.reset() }
 }

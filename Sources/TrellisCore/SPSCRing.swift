@@ -4,57 +4,93 @@ import Synchronization
 /// how messages cross between the audio thread and the control side.
 ///
 /// Exactly one thread pushes and exactly one thread pops. A full ring refuses a push
-/// (returns false) and never blocks.
+/// (returns false) and never blocks. The object owns the memory; the audio thread uses
+/// its `end`, a plain view with no reference to the object.
 public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
-    public let capacity: Int
-    private let mask: Int
-    private let slots: UnsafeMutablePointer<Element>
-    // Monotonic counters; the slot is the counter masked by capacity.
-    private let head = Atomic<Int>(0)  // next slot to read; written by the consumer
-    private let tail = Atomic<Int>(0)  // next slot to write; written by the producer
-    private let refused = Atomic<Int>(0)
+    /// Either end of the ring, as plain pointers. Valid while the ring lives.
+    public let end: SPSCRingEnd<Element>
 
     /// `capacity` is rounded up to a power of two.
     public init(capacity: Int) {
         var size = 1
         while size < max(2, capacity) { size <<= 1 }
-        self.capacity = size
-        mask = size - 1
-        slots = .allocate(capacity: size)
+        let counters = UnsafeMutablePointer<Atomic<Int>>.allocate(capacity: 3)
+        for index in 0..<3 { (counters + index).initialize(to: Atomic(0)) }
+        end = SPSCRingEnd(slots: .allocate(capacity: size), counters: counters, capacity: size)
     }
 
-    deinit { slots.deallocate() }
+    deinit {
+        end.counters.deinitialize(count: 3)
+        end.counters.deallocate()
+        end.slots.deallocate()
+    }
+
+    public var capacity: Int { end.capacity }
 
     /// Thread: the producer.
     @inline(__always)
+    public func push(_ value: Element) -> Bool { end.push(value) }
+
+    /// Thread: the consumer.
+    @inline(__always)
+    public func pop() -> Element? { end.pop() }
+
+    /// How many values wait. Approximate while the other side is active. Thread: any.
+    public var count: Int { end.count }
+
+    /// Free slots for the producer. Thread: the producer.
+    public var freeCount: Int { end.freeCount }
+
+    /// How many pushes a full ring refused, so a consumer can report what was lost.
+    /// Thread: any.
+    public var refusedCount: Int { end.refusedCount }
+}
+
+/// The working end of an `SPSCRing`: what the audio thread holds.
+public struct SPSCRingEnd<Element: BitwiseCopyable>: BitwiseCopyable, @unchecked Sendable {
+    @usableFromInline let slots: UnsafeMutablePointer<Element>
+    /// Head (next slot to read; the consumer's), tail (next to write; the producer's),
+    /// refused pushes. Monotonic; the slot is the counter masked by capacity.
+    @usableFromInline let counters: UnsafeMutablePointer<Atomic<Int>>
+    public let capacity: Int
+
+    init(slots: UnsafeMutablePointer<Element>, counters: UnsafeMutablePointer<Atomic<Int>>, capacity: Int) {
+        self.slots = slots
+        self.counters = counters
+        self.capacity = capacity
+    }
+
+    /// Thread: the producer.
+    @inlinable @inline(__always)
     public func push(_ value: Element) -> Bool {
-        let tailValue = tail.load(ordering: .relaxed)
-        if tailValue - head.load(ordering: .acquiring) >= capacity {
-            refused.wrappingAdd(1, ordering: .relaxed)
+        let tail = counters[1].load(ordering: .relaxed)
+        if tail &- counters[0].load(ordering: .acquiring) >= capacity {
+            counters[2].wrappingAdd(1, ordering: .relaxed)
             return false
         }
-        (slots + (tailValue & mask)).initialize(to: value)
-        tail.store(tailValue + 1, ordering: .releasing)
+        slots[tail & (capacity &- 1)] = value
+        counters[1].store(tail &+ 1, ordering: .releasing)
         return true
     }
 
     /// Thread: the consumer.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func pop() -> Element? {
-        let headValue = head.load(ordering: .relaxed)
-        if headValue == tail.load(ordering: .acquiring) { return nil }
-        let value = slots[headValue & mask]
-        head.store(headValue + 1, ordering: .releasing)
+        let head = counters[0].load(ordering: .relaxed)
+        if head == counters[1].load(ordering: .acquiring) { return nil }
+        let value = slots[head & (capacity &- 1)]
+        counters[0].store(head &+ 1, ordering: .releasing)
         return value
     }
 
-    /// How many values wait. Approximate while the other side is active. Thread: any.
-    public var count: Int { tail.load(ordering: .acquiring) - head.load(ordering: .acquiring) }
-
-    /// Free slots for the producer. Thread: the producer.
-    public var freeCount: Int { capacity - count }
-
-    /// How many pushes a full ring refused, so a consumer can report what was lost.
     /// Thread: any.
-    public var refusedCount: Int { refused.load(ordering: .relaxed) }
+    @inlinable @inline(__always)
+    public var count: Int { counters[1].load(ordering: .acquiring) &- counters[0].load(ordering: .acquiring) }
+
+    /// Thread: the producer.
+    @inlinable @inline(__always)
+    public var freeCount: Int { capacity &- count }
+
+    /// Thread: any.
+    public var refusedCount: Int { counters[2].load(ordering: .relaxed) }
 }

@@ -68,8 +68,8 @@ struct DelayLineState {
             while done < frameCount {
                 let run = min(frameCount - done, frames - index)
                 // Read the old samples out before writing the new ones in.
-                (output + done).update(from: ring + index, count: run)
-                (ring + index).update(from: input + done, count: run)
+                copySamples(from: ring + index, to: output + done, count: run)
+                copySamples(from: input + done, to: ring + index, count: run)
                 done += run
                 index += run
                 if index == frames { index = 0 }

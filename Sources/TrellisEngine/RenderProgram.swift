@@ -21,8 +21,13 @@ public final class RenderProgram: @unchecked Sendable {
     private let delayStorage: [DelayLineStorage]
     private let lookup: UnsafeMutablePointer<UnitLookupEntry>
     private let observers: UnsafeMutablePointer<ObserverSlot>
-    private let midiReceivers: UnsafeMutablePointer<MIDISlot>
-    private let midiReceiverCount: Int
+    /// Slots of the units that take MIDI.
+    private let midiReceivers: UnsafeMutablePointer<Int32>
+    let midiReceiverCount: Int
+    let unitCount: Int
+    private let operationCount: Int
+    private let delayCount: Int
+    private let outputChannelCount: Int
     private let totalChannels: Int
     private let totalUnitBuses: Int
     private let totalUnitChannels: Int
@@ -77,12 +82,13 @@ public final class RenderProgram: @unchecked Sendable {
             }
             let inputCount = planned.inputs.count, outputCount = planned.outputs.count
             (slots + index).initialize(to: UnitSlot(
-                unit: planned.unit,
+                unit: planned.unit.realtime,
                 inputs: BusBuffers(buses: UnsafePointer(unitViews + first), count: inputCount),
                 outputs: BusBuffers(buses: UnsafePointer(unitViews + first + inputCount), count: outputCount),
-                splitInputs: BusBuffers(buses: UnsafePointer(splitViews + first), count: inputCount),
-                splitOutputs: BusBuffers(buses: UnsafePointer(splitViews + first + inputCount), count: outputCount),
-                checkOutput: planned.checkOutput))
+                segmentInputs: BusBuffers(buses: UnsafePointer(splitViews + first), count: inputCount),
+                segmentOutputs: BusBuffers(buses: UnsafePointer(splitViews + first + inputCount), count: outputCount),
+                checkOutput: planned.checkOutput,
+                takesMIDI: (planned.unit as? any MIDIReceiver)?.acceptsMIDI ?? false))
         }
 
         operations = .allocate(capacity: max(1, plan.operations.count))
@@ -105,10 +111,14 @@ public final class RenderProgram: @unchecked Sendable {
         lookup = .allocate(capacity: max(1, entries.count))
         lookup.initialize(from: entries, count: entries.count)
 
-        let receivers = plan.units.compactMap { $0.unit as? any MIDIReceiver }.filter(\.acceptsMIDI)
+        let receivers = plan.units.indices.filter { (plan.units[$0].unit as? any MIDIReceiver)?.acceptsMIDI ?? false }
         midiReceiverCount = receivers.count
         midiReceivers = .allocate(capacity: max(1, receivers.count))
-        for (index, receiver) in receivers.enumerated() { (midiReceivers + index).initialize(to: MIDISlot(receiver: receiver)) }
+        for (index, slot) in receivers.enumerated() { (midiReceivers + index).initialize(to: Int32(slot)) }
+        unitCount = plan.units.count
+        operationCount = plan.operations.count
+        delayCount = plan.delays.count
+        outputChannelCount = plan.outputChannelCount
 
         observers = .allocate(capacity: max(1, plan.observers.count))
         for (index, entry) in plan.observers.enumerated() {
@@ -130,7 +140,6 @@ public final class RenderProgram: @unchecked Sendable {
         lookup.deallocate()
         observers.deinitialize(count: plan.observers.count)
         observers.deallocate()
-        midiReceivers.deinitialize(count: midiReceiverCount)
         midiReceivers.deallocate()
     }
 
@@ -140,7 +149,7 @@ public final class RenderProgram: @unchecked Sendable {
     /// The slot of a unit in this program, or -1. Thread: any.
     @inline(__always)
     func slot(of unitID: UInt64) -> Int32 {
-        var low = 0, high = plan.units.count - 1
+        var low = 0, high = unitCount - 1
         while low <= high {
             let middle = (low + high) >> 1
             let entry = lookup[middle]
@@ -150,31 +159,36 @@ public final class RenderProgram: @unchecked Sendable {
         return -1
     }
 
-    /// Runs the program once. Events must be sorted by slot, then offset; each slot's
-    /// range was set by `assignEvents`. Thread: audio (or one offline thread).
+    /// Runs the program once. `events` holds the cycle's kernel events grouped by slot
+    /// in time order, each slot's range set by `assignEvents`. Thread: audio (or one
+    /// offline thread).
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
     public func run(
         frameCount: Int,
         timeStamp: AudioTimeStamp,
+        time: TimeContext = TimeContext(),
         input: AudioBuffers,
         output: AudioBuffers,
-        events: UnsafeMutablePointer<DueEvent>? = nil,
-        faults: SPSCRing<EngineNotification>? = nil
+        events: UnsafeMutablePointer<RenderEvent>? = nil,
+        faults: SPSCRingEnd<EngineNotification>? = nil
     ) -> RenderStatus {
         guard frameCount <= maximumFrames else { return .tooManyFrames }
-        for step in 0..<plan.operations.count {
+        for step in 0..<operationCount {
             switch operations[step] {
             case .fillInput(let bus, let firstChannel):
                 let destination = busViews[Int(bus)]
                 for channel in 0..<destination.channelCount {
                     let source = Int(firstChannel) + channel
                     if source < input.channelCount {
-                        destination[channel].update(from: input[source], count: frameCount)
+                        copySamples(from: input[source], to: destination[channel], count: frameCount)
                     } else {
                         destination[channel].update(repeating: 0, count: frameCount)
                     }
                 }
             case .render(let unit):
-                renderUnit(Int(unit), frameCount: frameCount, timeStamp: timeStamp, events: events, faults: faults)
+                renderUnit(Int(unit), frameCount: frameCount, timeStamp: timeStamp, time: time, events: events, faults: faults)
             case .copy(let from, let to):
                 busViews[Int(to)].copy(from: busViews[Int(from)], frameCount: frameCount)
             case .convertChannels(let from, let to):
@@ -187,47 +201,52 @@ public final class RenderProgram: @unchecked Sendable {
                 observers[Int(observer)].observer.observe(busViews[Int(bus)], frameCount: frameCount, timeStamp: timeStamp)
             }
         }
-        for slot in 0..<plan.units.count { slots[slot].eventCount = 0 }
-        if plan.outputChannelCount == 0 { output.clear(frameCount: frameCount) }
+        for slot in 0..<unitCount { slots[slot].eventCount = 0 }
+        if outputChannelCount == 0 { output.clear(frameCount: frameCount) }
         return .ok
     }
 
-    /// Records, for each slot, which of `events` (sorted by slot) belong to it.
+    /// Records, for each slot, which of `events` (grouped by slot) belong to it.
     /// Thread: audio.
-    func assignEvents(_ events: UnsafeMutablePointer<DueEvent>, count: Int) {
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    func assignEvents(_ due: UnsafeMutablePointer<DueEvent>, count: Int) {
         var index = 0
         while index < count {
-            let slot = Int(events[index].slot)
+            let slot = Int(due[index].slot)
             let start = index
-            while index < count && Int(events[index].slot) == slot { index += 1 }
+            while index < count && Int(due[index].slot) == slot { index += 1 }
             slots[slot].eventStart = Int32(start)
             slots[slot].eventCount = Int32(index - start)
         }
     }
 
-    /// Hands the cycle's MIDI events to every unit that takes MIDI. Thread: audio.
-    func deliverMIDI(from source: any MIDIInputSource) {
-        guard midiReceiverCount > 0 else { return }
-        source.forEachMIDIEvent { bytes, frame in
-            for index in 0..<midiReceiverCount { _ = midiReceivers[index].receiver.receiveMIDI(bytes, frame: frame) }
-        }
-    }
+    /// The slot of the `index`th unit that takes MIDI. Thread: audio.
+    @inline(__always)
+    func midiReceiverSlot(_ index: Int) -> Int32 { midiReceivers[index] }
 
-    /// Clears every unit's DSP state and the delay lines. Thread: audio or control.
+    /// Clears every kernel's DSP state and the delay lines. Thread: audio or control.
     public func reset() {
-        for slot in 0..<plan.units.count { slots[slot].unit.reset() }
-        for line in 0..<plan.delays.count { delayLines[line].clear() }
+        for slot in 0..<unitCount { slots[slot].unit.kernel.reset() }
+        for line in 0..<delayCount { delayLines[line].clear() }
     }
 
     @inline(__always)
     private func renderUnit(
-        _ index: Int, frameCount: Int, timeStamp: AudioTimeStamp,
-        events: UnsafeMutablePointer<DueEvent>?, faults: SPSCRing<EngineNotification>?
+        _ index: Int, frameCount: Int, timeStamp: AudioTimeStamp, time: TimeContext,
+        events: UnsafeMutablePointer<RenderEvent>?, faults: SPSCRingEnd<EngineNotification>?
     ) {
         let slot = slots[index]
         if slot.faulted {
             for bus in 0..<slot.outputs.count { slot.outputs[bus].clear(frameCount: frameCount) }
             return
+        }
+        let list = slot.eventCount == 0 || events == nil
+            ? RenderEventList(base: nil, count: 0)
+            : RenderEventList(base: UnsafePointer(events.unsafelyUnwrapped + Int(slot.eventStart)), count: Int(slot.eventCount))
+        for position in 0..<list.count where list[position].kind == .parameter {
+            slot.unit.values[Int(list[position].index)] = list[position].value
         }
         if slot.unit.isBypassed {
             for bus in 0..<slot.outputs.count {
@@ -239,13 +258,12 @@ public final class RenderProgram: @unchecked Sendable {
             }
             return
         }
-        var status = RenderStatus.ok
-        if slot.eventCount == 0 || events == nil {
-            status = slot.unit.render(RenderContext(
-                frameCount: frameCount, timeStamp: timeStamp, inputs: slot.inputs, outputs: slot.outputs))
-        } else {
-            status = renderSplit(slot, events: events.unsafelyUnwrapped, frameCount: frameCount, timeStamp: timeStamp)
-        }
+        var context = RenderContext(
+            frameCount: frameCount, timeStamp: timeStamp, inputs: slot.inputs, outputs: slot.outputs,
+            events: list, time: time, segmentInputs: slot.segmentInputs, segmentOutputs: slot.segmentOutputs)
+        // The fence: the checker cannot follow a call through a function pointer. Every
+        // function that can stand here is a kernel entry that is checked on its own.
+        let status = _unsafePerformance { slot.unit.kernel.render(&context) }
         if status != .ok {
             for bus in 0..<slot.outputs.count { slot.outputs[bus].clear(frameCount: frameCount) }
         }
@@ -255,58 +273,12 @@ public final class RenderProgram: @unchecked Sendable {
             _ = faults?.push(EngineNotification(kind: .nonFiniteOutput, unitID: slot.unit.unitID, sampleTime: timeStamp.sampleTime))
         }
     }
-
-    /// Renders in pieces so each event lands on its exact frame.
-    private func renderSplit(
-        _ slot: UnitSlot, events: UnsafeMutablePointer<DueEvent>, frameCount: Int, timeStamp: AudioTimeStamp
-    ) -> RenderStatus {
-        var position = 0
-        var next = Int(slot.eventStart)
-        let end = next + Int(slot.eventCount)
-        while position < frameCount {
-            while next < end && Int(events[next].offset) <= position {
-                let event = events[next]
-                slot.unit.applyParameterEvent(index: Int(event.index), value: event.value, rampFrames: Int(event.rampFrames))
-                next += 1
-            }
-            let stop = next < end ? min(frameCount, Int(events[next].offset)) : frameCount
-            let length = stop - position
-            let status: RenderStatus
-            if position == 0 && stop == frameCount {
-                status = slot.unit.render(RenderContext(
-                    frameCount: length, timeStamp: timeStamp, inputs: slot.inputs, outputs: slot.outputs))
-            } else {
-                offsetViews(slot, by: position)
-                status = slot.unit.render(RenderContext(
-                    frameCount: length, timeStamp: timeStamp.advanced(by: position),
-                    inputs: slot.splitInputs, outputs: slot.splitOutputs))
-            }
-            if status != .ok { return status }
-            position = stop
-        }
-        return .ok
-    }
-
-    @inline(__always)
-    private func offsetViews(_ slot: UnitSlot, by offset: Int) {
-        for bus in 0..<slot.inputs.count { offset1(slot.inputs[bus], into: slot.splitInputs[bus], by: offset) }
-        for bus in 0..<slot.outputs.count { offset1(slot.outputs[bus], into: slot.splitOutputs[bus], by: offset) }
-    }
-
-    @inline(__always)
-    private func offset1(_ base: AudioBuffers, into split: AudioBuffers, by offset: Int) {
-        let table = UnsafeMutablePointer(mutating: split.channelPointers.unsafelyUnwrapped)
-        for channel in 0..<base.channelCount { table[channel] = base[channel] + offset }
-    }
 }
 
-/// A parameter event due in the current cycle, resolved to a slot of the program.
+/// An event due in the current cycle, resolved to a slot of the program.
 public struct DueEvent: BitwiseCopyable {
     public var slot: Int32
-    public var offset: Int32
-    public var index: Int32
-    public var value: Float
-    public var rampFrames: Int32
+    public var event: RenderEvent
 }
 
 /// What the audio thread reports to the control side.
@@ -324,29 +296,31 @@ public struct EngineNotification: BitwiseCopyable, Sendable {
     public var sampleTime: Int64
 }
 
+/// One unit's place in a program: its kernel and buses, as plain memory.
 struct UnitSlot {
-    unowned(unsafe) let unit: any AudioUnit
+    let unit: UnitRealtime
     let inputs: BusBuffers
     let outputs: BusBuffers
-    let splitInputs: BusBuffers
-    let splitOutputs: BusBuffers
+    let segmentInputs: BusBuffers
+    let segmentOutputs: BusBuffers
     let checkOutput: Bool
+    let takesMIDI: Bool
     var faulted = false
     var eventStart: Int32 = 0
     var eventCount: Int32 = 0
 
-    init(unit: any AudioUnit, inputs: BusBuffers, outputs: BusBuffers, splitInputs: BusBuffers, splitOutputs: BusBuffers, checkOutput: Bool) {
+    init(
+        unit: UnitRealtime, inputs: BusBuffers, outputs: BusBuffers, segmentInputs: BusBuffers, segmentOutputs: BusBuffers,
+        checkOutput: Bool, takesMIDI: Bool
+    ) {
         self.unit = unit
         self.inputs = inputs
         self.outputs = outputs
-        self.splitInputs = splitInputs
-        self.splitOutputs = splitOutputs
+        self.segmentInputs = segmentInputs
+        self.segmentOutputs = segmentOutputs
         self.checkOutput = checkOutput
+        self.takesMIDI = takesMIDI
     }
-}
-
-struct MIDISlot {
-    unowned(unsafe) let receiver: any MIDIReceiver
 }
 
 struct ObserverSlot {
@@ -392,12 +366,12 @@ func samplesAreFinite(_ samples: UnsafeMutablePointer<Float>, count: Int) -> Boo
 func convertChannels(from source: AudioBuffers, to destination: AudioBuffers, frameCount: Int) {
     if source.channelCount == 1 {
         for channel in 0..<destination.channelCount {
-            destination[channel].update(from: source[0], count: frameCount)
+            copySamples(from: source[0], to: destination[channel], count: frameCount)
         }
     } else if destination.channelCount == 1 {
         let out = destination[0]
         let scale = 1 / Float(source.channelCount)
-        out.update(from: source[0], count: frameCount)
+        copySamples(from: source[0], to: out, count: frameCount)
         for channel in 1..<source.channelCount {
             let samples = source[channel]
             for frame in 0..<frameCount { out[frame] += samples[frame] }

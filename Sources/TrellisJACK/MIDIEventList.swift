@@ -1,15 +1,5 @@
 import TrellisCore
 
-/// One MIDI message that arrived on a MIDI input port during the current cycle.
-public struct MIDIEvent: @unchecked Sendable, BitwiseCopyable {
-    /// Offset of the event within the cycle, in frames.
-    public var frame: Int
-    /// Which MIDI input port (0-based) it came from.
-    public var port: Int
-    /// The message bytes; valid only during the render call that sees them.
-    public var bytes: UnsafeBufferPointer<UInt8>
-}
-
 /// The MIDI events of one process cycle, ordered by frame, in memory allocated once.
 ///
 /// The head node fills the list before it calls the render source, which reads it during
@@ -20,8 +10,12 @@ public final class MIDIEventList: @unchecked Sendable {
     public let byteCapacity: Int
     private let storage: UnsafeMutablePointer<MIDIEvent>
     private let bytes: UnsafeMutablePointer<UInt8>
+    private let counter: UnsafeMutablePointer<Int>
     /// Events in the current cycle. Thread: audio.
-    public private(set) var count = 0
+    public private(set) var count: Int {
+        get { counter.pointee }
+        set { counter.pointee = newValue }
+    }
     private var bytesUsed = 0
     /// Events that did not fit in the current cycle. Thread: audio.
     public private(set) var droppedCount = 0
@@ -32,11 +26,17 @@ public final class MIDIEventList: @unchecked Sendable {
         storage = .allocate(capacity: self.eventCapacity)
         bytes = .allocate(capacity: self.byteCapacity)
         bytes.initialize(repeating: 0, count: self.byteCapacity)
+        counter = .allocate(capacity: 1)
+        counter.initialize(to: 0)
     }
+
+    /// The list as the engine reads it, with no reference to this object. Thread: any.
+    public var view: MIDIInputView { MIDIInputView(events: UnsafePointer(storage), counter: UnsafePointer(counter)) }
 
     deinit {
         storage.deallocate()
         bytes.deallocate()
+        counter.deallocate()
     }
 
     /// The events of the current cycle, ordered by frame. Thread: audio.
@@ -76,17 +76,5 @@ public final class MIDIEventList: @unchecked Sendable {
         (storage + slot).initialize(to: event)
         count += 1
         return true
-    }
-}
-
-extension MIDIEventList: MIDIInputSource {
-    /// The events of the current cycle from every MIDI input port. Thread: audio.
-    public func forEachMIDIEvent(_ body: (UnsafeBufferPointer<UInt8>, Int) -> Void) {
-        var index = 0
-        while index < count {
-            let event = self[index]
-            body(event.bytes, event.frame)
-            index += 1
-        }
     }
 }

@@ -237,14 +237,4 @@ extension LV2PluginUnit: StatefulUnit {
     }
 }
 
-extension LV2PluginUnit: MIDIReceiver {
-    /// Takes a channel message of up to three bytes; longer messages (SysEx) are not
-    /// carried. Thread: audio.
-    public func receiveMIDI(_ bytes: UnsafeBufferPointer<UInt8>, frame: Int) -> Bool {
-        guard let status = bytes.first, bytes.count <= 3 else { return false }
-        let message = MIDIMessage(
-            status: status, data1: bytes.count > 1 ? bytes[1] : 0, data2: bytes.count > 2 ? bytes[2] : 0,
-            length: UInt8(bytes.count))
-        return scheduleMIDI(message, frame: frame)
-    }
-}
+extension LV2PluginUnit: MIDIReceiver {}

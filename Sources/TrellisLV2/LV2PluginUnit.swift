@@ -249,6 +249,12 @@ public final class LV2PluginUnit: AudioUnitBase, @unchecked Sendable {
         return renderer.queuedMIDI.push(message)
     }
 
+    /// Takes a message of the cycle's event list at the start of the coming render.
+    /// Thread: audio.
+    public override func receiveMIDI(_ event: RenderEvent) {
+        scheduleMIDI(MIDIMessage(status: event.status, data1: event.data1, data2: event.data2, length: event.length), frame: 0)
+    }
+
     /// Whether the plugin has an atom input that takes MIDI. Thread: any.
     public var acceptsMIDI: Bool { layout.midiInput != nil }
 

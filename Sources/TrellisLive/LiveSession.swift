@@ -46,7 +46,7 @@ public final class LiveSession: @unchecked Sendable {
             }
         } catch { throw .jack(error) }
         self.holder = holder
-        session.graph.engine.midiInput = head.midiInput
+        session.graph.engine.midiInput = head.midiInput.view
     }
 
     private let holder: GraphHolder

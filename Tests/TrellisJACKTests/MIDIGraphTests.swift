@@ -24,7 +24,7 @@ extension JACKIntegration {
             let head = try JACKHeadNode(configuration: configuration, source: graph.engine) { settings in
                 try graph.prepare(frames: settings.maximumFrames, sampleRate: settings.sampleRate)
             }
-            graph.engine.midiInput = head.midiInput
+            graph.engine.midiInput = head.midiInput.view
             defer { head.stop() }
             try head.start()
             let recorder = try TestRecorder(server: server.name, channels: 2, capacity: 9_600)

@@ -1,0 +1,202 @@
+import Synchronization
+import TrellisCore
+
+/// Everything the audio thread touches for one engine, in one place named for the
+/// thread (jalv's `JalvProcess`): the program it runs, the ends of the rings it shares
+/// with the control side, the transport clock, parameter events that wait for a later
+/// cycle, and the memory in which each cycle's kernel events are gathered, grouped by
+/// slot and put in time order.
+///
+/// Plain memory, allocated once by `EngineProcessStorage`; no field is a reference, so
+/// a cycle touches no reference count. Sorting is a stable merge sort into a scratch
+/// buffer, so a cycle with many events costs n log n, never n².
+struct EngineProcess {
+    static let capacity = 8192
+
+    /// The program published and not yet adopted (an `Unmanaged<RenderProgram>`).
+    let pending: UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>>
+    /// The program the audio thread runs.
+    var current: UnsafeMutableRawPointer?
+    let retired: SPSCRingEnd<UnsafeMutableRawPointer>
+    let queue: SPSCRingEnd<ParameterEvent>
+    let notifications: SPSCRingEnd<EngineNotification>
+    var midiInput: MIDIInputView?
+    var clock: TransportClock
+    let waiting: UnsafeMutablePointer<ParameterEvent>
+    var waitingCount = 0
+    let due: UnsafeMutablePointer<DueEvent>
+    let scratch: UnsafeMutablePointer<DueEvent>
+    let events: UnsafeMutablePointer<RenderEvent>
+    /// Events that did not fit in a cycle, since the engine last reported them.
+    var dropped = 0
+
+    init(
+        retired: SPSCRingEnd<UnsafeMutableRawPointer>, queue: SPSCRingEnd<ParameterEvent>,
+        notifications: SPSCRingEnd<EngineNotification>
+    ) {
+        pending = .allocate(capacity: 1)
+        pending.initialize(to: Atomic(nil))
+        self.retired = retired
+        self.queue = queue
+        self.notifications = notifications
+        clock = TransportClock()
+        waiting = .allocate(capacity: Self.capacity)
+        due = .allocate(capacity: Self.capacity)
+        scratch = .allocate(capacity: Self.capacity)
+        events = .allocate(capacity: Self.capacity)
+    }
+
+    func free() {
+        pending.deinitialize(count: 1)
+        pending.deallocate()
+        waiting.deallocate()
+        due.deallocate()
+        scratch.deallocate()
+        events.deallocate()
+    }
+
+    /// Adopts a pending program, gathers the cycle's kernel events and runs the current
+    /// program with the transport's time; silence when there is no program.
+    /// Thread: audio.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    mutating func render(frameCount: Int, timeStamp: AudioTimeStamp, input: AudioBuffers, output: AudioBuffers) -> RenderStatus {
+        adoptPendingProgram(at: timeStamp)
+        guard let current else {
+            output.clear(frameCount: frameCount)
+            return .ok
+        }
+        let time = clock.cycle(frames: frameCount)
+        return Unmanaged<RenderProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { program in
+            let count = gather(program: program, timeStamp: timeStamp, frameCount: frameCount)
+            let status = program.run(
+                frameCount: frameCount, timeStamp: timeStamp, time: time, input: input, output: output,
+                events: count > 0 ? events : nil, faults: notifications)
+            if status != .ok { output.clear(frameCount: frameCount) }
+            return status
+        }
+    }
+
+    /// Takes a published program, handing the one it replaces back to the control
+    /// side; waits a cycle when the retired ring has no room. Thread: audio.
+    @inline(__always)
+    private mutating func adoptPendingProgram(at timeStamp: AudioTimeStamp) {
+        guard pending.pointee.load(ordering: .relaxed) != nil else { return }
+        guard current == nil || retired.freeCount > 0 else { return }
+        guard let next = pending.pointee.exchange(nil, ordering: .acquiringAndReleasing) else { return }
+        if let old = current { _ = retired.push(old) }
+        current = next
+        _ = notifications.push(EngineNotification(kind: .programSwapped, unitID: 0, sampleTime: timeStamp.sampleTime))
+    }
+
+    /// Moves queued parameter events into the waiting list, takes those due in this
+    /// cycle and the cycle's MIDI for the units that take it, and leaves them grouped by
+    /// slot in time order in `events`, with each slot's range set in `program`. Returns
+    /// how many there are. Thread: audio.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    private mutating func gather(program: RenderProgram, timeStamp: AudioTimeStamp, frameCount: Int) -> Int {
+        while waitingCount < Self.capacity, let event = queue.pop() {
+            waiting[waitingCount] = event
+            waitingCount &+= 1
+        }
+        var count = 0
+        if waitingCount > 0 {
+            let end = timeStamp.sampleTime &+ Int64(frameCount)
+            var kept = 0
+            for index in 0..<waitingCount {
+                let event = waiting[index]
+                if event.sampleTime >= end {
+                    waiting[kept] = event
+                    kept &+= 1
+                    continue
+                }
+                let slot = program.slot(of: event.unitID)
+                guard slot >= 0 else { continue }  // the unit left the graph
+                let offset = event.sampleTime <= timeStamp.sampleTime ? 0 : Int32(event.sampleTime &- timeStamp.sampleTime)
+                due[count] = DueEvent(slot: slot, event: .parameter(index: event.index, value: event.value, rampFrames: event.rampFrames, offset: offset))
+                count &+= 1
+            }
+            waitingCount = kept
+        }
+        if let midi = midiInput, program.midiReceiverCount > 0 {
+            let incoming = midi.count
+            for index in 0..<incoming {
+                let message = midi[index]
+                guard message.length > 0 else { continue }
+                let offset = Int32(min(max(0, message.frame), frameCount - 1))
+                for receiver in 0..<program.midiReceiverCount {
+                    guard count < Self.capacity else {
+                        dropped &+= 1
+                        continue
+                    }
+                    due[count] = DueEvent(slot: program.midiReceiverSlot(receiver), event: .midi(
+                        status: message.status, data1: message.data1, data2: message.data2, length: message.length,
+                        bus: Int32(truncatingIfNeeded: message.port), offset: offset))
+                    count &+= 1
+                }
+            }
+        }
+        guard count > 0 else { return 0 }
+        sort(count)
+        for index in 0..<count { events[index] = due[index].event }
+        program.assignEvents(due, count: count)
+        return count
+    }
+
+    /// Orders `due[0..<count]` by slot, then offset, keeping arrival order among equals.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    private func sort(_ count: Int) {
+        var source = due, target = scratch
+        var width = 1
+        while width < count {
+            var start = 0
+            while start < count {
+                let middle = min(start &+ width, count), end = min(start &+ 2 &* width, count)
+                var left = start, right = middle, out = start
+                while left < middle && right < end {
+                    if Self.precedes(source[right], source[left]) {
+                        target[out] = source[right]
+                        right &+= 1
+                    } else {
+                        target[out] = source[left]
+                        left &+= 1
+                    }
+                    out &+= 1
+                }
+                while left < middle { target[out] = source[left]; left &+= 1; out &+= 1 }
+                while right < end { target[out] = source[right]; right &+= 1; out &+= 1 }
+                start = end
+            }
+            swap(&source, &target)
+            width &*= 2
+        }
+        if source != due { for index in 0..<count { due[index] = source[index] } }
+    }
+
+    @inline(__always)
+    private static func precedes(_ a: DueEvent, _ b: DueEvent) -> Bool {
+        a.slot < b.slot || (a.slot == b.slot && a.event.offset < b.event.offset)
+    }
+}
+
+/// Owns an engine's `EngineProcess`. Thread: made and freed on the control side; its
+/// state is the audio thread's while a backend renders.
+final class EngineProcessStorage: @unchecked Sendable {
+    let state: UnsafeMutablePointer<EngineProcess>
+
+    init(_ process: EngineProcess) {
+        state = .allocate(capacity: 1)
+        state.initialize(to: process)
+    }
+
+    deinit {
+        state.pointee.free()
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+}
