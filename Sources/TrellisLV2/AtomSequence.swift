@@ -38,7 +38,7 @@ enum AtomSequence {
         buffer.storeBytes(of: frame, toByteOffset: position, as: Int64.self)
         buffer.storeBytes(of: UInt32(size), toByteOffset: position + 8, as: UInt32.self)
         buffer.storeBytes(of: type, toByteOffset: position + 12, as: UInt32.self)
-        (buffer + position + 16).copyMemory(from: data, byteCount: size)
+        copyBytes(from: data, to: buffer + position + 16, count: size)
         buffer.storeBytes(of: UInt32(used + total), toByteOffset: 0, as: UInt32.self)
         return true
     }
@@ -61,5 +61,35 @@ enum AtomSequence {
             body(frame, type, buffer + position + 16, size)
             position += 16 + padded(size)
         }
+    }
+
+    /// One event of a sequence, read without a closure (for the audio thread).
+    struct Event {
+        var frame: Int64
+        var type: UInt32
+        var data: UnsafeRawPointer
+        var size: Int
+        /// Where the next event starts.
+        var next: Int
+    }
+
+    /// Where a sequence's events end, or `eventsStart` when the buffer does not hold a
+    /// sequence (so there are none).
+    @inline(__always)
+    static func eventsEnd(_ buffer: UnsafeRawPointer, capacity: Int, sequenceType: UInt32) -> Int {
+        guard buffer.load(fromByteOffset: 4, as: UInt32.self) == sequenceType else { return eventsStart }
+        return min(headerSize + Int(buffer.load(fromByteOffset: 0, as: UInt32.self)), capacity)
+    }
+
+    /// The event at `position`, or nil past the last one.
+    @inline(__always)
+    static func event(_ buffer: UnsafeRawPointer, at position: Int, end: Int) -> Event? {
+        guard position + 16 <= end else { return nil }
+        let size = Int(buffer.load(fromByteOffset: position + 8, as: UInt32.self))
+        guard position + 16 + size <= end else { return nil }
+        return Event(
+            frame: buffer.load(fromByteOffset: position, as: Int64.self),
+            type: buffer.load(fromByteOffset: position + 12, as: UInt32.self),
+            data: buffer + position + 16, size: size, next: position + 16 + padded(size))
     }
 }

@@ -200,10 +200,7 @@ public final class LV2PluginUnit: AudioUnitBase, @unchecked Sendable {
 
     // MARK: - Rendering
 
-    public override func render(_ context: RenderContext) -> RenderStatus {
-        guard let renderer else { return .notInitialized }
-        return renderer.render(context)
-    }
+    public override var renderKernel: RenderKernel? { renderer?.renderKernel }
 
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
         renderer?.setParameter(index: index, value: value, rampFrames: rampFrames)
@@ -247,12 +244,6 @@ public final class LV2PluginUnit: AudioUnitBase, @unchecked Sendable {
     public func queueMIDI(_ message: MIDIMessage) -> Bool {
         guard layout.midiInput != nil, let renderer else { return false }
         return renderer.queuedMIDI.push(message)
-    }
-
-    /// Takes a message of the cycle's event list at the start of the coming render.
-    /// Thread: audio.
-    public override func receiveMIDI(_ event: RenderEvent) {
-        scheduleMIDI(MIDIMessage(status: event.status, data1: event.data1, data2: event.data2, length: event.length), frame: 0)
     }
 
     /// Whether the plugin has an atom input that takes MIDI. Thread: any.

@@ -3,14 +3,88 @@ import Glibc
 import Synchronization
 import TrellisCore
 
-/// Everything the audio thread touches for one plugin instance, in memory allocated
-/// once when the unit is initialized: control values (the control ports point here),
-/// parameter ramps, bus-to-port tables, atom buffers, MIDI event lists and rings.
+/// Owns, on the control side, everything the audio thread touches for one plugin
+/// instance: the `LV2Kernel` in memory allocated once when the unit is initialized,
+/// its rings and tables. Freed when the unit lets go of it, after the programs that
+/// ran the kernel were retired.
 ///
 /// The render gate keeps the instance's audio calls and its instantiation-class calls
 /// (state save/restore, deactivate) apart without a lock on the audio thread: render
 /// takes the gate or, when the control side holds it, outputs silence for that cycle.
 final class LV2Renderer: @unchecked Sendable {
+    let kernel: UnsafeMutablePointer<LV2Kernel>
+    let queuedMIDI = SPSCRing<MIDIMessage>(capacity: 1024)
+    let midiOutput = SPSCRing<TimedMIDIMessage>(capacity: 4096)
+    /// The ports of the atom buffers, for connecting them.
+    private let atomInputPorts: [Int]
+    private let atomOutputPorts: [Int]
+
+    /// `parameters[i]` is control port `parameters[i].address.id`.
+    init(
+        instance: UnsafeMutablePointer<LilvInstance>, layout: LV2PortLayout, portCount: Int,
+        parameters: [ParameterInfo], values: AtomicFloats, maximumFrames: Int, atomCapacity: Int,
+        urids: URIDMap, worker: LV2Worker?
+    ) {
+        atomInputPorts = layout.atomInputs
+        atomOutputPorts = layout.atomOutputs
+        kernel = .allocate(capacity: 1)
+        kernel.initialize(to: LV2Kernel(
+            instance: instance, layout: layout, portCount: portCount, parameters: parameters, values: values.view,
+            maximumFrames: maximumFrames, atomCapacity: atomCapacity, urids: urids, worker: worker?.responder,
+            queuedMIDI: queuedMIDI.end, midiOutput: midiOutput.end))
+        kernel.pointee.connectControlsAndAtoms(atomInputPorts: atomInputPorts, atomOutputPorts: atomOutputPorts)
+    }
+
+    deinit {
+        kernel.pointee.free()
+        kernel.deinitialize(count: 1)
+        kernel.deallocate()
+    }
+
+    /// The kernel as a program holds it. Thread: control.
+    var renderKernel: RenderKernel {
+        RenderKernel(state: UnsafeMutableRawPointer(kernel), render: { LV2Kernel.render($0, $1) }, reset: { _ in })
+    }
+
+    /// Connects a port the layout left out (an optional port of an unknown type).
+    /// Thread: control, before rendering.
+    func connectNothing(port: Int) { kernel.pointee.connect(port: port, to: nil) }
+
+    /// Takes the instance away from the audio thread, waiting at most `timeout`
+    /// nanoseconds for a render in progress to finish. Thread: control.
+    func acquireForControl(timeoutNanoseconds: UInt64 = 2_000_000_000) -> Bool {
+        let start = HostClock.now()
+        while !kernel.pointee.gate.pointee.compareExchange(expected: 0, desired: 2, ordering: .acquiring).exchanged {
+            if HostClock.now() - start > timeoutNanoseconds { return false }
+            var pause = timespec(tv_sec: 0, tv_nsec: 100_000)
+            nanosleep(&pause, nil)
+        }
+        return true
+    }
+
+    /// Thread: control, after `acquireForControl` returned true.
+    func releaseControl() { kernel.pointee.gate.pointee.store(0, ordering: .releasing) }
+
+    /// Thread: control, while no program runs the kernel.
+    func setParameter(index: Int, value: Float, rampFrames: Int) {
+        kernel.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
+    }
+
+    /// Thread: the rendering thread, before a standalone render.
+    func schedule(_ message: MIDIMessage, frame: Int) -> Bool { kernel.pointee.schedule(message, frame: frame) }
+
+    /// Calls `body` with each event an atom output produced in the last render.
+    /// Thread: the rendering thread, between renders.
+    func forEachOutputEvent(slot: Int, _ body: (_ frame: Int, _ type: UInt32, _ data: UnsafeRawBufferPointer) -> Void) {
+        kernel.pointee.forEachOutputEvent(slot: slot, body)
+    }
+}
+
+/// The real-time half of a hosted plugin: control values (the control ports point
+/// here), parameter ramps, bus-to-port tables, atom buffers, the cycle's MIDI, the
+/// ends of the MIDI rings and the worker's responder. Plain memory; every pointer is
+/// owned by `LV2Renderer`.
+struct LV2Kernel {
     struct PendingMIDI: BitwiseCopyable {
         var frame: Int32
         var message: MIDIMessage
@@ -31,7 +105,7 @@ final class LV2Renderer: @unchecked Sendable {
     private let rampStep: UnsafeMutablePointer<Float>
     private let rampTarget: UnsafeMutablePointer<Float>
     private let rampRemaining: UnsafeMutablePointer<Int32>
-    private let values: AtomicFloats
+    private let values: ParameterValues
 
     private let inputBuses: PortTable
     private let outputBuses: PortTable
@@ -49,16 +123,16 @@ final class LV2Renderer: @unchecked Sendable {
 
     private let events: UnsafeMutablePointer<PendingMIDI>
     private var eventCount = 0
-    let queuedMIDI = SPSCRing<MIDIMessage>(capacity: 1024)
-    let midiOutput = SPSCRing<TimedMIDIMessage>(capacity: 4096)
-    let worker: LV2Worker?
-    private let gate = Atomic<Int>(0)
+    private let queuedMIDI: SPSCRingEnd<MIDIMessage>
+    private let midiOutput: SPSCRingEnd<TimedMIDIMessage>
+    private let worker: LV2WorkerResponder?
+    let gate: UnsafeMutablePointer<Atomic<Int>>
 
-    /// `parameterPorts[i]` is the control port of parameter `i`.
     init(
         instance: UnsafeMutablePointer<LilvInstance>, layout: LV2PortLayout, portCount: Int,
-        parameters: [ParameterInfo], values: AtomicFloats, maximumFrames: Int, atomCapacity: Int,
-        urids: URIDMap, worker: LV2Worker?
+        parameters: [ParameterInfo], values: ParameterValues, maximumFrames: Int, atomCapacity: Int,
+        urids: URIDMap, worker: LV2WorkerResponder?, queuedMIDI: SPSCRingEnd<MIDIMessage>,
+        midiOutput: SPSCRingEnd<TimedMIDIMessage>
     ) {
         let descriptor = instance.pointee.lv2_descriptor!.pointee
         handle = instance.pointee.lv2_handle
@@ -67,6 +141,10 @@ final class LV2Renderer: @unchecked Sendable {
         self.maximumFrames = maximumFrames
         self.values = values
         self.worker = worker
+        self.queuedMIDI = queuedMIDI
+        self.midiOutput = midiOutput
+        gate = .allocate(capacity: 1)
+        gate.initialize(to: Atomic(0))
 
         controls = .allocate(capacity: max(1, portCount))
         controls.initialize(repeating: 0, count: max(1, portCount))
@@ -93,28 +171,35 @@ final class LV2Renderer: @unchecked Sendable {
         sink.initialize(repeating: 0, count: maximumFrames)
 
         self.atomCapacity = atomCapacity
-        atomInputs = PortBuffers(ports: layout.atomInputs, capacity: atomCapacity)
-        atomOutputs = PortBuffers(ports: layout.atomOutputs, capacity: atomCapacity)
-        readBack = PortBuffers(ports: layout.atomOutputs, capacity: atomCapacity)
+        atomInputs = PortBuffers(count: layout.atomInputs.count, capacity: atomCapacity)
+        atomOutputs = PortBuffers(count: layout.atomOutputs.count, capacity: atomCapacity)
+        readBack = PortBuffers(count: layout.atomOutputs.count, capacity: atomCapacity)
         midiInputSlot = layout.midiInput.flatMap { layout.atomInputs.firstIndex(of: $0) } ?? -1
         sequenceType = urids.map(LV2URI.atomSequence)
         chunkType = urids.map(LV2URI.atomChunk)
         midiType = urids.map(LV2URI.midiEvent)
         events = .allocate(capacity: Self.eventCapacity)
-
         for port in layout.controlPorts { connectFunction(handle, UInt32(port), controls + port) }
+    }
+
+    /// Connects the atom ports to their buffers. Thread: control, before rendering.
+    func connectControlsAndAtoms(atomInputPorts: [Int], atomOutputPorts: [Int]) {
         for slot in 0..<atomInputs.count {
             AtomSequence.clear(atomInputs.buffers[slot], sequenceType: sequenceType)
-            connectFunction(handle, UInt32(atomInputs.ports[slot]), atomInputs.buffers[slot])
+            connectFunction(handle, UInt32(atomInputPorts[slot]), atomInputs.buffers[slot])
         }
         for slot in 0..<atomOutputs.count {
             AtomSequence.prepareOutput(atomOutputs.buffers[slot], capacity: atomCapacity, chunkType: chunkType)
             AtomSequence.clear(readBack.buffers[slot], sequenceType: sequenceType)
-            connectFunction(handle, UInt32(atomOutputs.ports[slot]), atomOutputs.buffers[slot])
+            connectFunction(handle, UInt32(atomOutputPorts[slot]), atomOutputs.buffers[slot])
         }
     }
 
-    deinit {
+    /// Thread: control, before rendering.
+    func connect(port: Int, to buffer: UnsafeMutableRawPointer?) { connectFunction(handle, UInt32(port), buffer) }
+
+    /// Frees what `init` allocated. Thread: control.
+    func free() {
         controls.deallocate()
         parameterPorts.deallocate()
         parameterIsOutput.deallocate()
@@ -129,30 +214,9 @@ final class LV2Renderer: @unchecked Sendable {
         atomInputs.deallocate()
         atomOutputs.deallocate()
         readBack.deallocate()
+        gate.deinitialize(count: 1)
+        gate.deallocate()
     }
-
-    /// Connects a port the layout left out (an optional port of an unknown type).
-    /// Thread: control, before rendering.
-    func connectNothing(port: Int) { connectFunction(handle, UInt32(port), nil) }
-
-    // MARK: - Gate
-
-    /// Takes the instance away from the audio thread, waiting at most `timeout`
-    /// nanoseconds for a render in progress to finish. Thread: control.
-    func acquireForControl(timeoutNanoseconds: UInt64 = 2_000_000_000) -> Bool {
-        let start = HostClock.now()
-        while !gate.compareExchange(expected: 0, desired: 2, ordering: .acquiring).exchanged {
-            if HostClock.now() - start > timeoutNanoseconds { return false }
-            var pause = timespec(tv_sec: 0, tv_nsec: 100_000)
-            nanosleep(&pause, nil)
-        }
-        return true
-    }
-
-    /// Thread: control, after `acquireForControl` returned true.
-    func releaseControl() { gate.store(0, ordering: .releasing) }
-
-    // MARK: - Audio thread
 
     /// Takes a parameter change; ramps run in sub-blocks of `subBlockFrames`.
     /// Thread: audio while rendering, else control.
@@ -170,56 +234,91 @@ final class LV2Renderer: @unchecked Sendable {
         }
     }
 
-    /// Adds a MIDI message for the next render at `frame`, kept in time order.
+    /// Adds a MIDI message for the coming render at `frame`, kept in time order.
     /// Thread: audio.
     @inline(__always)
-    func schedule(_ message: MIDIMessage, frame: Int) -> Bool {
+    mutating func schedule(_ message: MIDIMessage, frame: Int) -> Bool {
         guard eventCount < Self.eventCapacity else { return false }
-        let clamped = Int32(min(max(frame, 0), maximumFrames - 1))
+        let clamped = Int32(min(max(frame, 0), maximumFrames &- 1))
         var position = eventCount
-        while position > 0, events[position - 1].frame > clamped {
-            events[position] = events[position - 1]
-            position -= 1
+        while position > 0, events[position &- 1].frame > clamped {
+            events[position] = events[position &- 1]
+            position &-= 1
         }
         events[position] = PendingMIDI(frame: clamped, message: message)
-        eventCount += 1
+        eventCount &+= 1
         return true
     }
 
-    /// Renders one slice through the plugin. Thread: audio.
-    func render(_ context: RenderContext) -> RenderStatus {
+    /// The kernel's render entry. Thread: audio.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    static func render(_ state: UnsafeMutableRawPointer, _ context: UnsafeRawPointer) -> UInt8 {
+        state.assumingMemoryBound(to: LV2Kernel.self).pointee
+            .render(context.assumingMemoryBound(to: RenderContext.self).pointee).rawValue
+    }
+
+    /// Runs the plugin over one call: MIDI of the event list goes into the atom input at
+    /// its frame; the plugin runs in pieces that end where a parameter changes or a
+    /// ramp takes its next step. Thread: audio.
+    @inline(__always)
+    mutating func render(_ context: RenderContext) -> RenderStatus {
         let frames = context.frameCount
         guard frames <= maximumFrames else { return .tooManyFrames }
-        guard gate.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged else {
+        guard gate.pointee.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged else {
             for bus in 0..<context.outputs.count { context.outputs[bus].clear(frameCount: frames) }
             return .ok
         }
         while let message = queuedMIDI.pop() {
             if !schedule(message, frame: 0) { break }
         }
+        let list = context.events
+        for index in 0..<list.count where list[index].kind == .midi {
+            let event = list[index]
+            _ = schedule(MIDIMessage(status: event.status, data1: event.data1, data2: event.data2, length: event.length),
+                         frame: Int(event.offset))
+        }
         for slot in 0..<readBack.count { AtomSequence.clear(readBack.buffers[slot], sequenceType: sequenceType) }
 
         var offset = 0
+        var next = 0
         while offset < frames {
-            let ramping = advanceRamps(maximum: frames - offset)
-            let count = ramping > 0 ? ramping : frames - offset
+            while next < list.count && Int(list[next].offset) <= offset {
+                let event = list[next]
+                if event.kind == .parameter {
+                    setParameter(index: Int(event.index), value: event.value, rampFrames: Int(event.rampFrames))
+                }
+                next &+= 1
+            }
+            var boundary = frames
+            var scan = next
+            while scan < list.count {
+                if list[scan].kind == .parameter {
+                    boundary = min(frames, Int(list[scan].offset))
+                    break
+                }
+                scan &+= 1
+            }
+            let ramping = advanceRamps(maximum: boundary &- offset)
+            let count = ramping > 0 ? ramping : boundary &- offset
             connectAudio(context, offset: offset)
-            writeMIDI(offset: offset, count: count, last: offset + count == frames)
+            writeMIDI(offset: offset, count: count, last: offset &+ count == frames)
             for slot in 0..<atomOutputs.count {
                 AtomSequence.prepareOutput(atomOutputs.buffers[slot], capacity: atomCapacity, chunkType: chunkType)
             }
             // The one call no checker can see into: the plugin's own `run`. LV2
             // plugins that claim hardRTCapable promise it neither allocates nor blocks.
-            runFunction(handle, UInt32(count))
+            _unsafePerformance { runFunction(handle, UInt32(count)) }
             worker?.deliverResponses()
             collectOutputs(offset: offset, sampleTime: context.timeStamp.sampleTime)
-            offset += count
+            offset &+= count
         }
         eventCount = 0
         for index in 0..<parameterCount where parameterIsOutput[index] {
             values[index] = controls[Int(parameterPorts[index])]
         }
-        gate.store(0, ordering: .releasing)
+        gate.pointee.store(0, ordering: .releasing)
         return .ok
     }
 
@@ -242,26 +341,29 @@ final class LV2Renderer: @unchecked Sendable {
                 rampRemaining[index] = 0
             } else {
                 controls[port] += rampStep[index] * Float(count)
-                rampRemaining[index] = Int32(remaining - count)
+                rampRemaining[index] = Int32(remaining &- count)
             }
         }
         return count
     }
 
+    /// Points the audio ports at this piece of the buses. `connect_port` is the plugin's
+    /// code, audio-class by the LV2 spec (no allocation, no blocking), behind a function
+    /// pointer the checker cannot follow: fenced like `run`.
     @inline(__always)
     private func connectAudio(_ context: RenderContext, offset: Int) {
         for bus in 0..<inputBuses.busCount {
-            let buffers: AudioBuffers = bus < context.inputs.count ? context.inputs[bus] : .empty
+            let buffers = bus < context.inputs.count ? context.inputs[bus] : AudioBuffers(channelPointers: nil, channelCount: 0)
             for channel in 0..<inputBuses.channelCount(bus) {
                 let pointer = channel < buffers.channelCount ? buffers[channel] + offset : silence
-                connectFunction(handle, UInt32(inputBuses.port(bus, channel)), pointer)
+                _unsafePerformance { connectFunction(handle, UInt32(inputBuses.port(bus, channel)), pointer) }
             }
         }
         for bus in 0..<outputBuses.busCount {
-            let buffers: AudioBuffers = bus < context.outputs.count ? context.outputs[bus] : .empty
+            let buffers = bus < context.outputs.count ? context.outputs[bus] : AudioBuffers(channelPointers: nil, channelCount: 0)
             for channel in 0..<outputBuses.channelCount(bus) {
                 let pointer = channel < buffers.channelCount ? buffers[channel] + offset : sink
-                connectFunction(handle, UInt32(outputBuses.port(bus, channel)), pointer)
+                _unsafePerformance { connectFunction(handle, UInt32(outputBuses.port(bus, channel)), pointer) }
             }
         }
     }
@@ -274,13 +376,13 @@ final class LV2Renderer: @unchecked Sendable {
         for index in 0..<eventCount {
             let event = events[index]
             let frame = Int(event.frame)
-            guard frame >= offset, frame < offset + count || last else { continue }
+            guard frame >= offset, frame < offset &+ count || last else { continue }
             var message = event.message
-            let relative = Int64(min(frame, offset + count - 1) - offset)
-            _ = withUnsafeBytes(of: &message) { raw in
+            let relative = Int64(min(frame, offset &+ count &- 1) &- offset)
+            withUnsafeBytes(of: &message) { raw in
                 // MIDIMessage is laid out length, status, data1, data2: the bytes start at 1.
-                AtomSequence.append(buffer, capacity: atomCapacity, frame: relative, type: midiType,
-                                    data: raw.baseAddress! + 1, size: Int(event.message.length))
+                _ = AtomSequence.append(buffer, capacity: atomCapacity, frame: relative, type: midiType,
+                                        data: raw.baseAddress.unsafelyUnwrapped + 1, size: Int(event.message.length))
             }
         }
     }
@@ -289,15 +391,20 @@ final class LV2Renderer: @unchecked Sendable {
     private func collectOutputs(offset: Int, sampleTime: Int64) {
         for slot in 0..<atomOutputs.count {
             let target = readBack.buffers[slot]
-            AtomSequence.forEachEvent(atomOutputs.buffers[slot], capacity: atomCapacity, sequenceType: sequenceType) {
-                frame, type, data, size in
-                _ = AtomSequence.append(target, capacity: atomCapacity, frame: frame + Int64(offset), type: type, data: data, size: size)
-                if type == midiType, size >= 1, size <= 3 {
-                    let bytes = data.assumingMemoryBound(to: UInt8.self)
+            let output = atomOutputs.buffers[slot]
+            let end = AtomSequence.eventsEnd(output, capacity: atomCapacity, sequenceType: sequenceType)
+            var position = AtomSequence.eventsStart
+            while let event = AtomSequence.event(output, at: position, end: end) {
+                _ = AtomSequence.append(target, capacity: atomCapacity, frame: event.frame + Int64(offset), type: event.type,
+                                        data: event.data, size: event.size)
+                if event.type == midiType, event.size >= 1, event.size <= 3 {
+                    let bytes = event.data.assumingMemoryBound(to: UInt8.self)
                     let message = MIDIMessage(
-                        status: bytes[0], data1: size > 1 ? bytes[1] : 0, data2: size > 2 ? bytes[2] : 0, length: UInt8(size))
-                    _ = midiOutput.push(TimedMIDIMessage(sampleTime: sampleTime + frame + Int64(offset), message: message))
+                        status: bytes[0], data1: event.size > 1 ? bytes[1] : 0, data2: event.size > 2 ? bytes[2] : 0,
+                        length: UInt8(event.size))
+                    _ = midiOutput.push(TimedMIDIMessage(sampleTime: sampleTime &+ event.frame &+ Int64(offset), message: message))
                 }
+                position = event.next
             }
         }
     }
@@ -343,14 +450,12 @@ struct PortTable {
 /// One raw buffer per atom port.
 struct PortBuffers {
     let count: Int
-    let ports: [Int]
     let buffers: UnsafeMutablePointer<UnsafeMutableRawPointer>
 
-    init(ports: [Int], capacity: Int) {
-        count = ports.count
-        self.ports = ports
-        buffers = .allocate(capacity: max(1, ports.count))
-        for slot in 0..<ports.count {
+    init(count: Int, capacity: Int) {
+        self.count = count
+        buffers = .allocate(capacity: max(1, count))
+        for slot in 0..<count {
             buffers[slot] = .allocate(byteCount: capacity, alignment: 16)
             buffers[slot].initializeMemory(as: UInt8.self, repeating: 0, count: capacity)
         }

@@ -24,20 +24,24 @@ final class LV2Worker: @unchecked Sendable {
     private var handle: LV2_Handle?
     /// Called on the worker thread after each batch of work (to flush log lines).
     var afterWork: (@Sendable () -> Void)?
-    /// The `worker:schedule` feature data.
+    /// The `worker:schedule` feature data; its handle is `requestEnd`.
     let scheduleFeature: UnsafeMutablePointer<LV2_Worker_Schedule>
+    /// What `schedule_work` reaches from the plugin's `run`: plain memory, no reference.
+    private let requestEnd: UnsafeMutablePointer<LV2WorkerRequests>
 
     init() {
         semaphore = .allocate(capacity: 1)
         sem_init(semaphore, 0, 0)
         workerScratch = .allocate(byteCount: Self.ringCapacity, alignment: 16)
         audioScratch = .allocate(byteCount: Self.ringCapacity, alignment: 16)
+        requestEnd = .allocate(capacity: 1)
+        requestEnd.initialize(to: LV2WorkerRequests(ring: requests.end, semaphore: semaphore))
         scheduleFeature = .allocate(capacity: 1)
         scheduleFeature.initialize(to: LV2_Worker_Schedule(
-            handle: Unmanaged.passUnretained(self).toOpaque(),
+            handle: UnsafeMutableRawPointer(requestEnd),
             schedule_work: { handle, size, data in
                 guard let handle else { return LV2_WORKER_ERR_UNKNOWN }
-                return Unmanaged<LV2Worker>.fromOpaque(handle).takeUnretainedValue().schedule(size: size, data: data)
+                return handle.assumingMemoryBound(to: LV2WorkerRequests.self).pointee.schedule(size: size, data: data)
             }))
     }
 
@@ -48,6 +52,7 @@ final class LV2Worker: @unchecked Sendable {
         workerScratch.deallocate()
         audioScratch.deallocate()
         scheduleFeature.deallocate()
+        requestEnd.deallocate()
     }
 
     /// Binds to an instance that has the worker interface and starts the thread.
@@ -74,13 +79,6 @@ final class LV2Worker: @unchecked Sendable {
         self.thread = nil
     }
 
-    /// `schedule_work`: queues a request. Thread: audio (from `run`), or the control
-    /// thread during state restore while the render gate keeps `run` out.
-    private func schedule(size: UInt32, data: UnsafeRawPointer?) -> LV2_Worker_Status {
-        guard requests.write(data, count: Int(size)) else { return LV2_WORKER_ERR_NO_SPACE }
-        sem_post(semaphore)
-        return LV2_WORKER_SUCCESS
-    }
 
     private func respond(size: UInt32, data: UnsafeRawPointer?) -> LV2_Worker_Status {
         responses.write(data, count: Int(size)) ? LV2_WORKER_SUCCESS : LV2_WORKER_ERR_NO_SPACE
@@ -102,16 +100,51 @@ final class LV2Worker: @unchecked Sendable {
         }
     }
 
-    /// Delivers every queued response to the plugin, then calls `end_run`.
-    /// Thread: audio, right after `run`.
+    /// The audio side of the worker for the bound instance: the responses ring and the
+    /// plugin's `work_response` and `end_run`. Thread: control, after `start`.
+    var responder: LV2WorkerResponder? {
+        guard let interface else { return nil }
+        return LV2WorkerResponder(
+            responses: responses.end, workResponse: interface.pointee.work_response, endRun: interface.pointee.end_run,
+            handle: handle, scratch: audioScratch, scratchCapacity: Self.ringCapacity)
+    }
+}
+
+/// `worker:schedule` as the plugin calls it from `run`: the requests ring and the
+/// semaphore that wakes the worker thread.
+struct LV2WorkerRequests {
+    let ring: ByteRingEnd
+    let semaphore: UnsafeMutablePointer<sem_t>
+
+    /// Queues a request. Thread: audio (from `run`), or the control thread during state
+    /// restore while the render gate keeps `run` out.
+    func schedule(size: UInt32, data: UnsafeRawPointer?) -> LV2_Worker_Status {
+        guard ring.write(data, count: Int(size)) else { return LV2_WORKER_ERR_NO_SPACE }
+        // sem_post is async-signal-safe and never blocks; it is the one system call on
+        // the audio path, as in jalv, and the checker cannot see into it.
+        _unsafePerformance { _ = sem_post(semaphore) }
+        return LV2_WORKER_SUCCESS
+    }
+}
+
+/// Hands the worker's responses to the plugin right after `run`, then calls `end_run`,
+/// as the worker extension says. Plain memory. Thread: audio.
+struct LV2WorkerResponder: BitwiseCopyable {
+    let responses: ByteRingEnd
+    let workResponse: (@convention(c) (LV2_Handle?, UInt32, UnsafeRawPointer?) -> LV2_Worker_Status)?
+    let endRun: (@convention(c) (LV2_Handle?) -> LV2_Worker_Status)?
+    let handle: LV2_Handle?
+    let scratch: UnsafeMutableRawPointer
+    let scratchCapacity: Int
+
     @inline(__always)
     func deliverResponses() {
-        guard let interface else { return }
-        if let workResponse = interface.pointee.work_response {
-            while let size = responses.read(into: audioScratch, capacity: Self.ringCapacity) {
-                _ = workResponse(handle, UInt32(size), audioScratch)
+        if let workResponse {
+            while let size = responses.read(into: scratch, capacity: scratchCapacity) {
+                // The plugin's own code, behind a function pointer: fenced like `run`.
+                _ = _unsafePerformance { workResponse(handle, UInt32(size), scratch) }
             }
         }
-        if let endRun = interface.pointee.end_run { _ = endRun(handle) }
+        if let endRun { _ = _unsafePerformance { endRun(handle) } }
     }
 }
