@@ -13,13 +13,15 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, @unchecked Sendab
     public let instances: [any AudioUnit]
     /// Indexes of the parameters the first instance computes (meters), copied after each render.
     private let outputParameters: [Int]
-    /// The first instance's values, as it has them once initialized (an LV2 plugin
-    /// re-declares its parameters for a new rate, which replaces them).
-    private var firstValues: AtomicFloats?
     private let inputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let outputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let inputViews: UnsafeMutablePointer<AudioBuffers>
     private let outputViews: UnsafeMutablePointer<AudioBuffers>
+    /// Per channel, scratch views for the instance's segments.
+    private let segmentTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let segmentViews: UnsafeMutablePointer<AudioBuffers>
+    private let outputIndexes: UnsafeMutablePointer<Int32>
+    private var storage: KernelStorage<MultiMonoKernel>?
 
     /// Whether `unit` is a mono-in, mono-out effect that cannot be made wider itself, and
     /// so is worth running once per channel. Thread: control.
@@ -50,12 +52,21 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, @unchecked Sendab
         outputTable = .allocate(capacity: channels)
         inputViews = .allocate(capacity: channels)
         outputViews = .allocate(capacity: channels)
+        segmentTable = .allocate(capacity: 2 * channels)
+        segmentViews = .allocate(capacity: 2 * channels)
         for channel in 0..<channels {
             (inputViews + channel).initialize(to: AudioBuffers(channelPointers: UnsafePointer(inputTable + channel), channelCount: 1))
             (outputViews + channel).initialize(to: AudioBuffers(channelPointers: UnsafePointer(outputTable + channel), channelCount: 1))
+            for side in 0..<2 {
+                let index = 2 * channel + side
+                (segmentTable + index).initialize(to: inputTable[0])
+                (segmentViews + index).initialize(to: AudioBuffers(channelPointers: UnsafePointer(segmentTable + index), channelCount: 1))
+            }
         }
         let infos = first.parameters
         outputParameters = infos.indices.filter { !infos[$0].isWritable }
+        outputIndexes = .allocate(capacity: max(1, outputParameters.count))
+        for (position, index) in outputParameters.enumerated() { outputIndexes[position] = Int32(index) }
         super.init(description: first.componentDescription, shortName: shortName, inputs: [channels], outputs: [channels])
         for (index, info) in infos.enumerated() {
             declareParameter(info)
@@ -78,6 +89,9 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, @unchecked Sendab
         outputTable.deallocate()
         inputViews.deallocate()
         outputViews.deallocate()
+        segmentTable.deallocate()
+        segmentViews.deallocate()
+        outputIndexes.deallocate()
     }
 
     public override var name: String { "\(instances[0].name) ×\(instances.count)" }
@@ -100,35 +114,23 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, @unchecked Sendab
             try instance.setProperty(.maximumFramesPerSlice, .int(maximumFramesPerSlice), scope: .global, element: 0)
             try instance.initialize()
         }
-        firstValues = (instances[0] as? AudioUnitBase)?.values
+        let kernels = UnsafeMutablePointer<RenderKernel>.allocate(capacity: instances.count)
+        for (channel, instance) in instances.enumerated() { (kernels + channel).initialize(to: instance.realtime.kernel) }
+        storage = KernelStorage(MultiMonoKernel(
+            instances: kernels, count: instances.count, inputTable: inputTable, outputTable: outputTable,
+            inputViews: inputViews, outputViews: outputViews, segmentViews: segmentViews,
+            firstValues: instances[0].realtime.values, values: values.view,
+            outputIndexes: outputIndexes, outputCount: outputParameters.count),
+            render: { MultiMonoKernel.render($0, $1) }, reset: { MultiMonoKernel.reset($0) })
     }
 
     public override func deallocateRenderResources() {
-        firstValues = nil
+        storage?.pointer.pointee.instances.deallocate()
+        storage = nil
         for instance in instances { instance.uninitialize() }
     }
 
-    public override func render(_ context: RenderContext) -> RenderStatus {
-        let input = context.inputs[0], output = context.outputs[0]
-        for channel in 0..<instances.count {
-            inputTable[channel] = input[channel]
-            outputTable[channel] = output[channel]
-            let status = instances[channel].render(RenderContext(
-                frameCount: context.frameCount, timeStamp: context.timeStamp,
-                inputs: BusBuffers(buses: UnsafePointer(inputViews + channel), count: 1),
-                outputs: BusBuffers(buses: UnsafePointer(outputViews + channel), count: 1)))
-            if status != .ok { return status }
-        }
-        // Index loops: a for-in over an array of existentials may allocate an iterator box
-        // in an unoptimized build, and this is the audio thread.
-        if let firstValues {
-            for position in 0..<outputParameters.count {
-                let index = outputParameters[position]
-                publishOutputValue(index: index, firstValues[index])
-            }
-        }
-        return .ok
-    }
+    public override var renderKernel: RenderKernel? { storage?.kernel }
 
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
         for channel in 0..<instances.count { instances[channel].applyParameterEvent(index: index, value: value, rampFrames: rampFrames) }
@@ -167,5 +169,57 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, @unchecked Sendab
         for (index, info) in parameters.enumerated() {
             if let value = try? instances[0].parameterValue(info.address) { values[index] = value }
         }
+    }
+}
+
+/// Runs the instances' kernels, one per channel, each on its channel of the bus with
+/// the call's events (the instances share the parameter list, so every event means the
+/// same to each). Meters come from the first instance. Thread: audio.
+struct MultiMonoKernel {
+    let instances: UnsafeMutablePointer<RenderKernel>
+    let count: Int
+    let inputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let outputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let inputViews: UnsafeMutablePointer<AudioBuffers>
+    let outputViews: UnsafeMutablePointer<AudioBuffers>
+    let segmentViews: UnsafeMutablePointer<AudioBuffers>
+    let firstValues: ParameterValues
+    let values: ParameterValues
+    let outputIndexes: UnsafeMutablePointer<Int32>
+    let outputCount: Int
+
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    static func render(_ state: UnsafeMutableRawPointer, _ context: UnsafeRawPointer) -> UInt8 {
+        state.assumingMemoryBound(to: MultiMonoKernel.self).pointee
+            .render(context.assumingMemoryBound(to: RenderContext.self).pointee).rawValue
+    }
+
+    static func reset(_ state: UnsafeMutableRawPointer) {
+        let kernel = state.assumingMemoryBound(to: MultiMonoKernel.self).pointee
+        for channel in 0..<kernel.count { kernel.instances[channel].reset() }
+    }
+
+    @inline(__always)
+    func render(_ context: RenderContext) -> RenderStatus {
+        let input = context.inputs[0], output = context.outputs[0]
+        for channel in 0..<count {
+            inputTable[channel] = input[channel]
+            outputTable[channel] = output[channel]
+            var part = context
+            part.inputs = BusBuffers(buses: UnsafePointer(inputViews + channel), count: 1)
+            part.outputs = BusBuffers(buses: UnsafePointer(outputViews + channel), count: 1)
+            part.segmentInputs = BusBuffers(buses: UnsafePointer(segmentViews + 2 * channel), count: 1)
+            part.segmentOutputs = BusBuffers(buses: UnsafePointer(segmentViews + (2 * channel + 1)), count: 1)
+            // Each instance's entry is a kernel checked on its own (see RenderProgram).
+            let status = _unsafePerformance { instances[channel].render(&part) }
+            if status != .ok { return status }
+        }
+        for position in 0..<outputCount {
+            let index = Int(outputIndexes[position])
+            values[index] = firstValues[index]
+        }
+        return .ok
     }
 }

@@ -104,7 +104,7 @@ extension UnitKernel {
 ///
 /// Thread: control. `pointer` may be used on the control side while no program runs the
 /// kernel (to take parameter changes before rendering starts).
-public final class KernelStorage<Kernel: UnitKernel>: @unchecked Sendable {
+public final class KernelStorage<Kernel>: @unchecked Sendable {
     public let pointer: UnsafeMutablePointer<Kernel>
     public let kernel: RenderKernel
 
