@@ -1,10 +1,67 @@
 import TrellisCore
 
 /// Watches a bus as the program renders: taps, meters, recorders of a node's output.
-/// The compiler runs `observe` right after the bus is produced, before anything reads
-/// it, so an observer sees every frame in order.
+/// The compiler runs the observer right after the bus is produced, before anything
+/// reads it, so an observer sees every frame in order.
 public protocol BusObserver: AnyObject, Sendable {
-    /// Sees `frameCount` frames of the bus. Must not write them, allocate, lock or
-    /// block. Thread: audio.
+    /// The observer's real-time half, which the program calls; valid while the observer
+    /// lives. Nil for an observer that has none: the program then calls `observe` through
+    /// a bridge (tests do this; Trellis' own observers all have kernels). Thread: control.
+    var observerKernel: ObserverKernel? { get }
+    /// Sees `frameCount` frames of the bus, for an observer without a kernel. Must not
+    /// write them, allocate, lock or block. Thread: audio.
     func observe(_ bus: AudioBuffers, frameCount: Int, timeStamp: AudioTimeStamp)
+}
+
+extension BusObserver {
+    public var observerKernel: ObserverKernel? { nil }
+    public func observe(_ bus: AudioBuffers, frameCount: Int, timeStamp: AudioTimeStamp) {}
+}
+
+/// What an observer is shown in one call. Thread: audio.
+public struct ObservedSlice: BitwiseCopyable, @unchecked Sendable {
+    public var bus: AudioBuffers
+    public var frameCount: Int
+    public var timeStamp: AudioTimeStamp
+
+    @inlinable
+    public init(bus: AudioBuffers, frameCount: Int, timeStamp: AudioTimeStamp) {
+        self.bus = bus
+        self.frameCount = frameCount
+        self.timeStamp = timeStamp
+    }
+}
+
+/// An observer's entry: its state and the slice, as raw pointers.
+public typealias ObserveFunction = @convention(c) (_ state: UnsafeMutableRawPointer, _ slice: UnsafeRawPointer) -> Void
+
+/// The real-time half of an observer, as the program holds it: plain memory and one
+/// entry point, checked like a unit's kernel. The observer owns the memory.
+public struct ObserverKernel: BitwiseCopyable, @unchecked Sendable {
+    public let state: UnsafeMutableRawPointer
+    public let observeFunction: ObserveFunction
+
+    public init(state: UnsafeMutableRawPointer, observe: ObserveFunction) {
+        self.state = state
+        observeFunction = observe
+    }
+
+    /// Thread: audio.
+    @inline(__always)
+    func observe(_ slice: UnsafePointer<ObservedSlice>) {
+        // The fence: a call through a function pointer; every entry that can stand here
+        // is checked on its own.
+        _unsafePerformance { observeFunction(state, UnsafeRawPointer(slice)) }
+    }
+}
+
+/// Runs an observer that has no kernel through its `observe` method. Thread: audio.
+struct BridgedObserver {
+    unowned(unsafe) let observer: any BusObserver
+
+    static let entry: ObserveFunction = { state, slice in
+        let slice = slice.assumingMemoryBound(to: ObservedSlice.self).pointee
+        state.assumingMemoryBound(to: BridgedObserver.self).pointee.observer
+            .observe(slice.bus, frameCount: slice.frameCount, timeStamp: slice.timeStamp)
+    }
 }

@@ -20,7 +20,9 @@ public final class RenderProgram: @unchecked Sendable {
     /// Owns the delay lines' memory (shared with the programs before and after this one).
     private let delayStorage: [DelayLineStorage]
     private let lookup: UnsafeMutablePointer<UnitLookupEntry>
-    private let observers: UnsafeMutablePointer<ObserverSlot>
+    private let observers: UnsafeMutablePointer<ObserverKernel>
+    /// Bridges for observers without a kernel of their own.
+    private let bridgedObservers: UnsafeMutablePointer<BridgedObserver>
     /// Slots of the units that take MIDI.
     private let midiReceivers: UnsafeMutablePointer<Int32>
     let midiReceiverCount: Int
@@ -121,8 +123,11 @@ public final class RenderProgram: @unchecked Sendable {
         outputChannelCount = plan.outputChannelCount
 
         observers = .allocate(capacity: max(1, plan.observers.count))
+        bridgedObservers = .allocate(capacity: max(1, plan.observers.count))
         for (index, entry) in plan.observers.enumerated() {
-            (observers + index).initialize(to: ObserverSlot(observer: entry.observer))
+            (bridgedObservers + index).initialize(to: BridgedObserver(observer: entry.observer))
+            (observers + index).initialize(to: entry.observer.observerKernel
+                ?? ObserverKernel(state: UnsafeMutableRawPointer(bridgedObservers + index), observe: BridgedObserver.entry))
         }
     }
 
@@ -138,8 +143,8 @@ public final class RenderProgram: @unchecked Sendable {
         operations.deallocate()
         delayLines.deallocate()
         lookup.deallocate()
-        observers.deinitialize(count: plan.observers.count)
         observers.deallocate()
+        bridgedObservers.deallocate()
         midiReceivers.deallocate()
     }
 
@@ -198,7 +203,8 @@ public final class RenderProgram: @unchecked Sendable {
             case .emitOutput(let bus):
                 output.copy(from: busViews[Int(bus)], frameCount: frameCount)
             case .observe(let observer, let bus):
-                observers[Int(observer)].observer.observe(busViews[Int(bus)], frameCount: frameCount, timeStamp: timeStamp)
+                var slice = ObservedSlice(bus: busViews[Int(bus)], frameCount: frameCount, timeStamp: timeStamp)
+                observers[Int(observer)].observe(&slice)
             }
         }
         for slot in 0..<unitCount { slots[slot].eventCount = 0 }
@@ -321,10 +327,6 @@ struct UnitSlot {
         self.checkOutput = checkOutput
         self.takesMIDI = takesMIDI
     }
-}
-
-struct ObserverSlot {
-    unowned(unsafe) let observer: any BusObserver
 }
 
 struct UnitLookupEntry {
