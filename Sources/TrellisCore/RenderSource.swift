@@ -5,4 +5,48 @@ public protocol RenderSource: AnyObject, Sendable {
     /// node's input element) and `output` receives the result; both are non-interleaved
     /// float. On anything but `.ok` the backend outputs silence. Thread: audio.
     func render(frameCount: Int, timeStamp: AudioTimeStamp, input: AudioBuffers, output: AudioBuffers) -> RenderStatus
+    /// The entry a backend's audio thread calls instead of `render`, with no reference
+    /// to the source; nil for a source that has none (the backend then bridges to
+    /// `render`). Valid while the source lives. Thread: control.
+    var renderEntry: RenderEntry? { get }
+}
+
+extension RenderSource {
+    public var renderEntry: RenderEntry? { nil }
+}
+
+/// One backend cycle as a render entry receives it.
+public struct BackendCycle: BitwiseCopyable, @unchecked Sendable {
+    public var frameCount: Int
+    public var timeStamp: AudioTimeStamp
+    public var input: AudioBuffers
+    public var output: AudioBuffers
+
+    @inlinable
+    public init(frameCount: Int, timeStamp: AudioTimeStamp, input: AudioBuffers, output: AudioBuffers) {
+        self.frameCount = frameCount
+        self.timeStamp = timeStamp
+        self.input = input
+        self.output = output
+    }
+}
+
+/// A render source's entry, returning a `RenderStatus` raw value.
+public typealias RenderEntryFunction = @convention(c) (_ state: UnsafeMutableRawPointer, _ cycle: UnsafeRawPointer) -> UInt8
+
+/// What a backend's audio thread holds of its render source: plain state and a function.
+public struct RenderEntry: BitwiseCopyable, @unchecked Sendable {
+    public let state: UnsafeMutableRawPointer
+    public let function: RenderEntryFunction
+
+    public init(state: UnsafeMutableRawPointer, function: RenderEntryFunction) {
+        self.state = state
+        self.function = function
+    }
+
+    /// Thread: audio.
+    @inlinable @inline(__always)
+    public func render(_ cycle: UnsafePointer<BackendCycle>) -> RenderStatus {
+        RenderStatus(rawValue: function(state, UnsafeRawPointer(cycle))) ?? .failed
+    }
 }

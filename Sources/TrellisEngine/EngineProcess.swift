@@ -78,6 +78,16 @@ struct EngineProcess {
         }
     }
 
+    /// The engine's render entry. Thread: audio.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    static func render(_ state: UnsafeMutableRawPointer, _ cycle: UnsafeRawPointer) -> UInt8 {
+        let call = cycle.assumingMemoryBound(to: BackendCycle.self).pointee
+        return state.assumingMemoryBound(to: EngineProcess.self).pointee.render(
+            frameCount: call.frameCount, timeStamp: call.timeStamp, input: call.input, output: call.output).rawValue
+    }
+
     /// Takes a published program, handing the one it replaces back to the control
     /// side; waits a cycle when the retired ring has no room. Thread: audio.
     @inline(__always)

@@ -104,6 +104,13 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
         process.pointee.render(frameCount: frameCount, timeStamp: timeStamp, input: input, output: output)
     }
 
+    /// The engine's audio side as a backend calls it: no reference to the engine.
+    public var renderEntry: RenderEntry? {
+        RenderEntry(state: UnsafeMutableRawPointer(process), function: { state, cycle in
+            EngineProcess.render(state, cycle)
+        })
+    }
+
     /// The transport the kernels read: stopped at 120 BPM in 4/4 until set. Thread:
     /// control, while no backend renders.
     public var transport: TransportClock {

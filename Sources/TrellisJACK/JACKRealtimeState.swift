@@ -10,6 +10,9 @@ import TrellisCore
 /// preallocated, counters and meters are atomics, and messages leave through rings.
 final class JACKRealtimeState: @unchecked Sendable {
     let source: any RenderSource
+    /// How the process thread reaches the source: its entry, or a bridge to `render`.
+    private let entry: RenderEntry
+    private let bridge: UnsafeMutablePointer<BridgedRenderSource>
     let prepare: @Sendable (JACKStreamSettings) throws -> Void
 
     let inputCount: Int
@@ -60,6 +63,9 @@ final class JACKRealtimeState: @unchecked Sendable {
     init(configuration: JACKConfiguration, source: any RenderSource,
          prepare: @escaping @Sendable (JACKStreamSettings) throws -> Void) {
         self.source = source
+        bridge = .allocate(capacity: 1)
+        bridge.initialize(to: BridgedRenderSource(source: source))
+        entry = source.renderEntry ?? RenderEntry(state: UnsafeMutableRawPointer(bridge), function: BridgedRenderSource.entry)
         self.prepare = prepare
         inputCount = configuration.inputChannels
         outputCount = configuration.outputChannels
@@ -84,6 +90,7 @@ final class JACKRealtimeState: @unchecked Sendable {
     }
 
     deinit {
+        bridge.deallocate()
         inputPorts.deallocate()
         outputPorts.deallocate()
         midiPorts.deallocate()
@@ -121,7 +128,9 @@ final class JACKRealtimeState: @unchecked Sendable {
         // PipeWire's JACK may run a larger cycle before the buffer-size notice arrives.
         if frames > preparedFrames.load(ordering: .acquiring) {
             reason = .framesExceedPrepared
-        } else if source.render(frameCount: frames, timeStamp: timeStamp, input: input, output: output) != .ok {
+        } else if withUnsafePointer(to: BackendCycle(frameCount: frames, timeStamp: timeStamp, input: input, output: output), {
+            entry.render($0)
+        }) != .ok {
             reason = .renderFailed
         } else if !meter(output, frames: frames) {
             reason = .nonFiniteOutput
@@ -289,5 +298,16 @@ final class JACKRealtimeState: @unchecked Sendable {
     func takePeaks() -> (outputs: [Float], dspLoadPeak: Float) {
         let outputs = (0..<outputCount).map { Float(bitPattern: peakBits[$0].exchange(0, ordering: .relaxed)) }
         return (outputs, Float(bitPattern: dspLoadPeakBits.exchange(0, ordering: .relaxed)))
+    }
+}
+
+/// Runs a render source that has no entry of its own (test sources) through `render`.
+struct BridgedRenderSource {
+    unowned(unsafe) let source: any RenderSource
+
+    static let entry: RenderEntryFunction = { state, cycle in
+        let call = cycle.assumingMemoryBound(to: BackendCycle.self).pointee
+        return state.assumingMemoryBound(to: BridgedRenderSource.self).pointee.source.render(
+            frameCount: call.frameCount, timeStamp: call.timeStamp, input: call.input, output: call.output).rawValue
     }
 }
