@@ -21,11 +21,12 @@ public struct BiquadCoefficients: Sendable, BitwiseCopyable, Equatable {
 
     /// The cookbook design: `frequency` in Hz, `gain` in dB (peaking and shelves), `q`
     /// the quality factor (for shelves the cookbook's Q form of the slope).
+    @inline(__always)
     public static func design(_ type: FilterType, frequency: Double, gain: Double, q: Double, sampleRate: Double) -> BiquadCoefficients {
         let omega = 2 * Double.pi * Swift.min(frequency, 0.4999 * sampleRate) / sampleRate
-        let cosine = cos(omega)
-        let alpha = sin(omega) / (2 * Swift.max(q, 1e-3))
-        let a = pow(10, gain / 40)
+        let cosine = _cos(omega)
+        let alpha = _sin(omega) / (2 * Swift.max(q, 1e-3))
+        let a = exp10Double(gain / 40)
         let (b0, b1, b2, a0, a1, a2): (Double, Double, Double, Double, Double, Double)
         switch type {
         case .lowPass:
