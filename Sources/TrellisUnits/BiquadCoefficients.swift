@@ -48,7 +48,7 @@ public struct BiquadCoefficients: Sendable, BitwiseCopyable, Equatable {
             (b0, b1, b2) = (1 + alpha * a, -2 * cosine, 1 - alpha * a)
             (a0, a1, a2) = (1 + alpha / a, -2 * cosine, 1 - alpha / a)
         case .lowShelf:
-            let root = 2 * a.squareRoot() * alpha
+            let root = 2 * exp10Double(gain / 80) * alpha
             b0 = a * ((a + 1) - (a - 1) * cosine + root)
             b1 = 2 * a * ((a - 1) - (a + 1) * cosine)
             b2 = a * ((a + 1) - (a - 1) * cosine - root)
@@ -56,7 +56,7 @@ public struct BiquadCoefficients: Sendable, BitwiseCopyable, Equatable {
             a1 = -2 * ((a - 1) + (a + 1) * cosine)
             a2 = (a + 1) + (a - 1) * cosine - root
         case .highShelf:
-            let root = 2 * a.squareRoot() * alpha
+            let root = 2 * exp10Double(gain / 80) * alpha
             b0 = a * ((a + 1) + (a - 1) * cosine + root)
             b1 = -2 * a * ((a - 1) + (a + 1) * cosine)
             b2 = a * ((a + 1) + (a - 1) * cosine - root)
