@@ -22,3 +22,16 @@ func roundedToInt(_ value: Float) -> Int {
 func exp10Double(_ x: Double) -> Double {
     _exp(x * 2.302585092994046)
 }
+
+/// √x, 0 for x ≤ 0 (`squareRoot()` goes through a C shim the checker cannot see into):
+/// Newton's method in double precision from a halved exponent, which rounds to the same
+/// float as the correctly rounded root.
+@inline(__always)
+func squareRoot(_ x: Float) -> Float {
+    guard x > 0 else { return 0 }
+    guard x.isFinite else { return x }
+    let value = Double(x)
+    var root = Double(bitPattern: (value.bitPattern >> 1) &+ 0x1FF8_0000_0000_0000)
+    for _ in 0..<5 { root = 0.5 * (root + value / root) }
+    return Float(root)
+}

@@ -13,6 +13,6 @@ public enum PanLaw {
     @inline(__always)
     public static func stereo(_ pan: Float) -> (left: Float, right: Float) {
         let (left, right) = mono(pan)
-        return (Swift.min(1, left * Float(2).squareRoot()), Swift.min(1, right * Float(2).squareRoot()))
+        return (Swift.min(1, left * Float(1.4142135623730951)), Swift.min(1, right * Float(1.4142135623730951)))
     }
 }

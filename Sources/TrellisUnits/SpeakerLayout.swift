@@ -65,8 +65,8 @@ public enum SpeakerLayout: Sendable {
             // The left-right component of the direction, as a pan position: at the angle
             // (asin(lateral) / (π/2) + 1) · π/4, whose cosine² is (1 - lateral) / 2.
             let lateral = max(-1, min(1, _sin(azimuth * radians) * horizontal))
-            gains[0] = ((1 - lateral) / 2).squareRoot()
-            gains[1] = ((1 + lateral) / 2).squareRoot()
+            gains[0] = squareRoot((1 - lateral) / 2)
+            gains[1] = squareRoot((1 + lateral) / 2)
         case .quad, .surround51:
             let count = ringCount
             var direction = azimuth.truncatingRemainder(dividingBy: 360)
@@ -84,9 +84,9 @@ public enum SpeakerLayout: Sendable {
             // Overhead sources spread evenly over the ring, keeping the power at one.
             let spread = (1 - horizontal * horizontal) / Float(count)
             let cosine = _cos(fraction), sine = _sin(fraction)
-            for speaker in 0..<count { gains[ringSpeaker(speaker).channel] = spread.squareRoot() }
-            gains[from.channel] = (horizontal * horizontal * cosine * cosine + spread).squareRoot()
-            gains[to.channel] = (horizontal * horizontal * sine * sine + spread).squareRoot()
+            for speaker in 0..<count { gains[ringSpeaker(speaker).channel] = squareRoot(spread) }
+            gains[from.channel] = squareRoot(horizontal * horizontal * cosine * cosine + spread)
+            gains[to.channel] = squareRoot(horizontal * horizontal * sine * sine + spread)
         }
     }
 }
