@@ -1,51 +1,59 @@
 /// A value that moves to a new target in a straight line over a number of frames, so
 /// a parameter step never clicks. Owned by one thread (the audio thread while rendering).
+/// Inlinable, so kernels in other modules can use it under the real-time checks.
 public struct SmoothedValue: Sendable, BitwiseCopyable {
-    public private(set) var current: Float
-    public private(set) var target: Float
-    private var step: Float = 0
-    public private(set) var remaining: Int = 0
+    @usableFromInline var currentValue: Float
+    @usableFromInline var targetValue: Float
+    @usableFromInline var step: Float = 0
+    @usableFromInline var framesLeft: Int = 0
 
+    @inlinable
     public init(_ value: Float) {
-        current = value
-        target = value
+        currentValue = value
+        targetValue = value
     }
 
+    @inlinable public var current: Float { currentValue }
+    @inlinable public var target: Float { targetValue }
+    @inlinable public var remaining: Int { framesLeft }
+
     /// Heads for `target`, arriving after `frames` frames (at once when 0).
+    @inlinable
     public mutating func set(_ target: Float, frames: Int) {
-        self.target = target
+        targetValue = target
         if frames <= 0 {
-            current = target
-            remaining = 0
+            currentValue = target
+            framesLeft = 0
             step = 0
         } else {
-            remaining = frames
-            step = (target - current) / Float(frames)
+            framesLeft = frames
+            step = (target - currentValue) / Float(frames)
         }
     }
 
-    public var isRamping: Bool { remaining > 0 }
+    @inlinable
+    public var isRamping: Bool { framesLeft > 0 }
 
     /// The value for the next frame.
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func next() -> Float {
-        guard remaining > 0 else { return current }
-        remaining -= 1
-        current = remaining == 0 ? target : current + step
-        return current
+        guard framesLeft > 0 else { return currentValue }
+        framesLeft -= 1
+        currentValue = framesLeft == 0 ? targetValue : currentValue + step
+        return currentValue
     }
 
     /// Skips `frames` frames of the ramp at once; returns the value reached.
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func advance(by frames: Int) -> Float {
-        guard remaining > 0 else { return current }
-        if frames >= remaining {
-            remaining = 0
-            current = target
+        guard framesLeft > 0 else { return currentValue }
+        if frames >= framesLeft {
+            framesLeft = 0
+            currentValue = targetValue
         } else {
-            remaining -= frames
-            current += step * Float(frames)
+            framesLeft -= frames
+            currentValue += step * Float(frames)
         }
-        return current
+        return currentValue
     }
 }

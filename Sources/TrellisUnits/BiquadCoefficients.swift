@@ -21,11 +21,12 @@ public struct BiquadCoefficients: Sendable, BitwiseCopyable, Equatable {
 
     /// The cookbook design: `frequency` in Hz, `gain` in dB (peaking and shelves), `q`
     /// the quality factor (for shelves the cookbook's Q form of the slope).
+    @inline(__always)
     public static func design(_ type: FilterType, frequency: Double, gain: Double, q: Double, sampleRate: Double) -> BiquadCoefficients {
         let omega = 2 * Double.pi * Swift.min(frequency, 0.4999 * sampleRate) / sampleRate
-        let cosine = cos(omega)
-        let alpha = sin(omega) / (2 * Swift.max(q, 1e-3))
-        let a = pow(10, gain / 40)
+        let cosine = _cos(omega)
+        let alpha = _sin(omega) / (2 * Swift.max(q, 1e-3))
+        let a = exp10Double(gain / 40)
         let (b0, b1, b2, a0, a1, a2): (Double, Double, Double, Double, Double, Double)
         switch type {
         case .lowPass:
@@ -47,7 +48,7 @@ public struct BiquadCoefficients: Sendable, BitwiseCopyable, Equatable {
             (b0, b1, b2) = (1 + alpha * a, -2 * cosine, 1 - alpha * a)
             (a0, a1, a2) = (1 + alpha / a, -2 * cosine, 1 - alpha / a)
         case .lowShelf:
-            let root = 2 * a.squareRoot() * alpha
+            let root = 2 * exp10Double(gain / 80) * alpha
             b0 = a * ((a + 1) - (a - 1) * cosine + root)
             b1 = 2 * a * ((a - 1) - (a + 1) * cosine)
             b2 = a * ((a + 1) - (a - 1) * cosine - root)
@@ -55,7 +56,7 @@ public struct BiquadCoefficients: Sendable, BitwiseCopyable, Equatable {
             a1 = -2 * ((a - 1) + (a + 1) * cosine)
             a2 = (a + 1) + (a - 1) * cosine - root
         case .highShelf:
-            let root = 2 * a.squareRoot() * alpha
+            let root = 2 * exp10Double(gain / 80) * alpha
             b0 = a * ((a + 1) + (a - 1) * cosine + root)
             b1 = -2 * a * ((a - 1) + (a + 1) * cosine)
             b2 = a * ((a + 1) + (a - 1) * cosine - root)

@@ -1,4 +1,3 @@
-import Glibc
 import TrellisCore
 
 /// The DSP shared by the parametric, graphic and iPod EQs: up to `bandCapacity` biquad
@@ -7,12 +6,13 @@ import TrellisCore
 /// Frequency (on a log scale), gain and Q are smoothed and the coefficients recomputed
 /// every 32 frames while they move; bypass and filter-type changes fade the band out and
 /// back in. A band whose gain is 0 dB on a gain-shaped type is skipped, so a flat EQ is
-/// bit-transparent. Made and freed on the control thread; everything else is audio-thread work.
+/// bit-transparent. Made and freed on the control thread; everything else is audio-thread
+/// work (or control-side while no program runs the kernel that holds it).
 struct BiquadEQEngine {
     struct Band {
         var type = FilterType.peaking
         var pendingType = FilterType.peaking
-        var logFrequency = SmoothedValue(log2f(1000))
+        var logFrequency = SmoothedValue(_log2(Float(1000)))
         var gain = SmoothedValue(0)
         var q = SmoothedValue(Float(0.5).squareRoot())
         var wet = SmoothedValue(1)
@@ -83,7 +83,7 @@ struct BiquadEQEngine {
     // MARK: - Settings (audio thread while rendering, else control)
 
     func setFrequency(band: Int, _ hertz: Float, rampFrames requested: Int) {
-        bands[band].logFrequency.set(log2f(max(1, hertz)), frames: rampFrames(requested))
+        bands[band].logFrequency.set(_log2(max(1, hertz)), frames: rampFrames(requested))
         bands[band].needsDesign = true
         settledPlainCount.pointee = -1
     }
@@ -125,9 +125,9 @@ struct BiquadEQEngine {
     /// Filters `input` into `output` (which may be the same buffers).
     mutating func process(input: AudioBuffers, output: AudioBuffers, frameCount: Int) {
         hasRendered = true
-        let channels = min(channelCount, input.channelCount, output.channelCount)
+        let channels = min(channelCount, min(input.channelCount, output.channelCount))
         for channel in 0..<channels where input[channel] != output[channel] {
-            output[channel].update(from: input[channel], count: frameCount)
+            copySamples(from: input[channel], to: output[channel], count: frameCount)
         }
         var start = 0
         while start < frameCount {
@@ -220,7 +220,7 @@ struct BiquadEQEngine {
         let wetStart = band.pointee.wet.current
         let wetEnd = band.pointee.wet.advance(by: frames)
         let isIdentity = band.pointee.type.usesGain
-            && ((band.pointee.gain.current == 0 && !band.pointee.gain.isRamping) || Double(exp2f(band.pointee.logFrequency.current)) >= 0.49 * sampleRate)
+            && ((band.pointee.gain.current == 0 && !band.pointee.gain.isRamping) || Double(_exp2(band.pointee.logFrequency.current)) >= 0.49 * sampleRate)
         if (wetStart == 0 && wetEnd == 0) || isIdentity {
             if !band.pointee.isAtRest { clearState(band: index) }
             return .skip
@@ -228,7 +228,7 @@ struct BiquadEQEngine {
         band.pointee.isAtRest = false
         if band.pointee.needsDesign {
             band.pointee.coefficients = BiquadCoefficients.design(
-                band.pointee.type, frequency: Double(exp2f(band.pointee.logFrequency.current)),
+                band.pointee.type, frequency: Double(_exp2(band.pointee.logFrequency.current)),
                 gain: Double(band.pointee.gain.current), q: Double(band.pointee.q.current), sampleRate: sampleRate)
             band.pointee.needsDesign = false
         }

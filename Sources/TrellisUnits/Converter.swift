@@ -9,9 +9,7 @@ public final class Converter: AudioUnitBase, @unchecked Sendable {
         type: ComponentType.formatConverter, subtype: BuiltInSubtype.converter, manufacturer: Manufacturer.trellis)
 
     private var map: ChannelMap?
-    private var table: UnsafeMutablePointer<Int>?
-    private var outputChannels = 0
-    private var inputChannels = 0
+    private var storage: KernelStorage<ConverterKernel>?
 
     /// Thread: control.
     public init() {
@@ -53,41 +51,23 @@ public final class Converter: AudioUnitBase, @unchecked Sendable {
     }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        inputChannels = try format(scope: .input, element: 0).channelCount
-        outputChannels = try format(scope: .output, element: 0).channelCount
+        let inputChannels = try format(scope: .input, element: 0).channelCount
+        let outputChannels = try format(scope: .output, element: 0).channelCount
         let active = channelMap
         if let problem = active.validate(inputs: inputChannels, outputs: outputChannels) {
             throw .failedToInitialize("its channel map does not fit: \(problem)", unit: name)
         }
-        let table = UnsafeMutablePointer<Int>.allocate(capacity: outputChannels)
+        let table = UnsafeMutablePointer<Int>.allocate(capacity: max(1, outputChannels))
         for (channel, entry) in active.entries.enumerated() { table[channel] = entry }
-        self.table = table
+        storage = KernelStorage(ConverterKernel(table: table, outputChannels: outputChannels),
+                                render: { ConverterKernel.render($0, $1) }, reset: { ConverterKernel.reset($0) })
     }
 
     public override func deallocateRenderResources() {
-        table?.deallocate()
-        table = nil
+        guard let storage else { return }
+        self.storage = nil
+        storage.pointer.pointee.table.deallocate()
     }
 
-    public override func render(_ context: RenderContext) -> RenderStatus {
-        guard let table else { return .notInitialized }
-        let input = context.inputs[0], output = context.outputs[0]
-        let frames = context.frameCount
-        for channel in 0..<min(outputChannels, output.channelCount) {
-            let destination = output[channel]
-            let entry = table[channel]
-            if entry >= 0 && entry < input.channelCount {
-                destination.update(from: input[entry], count: frames)
-            } else if entry == ChannelMap.mixAll && input.channelCount > 0 {
-                destination.update(from: input[0], count: frames)
-                for source in 1..<max(1, input.channelCount) {
-                    MixKernels.add(input[source], to: destination, gain: 1, count: frames)
-                }
-                MixKernels.scale(destination, into: destination, gain: 1 / Float(input.channelCount), count: frames)
-            } else {
-                destination.update(repeating: 0, count: frames)
-            }
-        }
-        return .ok
-    }
+    public override var renderKernel: RenderKernel? { storage?.kernel }
 }

@@ -1,5 +1,3 @@
-import Glibc
-
 /// Conversions between linear amplitude and decibels, with the -160 dB floor that
 /// AVAudioPlayer's meters use for silence. Thread: any.
 public enum Decibels {
@@ -7,17 +5,17 @@ public enum Decibels {
     public static let floor: Float = -160
 
     @inline(__always)
-    public static func gain(_ decibels: Float) -> Float { powf(10, decibels / 20) }
+    public static func gain(_ decibels: Float) -> Float { Float(exp10Double(Double(decibels) / 20)) }
 
     /// 20·log10 of an amplitude, never below `floor`.
     @inline(__always)
     public static func fromAmplitude(_ amplitude: Float) -> Float {
-        amplitude > 0 ? Swift.max(floor, 20 * log10f(amplitude)) : floor
+        amplitude > 0 ? Swift.max(floor, 20 * _log10(amplitude)) : floor
     }
 
     /// 10·log10 of a mean square (the RMS level in dB), never below `floor`.
     @inline(__always)
     public static func fromMeanSquare(_ meanSquare: Float) -> Float {
-        meanSquare > 0 ? Swift.max(floor, 10 * log10f(meanSquare)) : floor
+        meanSquare > 0 ? Swift.max(floor, 10 * _log10(meanSquare)) : floor
     }
 }

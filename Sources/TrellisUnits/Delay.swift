@@ -12,16 +12,7 @@ public final class Delay: AudioUnitBase, @unchecked Sendable {
         type: ComponentType.effect, subtype: BuiltInSubtype.delay, manufacturer: Manufacturer.trellis)
     public static let maximumDelaySeconds: Float = 2
 
-    private var lines: UnsafeMutablePointer<Float>?
-    private var lowPassStates: UnsafeMutablePointer<Float>?
-    private var ringSize = 1
-    private var position = 0
-    private var channels = 0
-    private var delayFrames = SmoothedValue(1)
-    private var feedback = SmoothedValue(0.5)
-    private var mix = SmoothedValue(0.5)
-    private var cutoff = SmoothedValue(15_000)
-    private var hasRendered = false
+    private var storage: KernelStorage<DelayKernel>?
 
     /// Thread: control.
     public init() {
@@ -43,109 +34,28 @@ public final class Delay: AudioUnitBase, @unchecked Sendable {
     }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        channels = try matchingChannelCount()
-        ringSize = 1
+        let channels = try matchingChannelCount()
+        var ringSize = 1
         while ringSize < Int(Double(Self.maximumDelaySeconds) * sampleRate) + 4 { ringSize <<= 1 }
-        lines = .allocate(capacity: ringSize * channels)
-        lowPassStates = .allocate(capacity: channels)
-        hasRendered = false
-        reset()
+        var kernel = DelayKernel(
+            sampleRate: sampleRate, channels: channels, lines: .allocate(capacity: ringSize * channels),
+            ringSize: ringSize, lowPassStates: .allocate(capacity: channels))
+        kernel.reset()
+        storage = KernelStorage(kernel, render: { DelayKernel.render($0, $1) }, reset: { DelayKernel.reset($0) })
     }
 
     public override func deallocateRenderResources() {
-        lines?.deallocate()
-        lines = nil
-        lowPassStates?.deallocate()
-        lowPassStates = nil
+        guard let storage else { return }
+        self.storage = nil
+        storage.pointer.pointee.lines.deallocate()
+        storage.pointer.pointee.lowPassStates.deallocate()
     }
 
-    public override func reset() {
-        lines?.update(repeating: 0, count: ringSize * channels)
-        lowPassStates?.update(repeating: 0, count: channels)
-        position = 0
-    }
+    public override var renderKernel: RenderKernel? { storage?.kernel }
+
+    public override func reset() { storage?.pointer.pointee.reset() }
 
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        guard lines != nil else { return }
-        let frames = Smoothing.frames(requested: rampFrames, sampleRate: sampleRate, hasRendered: hasRendered)
-        switch index {
-        case 0: mix.set(value / 100, frames: frames)
-        case 1:
-            let target = max(1, value * Float(sampleRate))
-            let glide = frames == 0 ? 0 : max(frames, Int(2 * abs(target - delayFrames.current)))
-            delayFrames.set(target, frames: glide)
-        case 2: feedback.set(value / 100, frames: frames)
-        case 3: cutoff.set(value, frames: frames)
-        default: break
-        }
-    }
-
-    public override func render(_ context: RenderContext) -> RenderStatus {
-        guard let lines, let lowPassStates else { return .notInitialized }
-        hasRendered = true
-        let input = context.inputs[0], output = context.outputs[0]
-        let channelCount = min(channels, input.channelCount, output.channelCount)
-        let frames = context.frameCount
-        let startPosition = position
-        let mask = ringSize - 1
-        let fc = cutoff.advance(by: frames)
-        let coefficient = 1 - expf(-2 * Float.pi * min(fc, 0.49 * Float(sampleRate)) / Float(sampleRate))
-        // The smoothed values advance once per frame for all channels, so each channel
-        // replays the same ramps from copies.
-        let (timeStart, feedbackStart, mixStart) = (delayFrames, feedback, mix)
-        if !delayFrames.isRamping && !feedback.isRamping && !mix.isRamping {
-            renderSteady(input: input, output: output, channels: channelCount, frames: frames, coefficient: coefficient)
-            return .ok
-        }
-        for channel in 0..<channelCount {
-            var time = timeStart, gain = feedbackStart, blend = mixStart
-            let line = lines + channel * ringSize
-            let source = input[channel], destination = output[channel]
-            var state = lowPassStates[channel]
-            var write = startPosition
-            for frame in 0..<frames {
-                let delay = time.next()
-                let whole = Int(delay)
-                let fraction = delay - Float(whole)
-                let newer = line[(write - whole) & mask], older = line[(write - whole - 1) & mask]
-                let delayed = newer + fraction * (older - newer)
-                state += coefficient * (delayed - state)
-                let x = source[frame]
-                line[write] = x + gain.next() * state
-                let wet = blend.next()
-                destination[frame] = x + wet * (delayed - x)
-                write = (write + 1) & mask
-            }
-            lowPassStates[channel] = state
-            if channel == channelCount - 1 { (delayFrames, feedback, mix, position) = (time, gain, blend, write) }
-        }
-        return .ok
-    }
-
-    /// The loop without ramps: constant delay, feedback and mix.
-    private func renderSteady(input: AudioBuffers, output: AudioBuffers, channels: Int, frames: Int, coefficient: Float) {
-        guard let lines, let lowPassStates else { return }
-        let mask = ringSize - 1
-        let delay = delayFrames.current, gain = feedback.current, wet = mix.current
-        let whole = Int(delay)
-        let fraction = delay - Float(whole)
-        var write = position
-        for channel in 0..<channels {
-            let line = lines + channel * ringSize
-            let source = input[channel], destination = output[channel]
-            var state = lowPassStates[channel]
-            write = position
-            for frame in 0..<frames {
-                let newer = line[(write - whole) & mask], older = line[(write - whole - 1) & mask]
-                let delayed = newer + fraction * (older - newer)
-                state += coefficient * (delayed - state)
-                let x = source[frame]
-                line[write] = x + gain * state
-                destination[frame] = x + wet * (delayed - x)
-                write = (write + 1) & mask
-            }
-            lowPassStates[channel] = state
-        }
-        position = write
+        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
     }
 }

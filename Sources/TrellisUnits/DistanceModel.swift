@@ -1,5 +1,3 @@
-import Glibc
-
 /// OpenAL 1.1's distance attenuation models (§3.4). The result is clamped to 0...1, as
 /// OpenAL clamps a source's gain to its default AL_MIN_GAIN and AL_MAX_GAIN. Thread: any.
 public enum DistanceModel: Int, CaseIterable, Sendable, BitwiseCopyable {
@@ -38,7 +36,7 @@ public enum DistanceModel: Int, CaseIterable, Sendable, BitwiseCopyable {
         case .linear, .linearClamped:
             gain = maximum > reference ? 1 - rolloff * (distance - reference) / (maximum - reference) : 1
         case .exponential, .exponentialClamped:
-            gain = distance > 0 && reference > 0 ? powf(distance / reference, -rolloff) : 1
+            gain = distance > 0 && reference > 0 ? Float(power(Double(distance / reference), Double(-rolloff))) : 1
         }
         return gain.isFinite ? min(1, max(0, gain)) : 1
     }

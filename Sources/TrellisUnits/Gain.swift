@@ -8,7 +8,7 @@ public final class Gain: AudioUnitBase, @unchecked Sendable {
 
     public static let gainParameter = ParameterAddress(0)
 
-    private var gain = SmoothedValue(1)
+    private var storage: KernelStorage<GainKernel>?
 
     public init(channelCount: Int = 2) {
         super.init(description: Self.description, shortName: "gain", inputs: [channelCount], outputs: [channelCount])
@@ -24,30 +24,22 @@ public final class Gain: AudioUnitBase, @unchecked Sendable {
         }
     }
 
-    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        let linear = value <= -120 ? 0 : decibelsToGain(value)
-        gain.set(linear, frames: isInitialized ? (rampFrames > 0 ? rampFrames : 64) : 0)
+    public override func allocateRenderResources() throws(AudioUnitError) {
+        storage = KernelStorage(GainKernel(), render: { GainKernel.render($0, $1) }, reset: { GainKernel.reset($0) })
     }
 
-    public override func render(_ context: RenderContext) -> RenderStatus {
-        let input = context.inputs[0], output = context.outputs[0]
-        let frames = context.frameCount
-        if !gain.isRamping {
-            let g = gain.current
-            for channel in 0..<output.channelCount {
-                let source = input[channel], destination = output[channel]
-                for frame in 0..<frames { destination[frame] = source[frame] * g }
-            }
-            return .ok
+    public override func deallocateRenderResources() { storage = nil }
+
+    public override var renderKernel: RenderKernel? { storage?.kernel }
+
+    /// Initial values (while initializing) land at once; later ones are smoothed.
+    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
+        guard let kernel = storage?.pointer else { return }
+        if isInitialized {
+            kernel.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
+        } else {
+            kernel.pointee.setGain(decibels: value, frames: 0)
         }
-        var ramp = gain
-        for channel in 0..<output.channelCount {
-            ramp = gain
-            let source = input[channel], destination = output[channel]
-            for frame in 0..<frames { destination[frame] = source[frame] * ramp.next() }
-        }
-        gain = ramp
-        return .ok
     }
 }
 
@@ -55,9 +47,4 @@ public final class Gain: AudioUnitBase, @unchecked Sendable {
 @inline(__always)
 public func decibelsToGain(_ decibels: Float) -> Float {
     Float(exp10Double(Double(decibels) / 20))
-}
-
-@inline(__always)
-func exp10Double(_ x: Double) -> Double {
-    _exp(x * 2.302585092994046)
 }

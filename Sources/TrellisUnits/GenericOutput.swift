@@ -6,6 +6,8 @@ public final class GenericOutput: AudioUnitBase, @unchecked Sendable {
     public static let description = ComponentDescription(
         type: ComponentType.output, subtype: BuiltInSubtype.genericOutput, manufacturer: Manufacturer.trellis)
 
+    private var storage: KernelStorage<PassThroughKernel>?
+
     public init(channelCount: Int = 2) {
         super.init(description: Self.description, shortName: "output", inputs: [channelCount], outputs: [channelCount])
     }
@@ -18,10 +20,13 @@ public final class GenericOutput: AudioUnitBase, @unchecked Sendable {
         }
     }
 
-    public override func render(_ context: RenderContext) -> RenderStatus {
-        context.outputs[0].copy(from: context.inputs[0], frameCount: context.frameCount)
-        return .ok
+    public override func allocateRenderResources() throws(AudioUnitError) {
+        storage = KernelStorage(PassThroughKernel(), render: { PassThroughKernel.render($0, $1) }, reset: { PassThroughKernel.reset($0) })
     }
+
+    public override func deallocateRenderResources() { storage = nil }
+
+    public override var renderKernel: RenderKernel? { storage?.kernel }
 }
 
 /// Where a graph's own input enters: for a top-level graph the captured JACK ports or
@@ -31,9 +36,17 @@ public final class GraphInput: AudioUnitBase, @unchecked Sendable {
     public static let description = ComponentDescription(
         type: ComponentType.output, subtype: BuiltInSubtype.graphInput, manufacturer: Manufacturer.trellis)
 
+    private var storage: KernelStorage<GraphInputKernel>?
+
     public init(channelCount: Int = 2) {
         super.init(description: Self.description, shortName: "input", inputs: [], outputs: [channelCount], fixedScopes: [.input])
     }
 
-    public override func render(_ context: RenderContext) -> RenderStatus { .ok }
+    public override func allocateRenderResources() throws(AudioUnitError) {
+        storage = KernelStorage(GraphInputKernel(), render: { GraphInputKernel.render($0, $1) }, reset: { GraphInputKernel.reset($0) })
+    }
+
+    public override func deallocateRenderResources() { storage = nil }
+
+    public override var renderKernel: RenderKernel? { storage?.kernel }
 }

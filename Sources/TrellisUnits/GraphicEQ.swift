@@ -23,10 +23,7 @@ public final class GraphicEQ: AudioUnitBase, @unchecked Sendable {
 
     public static let bandCountID: UInt32 = 10000
 
-    private var engine: BiquadEQEngine?
-    private var isThirdOctave = false
-    /// The audio side's copy of the slider values, as the events delivered them.
-    private var sliders: UnsafeMutablePointer<Float>?
+    private var storage: KernelStorage<GraphicEQKernel>?
 
     private static let presetList = FactoryPresetList(IPodEQ.curves.map { curve in
         var values: [String: Float] = ["bands": 0]
@@ -63,49 +60,31 @@ public final class GraphicEQ: AudioUnitBase, @unchecked Sendable {
         let engine = BiquadEQEngine(bandCapacity: 31, channelCount: try matchingChannelCount(), sampleRate: sampleRate)
         let sliders = UnsafeMutablePointer<Float>.allocate(capacity: 31)
         for band in 0..<31 { sliders[band] = values[band + 1] }
-        self.sliders = sliders
-        self.engine = engine
-        isThirdOctave = values[0] >= 0.5
-        layBands(rampFrames: 0)
+        let centres = UnsafeMutablePointer<Float>.allocate(capacity: 62)
+        for band in 0..<31 {
+            centres[band] = band < 10 ? Self.octaveCentres[band] : Self.thirdOctaveCentres[band]
+            centres[31 + band] = Self.thirdOctaveCentres[band]
+        }
+        var kernel = GraphicEQKernel(engine: engine, isThirdOctave: values[0] >= 0.5, sliders: sliders, centres: UnsafePointer(centres),
+                                     octaveQ: Self.octaveQ, thirdOctaveQ: Self.thirdOctaveQ)
+        kernel.layBands(rampFrames: 0)
+        storage = KernelStorage(kernel, render: { GraphicEQKernel.render($0, $1) }, reset: { GraphicEQKernel.reset($0) })
     }
 
     public override func deallocateRenderResources() {
-        engine?.deallocate()
-        engine = nil
-        sliders?.deallocate()
-        sliders = nil
+        guard let storage else { return }
+        self.storage = nil
+        let kernel = storage.pointer.pointee
+        kernel.engine.deallocate()
+        kernel.sliders.deallocate()
+        kernel.centres.deallocate()
     }
 
-    public override func reset() { engine?.reset() }
+    public override var renderKernel: RenderKernel? { storage?.kernel }
 
-    private func layBands(rampFrames: Int) {
-        guard let engine, let sliders else { return }
-        for band in 0..<31 {
-            let centre = isThirdOctave ? Self.thirdOctaveCentres[band] : (band < 10 ? Self.octaveCentres[band] : Self.thirdOctaveCentres[band])
-            engine.setFrequency(band: band, centre, rampFrames: rampFrames)
-            engine.setQ(band: band, isThirdOctave ? Self.thirdOctaveQ : Self.octaveQ, rampFrames: rampFrames)
-            engine.setGain(band: band, isThirdOctave || band < 10 ? sliders[band] : 0, rampFrames: rampFrames)
-        }
-    }
+    public override func reset() { storage?.pointer.pointee.reset() }
 
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        guard let engine else { return }
-        if index == 0 {
-            let thirdOctave = value >= 0.5
-            guard thirdOctave != isThirdOctave else { return }
-            isThirdOctave = thirdOctave
-            layBands(rampFrames: rampFrames)
-            return
-        }
-        let band = index - 1
-        sliders?[band] = value
-        guard isThirdOctave || band < 10 else { return }
-        engine.setGain(band: band, value, rampFrames: rampFrames)
-    }
-
-    public override func render(_ context: RenderContext) -> RenderStatus {
-        guard engine != nil else { return .notInitialized }
-        engine!.process(input: context.inputs[0], output: context.outputs[0], frameCount: context.frameCount)
-        return .ok
+        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
     }
 }

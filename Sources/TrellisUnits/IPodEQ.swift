@@ -10,7 +10,7 @@ public final class IPodEQ: AudioUnitBase, @unchecked Sendable {
     private static let presetList = FactoryPresetList(
         curves.enumerated().map { ParameterPreset(name: $0.element.name, values: ["preset": Float($0.offset)]) })
 
-    private var engine: BiquadEQEngine?
+    private var storage: KernelStorage<IPodEQKernel>?
     /// The curves' gains laid out [curve][band], readable on the audio thread without ARC.
     private let gainTable: UnsafeMutablePointer<Float>
 
@@ -40,25 +40,21 @@ public final class IPodEQ: AudioUnitBase, @unchecked Sendable {
             engine.setFrequency(band: band, Self.bandFrequencies[band], rampFrames: 0)
             engine.setQ(band: band, Self.bandQ, rampFrames: 0)
         }
-        self.engine = engine
+        storage = KernelStorage(IPodEQKernel(engine: engine, gainTable: gainTable, curveCount: Self.curves.count),
+                                render: { IPodEQKernel.render($0, $1) }, reset: { IPodEQKernel.reset($0) })
     }
 
     public override func deallocateRenderResources() {
-        engine?.deallocate()
-        engine = nil
+        guard let storage else { return }
+        self.storage = nil
+        storage.pointer.pointee.engine.deallocate()
     }
 
-    public override func reset() { engine?.reset() }
+    public override var renderKernel: RenderKernel? { storage?.kernel }
+
+    public override func reset() { storage?.pointer.pointee.reset() }
 
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        guard let engine else { return }
-        let curve = min(Self.curves.count - 1, max(0, Int(value.rounded())))
-        for band in 0..<10 { engine.setGain(band: band, gainTable[curve * 10 + band], rampFrames: rampFrames) }
-    }
-
-    public override func render(_ context: RenderContext) -> RenderStatus {
-        guard engine != nil else { return .notInitialized }
-        engine!.process(input: context.inputs[0], output: context.outputs[0], frameCount: context.frameCount)
-        return .ok
+        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
     }
 }

@@ -23,18 +23,7 @@ public final class Mixer3D: AudioUnitBase, @unchecked Sendable {
         public static let rolloff: UInt32 = 1003
     }
 
-    private static let globalCount = 4
-    private static let perInput = 5
-    private static let maximumChannels = 6
-
-    private var layout = SpeakerLayout.stereo
-    private var inputCount = 0
-    /// Speaker gains per input, [input][maximumChannels].
-    private var gains: UnsafeMutablePointer<SmoothedValue>?
-    private var scratch: UnsafeMutablePointer<Float>?
-    /// The audio side's copy of every parameter value, as the events delivered them.
-    private var settings: UnsafeMutablePointer<Float>?
-    private var hasRendered = false
+    private var storage: KernelStorage<Mixer3DKernel>?
 
     /// Thread: control.
     public init(inputCount: Int = 8) {
@@ -87,77 +76,31 @@ public final class Mixer3D: AudioUnitBase, @unchecked Sendable {
     }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        layout = SpeakerLayout(channelCount: try format(scope: .output, element: 0).channelCount) ?? .stereo
-        inputCount = elementCount(.input)
-        let table = UnsafeMutablePointer<SmoothedValue>.allocate(capacity: max(1, inputCount * Self.maximumChannels))
-        table.initialize(repeating: SmoothedValue(0), count: max(1, inputCount * Self.maximumChannels))
-        gains = table
-        scratch = .allocate(capacity: Self.maximumChannels)
-        settings = .allocate(capacity: parameters.count)
-        for index in parameters.indices { settings![index] = values[index] }
-        hasRendered = false
+        let layout = SpeakerLayout(channelCount: try format(scope: .output, element: 0).channelCount) ?? .stereo
+        let inputCount = elementCount(.input)
+        let size = max(1, inputCount * Mixer3DKernel.maximumChannels)
+        let gains = UnsafeMutablePointer<SmoothedValue>.allocate(capacity: size)
+        gains.initialize(repeating: SmoothedValue(0), count: size)
+        let settings = UnsafeMutablePointer<Float>.allocate(capacity: max(1, parameters.count))
+        for index in parameters.indices { settings[index] = values[index] }
+        let kernel = Mixer3DKernel(
+            sampleRate: sampleRate, layout: layout, inputCount: inputCount, gains: gains,
+            scratch: .allocate(capacity: Mixer3DKernel.maximumChannels), settings: settings)
+        storage = KernelStorage(kernel, render: { Mixer3DKernel.render($0, $1) }, reset: { Mixer3DKernel.reset($0) })
     }
 
     public override func deallocateRenderResources() {
-        gains?.deallocate()
-        gains = nil
-        scratch?.deallocate()
-        scratch = nil
-        settings?.deallocate()
-        settings = nil
+        guard let storage else { return }
+        self.storage = nil
+        let kernel = storage.pointer.pointee
+        kernel.gains.deallocate()
+        kernel.scratch.deallocate()
+        kernel.settings.deallocate()
     }
+
+    public override var renderKernel: RenderKernel? { storage?.kernel }
 
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        guard gains != nil, let settings else { return }
-        settings[index] = value
-        let frames = Smoothing.frames(requested: rampFrames, sampleRate: sampleRate, hasRendered: hasRendered)
-        if index < Self.globalCount {
-            for element in 0..<inputCount { place(element, rampFrames: frames) }
-        } else {
-            let element = (index - Self.globalCount) / Self.perInput
-            if element < inputCount { place(element, rampFrames: frames) }
-        }
-    }
-
-    /// Recomputes one input's speaker gains from the current parameter values.
-    private func place(_ element: Int, rampFrames: Int) {
-        guard let gains, let scratch, let values = settings else { return }
-        let base = Self.globalCount + element * Self.perInput
-        let model = DistanceModel(rawValue: Int(values[0].rounded())) ?? .inverseClamped
-        let attenuation = model.gain(distance: values[base + 2], reference: values[1], maximum: values[2], rolloff: values[3])
-        let level = values[base + 4] >= 0.5 ? 0 : attenuation * Decibels.gain(values[base + 3])
-        layout.gains(azimuth: values[base], elevation: values[base + 1], into: scratch)
-        for channel in 0..<layout.channelCount {
-            gains[element * Self.maximumChannels + channel].set(scratch[channel] * level, frames: rampFrames)
-        }
-    }
-
-    public override func render(_ context: RenderContext) -> RenderStatus {
-        guard let gains else { return .notInitialized }
-        hasRendered = true
-        let frames = context.frameCount
-        let output = context.outputs[0]
-        let channels = min(layout.channelCount, output.channelCount)
-        for channel in 0..<output.channelCount { output[channel].update(repeating: 0, count: frames) }
-        let inverse = 1 / Float(max(1, frames))
-        // Unconnected inputs all read the graph's one silent buffer: scan it once.
-        var knownSilent: UnsafeMutablePointer<Float>?
-        for element in 0..<min(inputCount, context.inputs.count) {
-            let source = context.inputs[element][0]
-            let silent = source == knownSilent || MixKernels.isSilent(source, count: frames)
-            if silent { knownSilent = source }
-            for channel in 0..<channels {
-                let gain = gains + element * Self.maximumChannels + channel
-                let start = gain.pointee.current
-                let end = gain.pointee.advance(by: frames)
-                if silent { continue }
-                if start == end {
-                    if end != 0 { MixKernels.add(source, to: output[channel], gain: end, count: frames) }
-                } else {
-                    MixKernels.addRamped(source, to: output[channel], start: start, step: (end - start) * inverse, count: frames)
-                }
-            }
-        }
-        return .ok
+        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
     }
 }

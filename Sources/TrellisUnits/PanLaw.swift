@@ -1,5 +1,3 @@
-import Glibc
-
 /// Equal-power panning: left² + right² = 1 for a mono source, so loudness holds across
 /// the field and the centre sits at -3 dB. Thread: any.
 public enum PanLaw {
@@ -7,7 +5,7 @@ public enum PanLaw {
     @inline(__always)
     public static func mono(_ pan: Float) -> (left: Float, right: Float) {
         let angle = (Swift.min(1, Swift.max(-1, pan)) + 1) * (Float.pi / 4)
-        return (cosf(angle), sinf(angle))
+        return (_cos(angle), _sin(angle))
     }
 
     /// Gains for a stereo source: a balance control that keeps both sides at unity in
@@ -15,6 +13,6 @@ public enum PanLaw {
     @inline(__always)
     public static func stereo(_ pan: Float) -> (left: Float, right: Float) {
         let (left, right) = mono(pan)
-        return (Swift.min(1, left * Float(2).squareRoot()), Swift.min(1, right * Float(2).squareRoot()))
+        return (Swift.min(1, left * Float(1.4142135623730951)), Swift.min(1, right * Float(1.4142135623730951)))
     }
 }

@@ -11,8 +11,7 @@ public final class ParametricEQ: AudioUnitBase, @unchecked Sendable {
         type: ComponentType.effect, subtype: BuiltInSubtype.nBandEQ, manufacturer: Manufacturer.trellis)
     public static let maximumBands = 16
 
-    private var engine: BiquadEQEngine?
-    private var outputGain = SmoothedValue(1)
+    private var storage: KernelStorage<ParametricEQKernel>?
 
     /// Thread: control.
     public init() {
@@ -38,38 +37,21 @@ public final class ParametricEQ: AudioUnitBase, @unchecked Sendable {
     }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        engine = BiquadEQEngine(bandCapacity: Self.maximumBands, channelCount: try matchingChannelCount(), sampleRate: sampleRate)
+        let engine = BiquadEQEngine(bandCapacity: Self.maximumBands, channelCount: try matchingChannelCount(), sampleRate: sampleRate)
+        storage = KernelStorage(ParametricEQKernel(engine: engine), render: { ParametricEQKernel.render($0, $1) }, reset: { ParametricEQKernel.reset($0) })
     }
 
     public override func deallocateRenderResources() {
-        engine?.deallocate()
-        engine = nil
+        guard let storage else { return }
+        self.storage = nil
+        storage.pointer.pointee.engine.deallocate()
     }
 
-    public override func reset() { engine?.reset() }
+    public override var renderKernel: RenderKernel? { storage?.kernel }
+
+    public override func reset() { storage?.pointer.pointee.reset() }
 
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        guard let engine else { return }
-        if index == 0 {
-            outputGain.set(Decibels.gain(value), frames: Smoothing.frames(requested: rampFrames, sampleRate: sampleRate, hasRendered: engine.hasRendered))
-            return
-        }
-        let band = (index - 1) / 5
-        switch (index - 1) % 5 {
-        case 0: engine.setType(band: band, FilterType(rawValue: Int(value.rounded())) ?? .peaking)
-        case 1: engine.setFrequency(band: band, value, rampFrames: rampFrames)
-        case 2: engine.setGain(band: band, value, rampFrames: rampFrames)
-        case 3: engine.setQ(band: band, value, rampFrames: rampFrames)
-        default: engine.setBypass(band: band, value >= 0.5, rampFrames: rampFrames)
-        }
-    }
-
-    public override func render(_ context: RenderContext) -> RenderStatus {
-        guard engine != nil else { return .notInitialized }
-        let output = context.outputs[0]
-        engine!.process(input: context.inputs[0], output: output, frameCount: context.frameCount)
-        let start = outputGain.current
-        MixKernels.applyGain(output, from: start, to: outputGain.advance(by: context.frameCount), count: context.frameCount)
-        return .ok
+        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
     }
 }

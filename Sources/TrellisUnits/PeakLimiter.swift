@@ -1,4 +1,3 @@
-import Glibc
 import TrellisCore
 
 /// A look-ahead brick-wall peak limiter.
@@ -15,19 +14,7 @@ public final class PeakLimiter: AudioUnitBase, @unchecked Sendable {
         type: ComponentType.effect, subtype: BuiltInSubtype.peakLimiter, manufacturer: Manufacturer.trellis)
 
     private var lookahead = 0
-    private var delayLines: UnsafeMutablePointer<Float>?
-    private var ringSize = 1
-    private var position = 0
-    private var channels = 0
-    private var minimum = SlidingMinimum(window: 1)
-    private var boxValues: UnsafeMutablePointer<Float>?
-    private var boxPosition = 0
-    private var boxSum: Double = 0
-    private var envelope: Float = 1
-    private var releaseFactor: Float = 0.999
-    private var ceiling = SmoothedValue(1)
-    private var preGain = SmoothedValue(1)
-    private var hasRendered = false
+    private var storage: KernelStorage<PeakLimiterKernel>?
 
     /// Thread: control.
     public init() {
@@ -49,83 +36,34 @@ public final class PeakLimiter: AudioUnitBase, @unchecked Sendable {
     public override var tailTime: Double { Double(lookahead) / sampleRate }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        channels = try matchingChannelCount()
+        let channels = try matchingChannelCount()
         lookahead = max(1, Int((Double(values[0]) / 1000 * sampleRate).rounded()))
-        ringSize = 1
+        var ringSize = 1
         while ringSize < lookahead + 1 { ringSize <<= 1 }
-        delayLines = .allocate(capacity: ringSize * channels)
-        minimum = SlidingMinimum(window: lookahead + 1)
-        boxValues = .allocate(capacity: lookahead + 1)
-        hasRendered = false
-        reset()
+        var kernel = PeakLimiterKernel(
+            sampleRate: sampleRate, channels: channels, lookahead: lookahead,
+            delayLines: .allocate(capacity: ringSize * channels), ringSize: ringSize,
+            boxValues: .allocate(capacity: lookahead + 1), minimum: SlidingMinimum(window: lookahead + 1),
+            values: values.view)
+        kernel.reset()
+        storage = KernelStorage(kernel, render: { PeakLimiterKernel.render($0, $1) }, reset: { PeakLimiterKernel.reset($0) })
     }
 
     public override func deallocateRenderResources() {
-        delayLines?.deallocate()
-        delayLines = nil
-        boxValues?.deallocate()
-        boxValues = nil
-        minimum.deallocate()
-        minimum = SlidingMinimum(window: 1)
+        guard let storage else { return }
+        self.storage = nil
+        let kernel = storage.pointer.pointee
+        kernel.delayLines.deallocate()
+        kernel.boxValues.deallocate()
+        kernel.minimum.deallocate()
         lookahead = 0
     }
 
-    public override func reset() {
-        guard let delayLines, let boxValues else { return }
-        delayLines.update(repeating: 0, count: ringSize * channels)
-        boxValues.update(repeating: 1, count: lookahead + 1)
-        boxSum = Double(lookahead + 1)
-        boxPosition = 0
-        position = 0
-        envelope = 1
-        minimum.reset()
-    }
+    public override var renderKernel: RenderKernel? { storage?.kernel }
+
+    public override func reset() { storage?.pointer.pointee.reset() }
 
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        guard delayLines != nil else { return }
-        let frames = Smoothing.frames(requested: rampFrames, sampleRate: sampleRate, hasRendered: hasRendered)
-        switch index {
-        case 1: releaseFactor = Float(exp(-1 / (Double(value) / 1000 * sampleRate)))
-        case 2: preGain.set(Decibels.gain(value), frames: frames)
-        case 3: ceiling.set(Decibels.gain(value), frames: frames)
-        default: break
-        }
-    }
-
-    public override func render(_ context: RenderContext) -> RenderStatus {
-        guard let delayLines, let boxValues else { return .notInitialized }
-        hasRendered = true
-        let input = context.inputs[0], output = context.outputs[0]
-        let channelCount = min(channels, input.channelCount, output.channelCount)
-        let mask = ringSize - 1
-        let window = lookahead + 1
-        let inverseWindow = 1 / Double(window)
-        var deepest: Float = 1
-        for frame in 0..<context.frameCount {
-            let gain = preGain.next()
-            let limit = ceiling.next()
-            var peak: Float = 0
-            for channel in 0..<channelCount {
-                let x = input[channel][frame] * gain
-                delayLines[channel * ringSize + position] = x
-                peak = max(peak, abs(x))
-            }
-            let needed = peak > limit ? limit / peak : 1
-            envelope = min(needed, 1 - (1 - envelope) * releaseFactor)
-            let held = minimum.push(envelope)
-            boxSum += Double(held) - Double(boxValues[boxPosition])
-            boxValues[boxPosition] = held
-            boxPosition = boxPosition + 1 == window ? 0 : boxPosition + 1
-            let smoothed = Float(boxSum * inverseWindow)
-            deepest = min(deepest, smoothed)
-            let readPosition = (position - lookahead) & mask
-            for channel in 0..<channelCount {
-                let y = delayLines[channel * ringSize + readPosition] * smoothed
-                output[channel][frame] = min(limit, max(-limit, y))
-            }
-            position = (position + 1) & mask
-        }
-        publishOutputValue(index: 4, Decibels.fromAmplitude(deepest))
-        return .ok
+        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
     }
 }

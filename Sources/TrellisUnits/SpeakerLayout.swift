@@ -1,5 +1,3 @@
-import Glibc
-
 /// The output layouts of the 3D mixer, chosen by the output bus's channel count, and
 /// how a direction becomes speaker gains. Every layout keeps the sum of squared gains
 /// at one, so loudness does not depend on direction. Thread: any.
@@ -61,14 +59,14 @@ public enum SpeakerLayout: Sendable {
     public func gains(azimuth: Float, elevation: Float, into gains: UnsafeMutablePointer<Float>) {
         gains.update(repeating: 0, count: channelCount)
         let radians = Float.pi / 180
-        let horizontal = cosf(elevation * radians)
+        let horizontal = _cos(elevation * radians)
         switch self {
         case .stereo:
-            // The left-right component of the direction, as a pan position.
-            let lateral = sinf(azimuth * radians) * horizontal
-            let angle = (asinf(max(-1, min(1, lateral))) / (Float.pi / 2) + 1) * (Float.pi / 4)
-            gains[0] = cosf(angle)
-            gains[1] = sinf(angle)
+            // The left-right component of the direction, as a pan position: at the angle
+            // (asin(lateral) / (π/2) + 1) · π/4, whose cosine² is (1 - lateral) / 2.
+            let lateral = max(-1, min(1, _sin(azimuth * radians) * horizontal))
+            gains[0] = squareRoot((1 - lateral) / 2)
+            gains[1] = squareRoot((1 + lateral) / 2)
         case .quad, .surround51:
             let count = ringCount
             var direction = azimuth.truncatingRemainder(dividingBy: 360)
@@ -85,10 +83,10 @@ public enum SpeakerLayout: Sendable {
             let fraction = (direction - from.azimuth) / span * (Float.pi / 2)
             // Overhead sources spread evenly over the ring, keeping the power at one.
             let spread = (1 - horizontal * horizontal) / Float(count)
-            let cosine = cosf(fraction), sine = sinf(fraction)
-            for speaker in 0..<count { gains[ringSpeaker(speaker).channel] = spread.squareRoot() }
-            gains[from.channel] = (horizontal * horizontal * cosine * cosine + spread).squareRoot()
-            gains[to.channel] = (horizontal * horizontal * sine * sine + spread).squareRoot()
+            let cosine = _cos(fraction), sine = _sin(fraction)
+            for speaker in 0..<count { gains[ringSpeaker(speaker).channel] = squareRoot(spread) }
+            gains[from.channel] = squareRoot(horizontal * horizontal * cosine * cosine + spread)
+            gains[to.channel] = squareRoot(horizontal * horizontal * sine * sine + spread)
         }
     }
 }

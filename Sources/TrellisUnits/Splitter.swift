@@ -6,6 +6,8 @@ public final class Splitter: AudioUnitBase, @unchecked Sendable {
     public static let description = ComponentDescription(
         type: ComponentType.formatConverter, subtype: BuiltInSubtype.splitter, manufacturer: Manufacturer.trellis)
 
+    private var storage: KernelStorage<SplitterKernel>?
+
     public init(channelCount: Int = 2, outputs: Int = 2) {
         super.init(
             description: Self.description, shortName: "splitter",
@@ -19,12 +21,13 @@ public final class Splitter: AudioUnitBase, @unchecked Sendable {
         }
     }
 
-    public override func render(_ context: RenderContext) -> RenderStatus {
-        for bus in 0..<context.outputs.count {
-            context.outputs[bus].copy(from: context.inputs[0], frameCount: context.frameCount)
-        }
-        return .ok
+    public override func allocateRenderResources() throws(AudioUnitError) {
+        storage = KernelStorage(SplitterKernel(), render: { SplitterKernel.render($0, $1) }, reset: { SplitterKernel.reset($0) })
     }
+
+    public override func deallocateRenderResources() { storage = nil }
+
+    public override var renderKernel: RenderKernel? { storage?.kernel }
 }
 
 /// Fan-in by channels: joins its input buses, in order, into one output bus whose
@@ -32,6 +35,8 @@ public final class Splitter: AudioUnitBase, @unchecked Sendable {
 public final class Merger: AudioUnitBase, @unchecked Sendable {
     public static let description = ComponentDescription(
         type: ComponentType.formatConverter, subtype: BuiltInSubtype.merger, manufacturer: Manufacturer.trellis)
+
+    private var storage: KernelStorage<MergerKernel>?
 
     public init(inputs: [Int] = [1, 1]) {
         super.init(
@@ -57,16 +62,11 @@ public final class Merger: AudioUnitBase, @unchecked Sendable {
         }
     }
 
-    public override func render(_ context: RenderContext) -> RenderStatus {
-        let output = context.outputs[0]
-        var channel = 0
-        for bus in 0..<context.inputs.count {
-            let input = context.inputs[bus]
-            for inputChannel in 0..<input.channelCount {
-                output[channel].update(from: input[inputChannel], count: context.frameCount)
-                channel += 1
-            }
-        }
-        return .ok
+    public override func allocateRenderResources() throws(AudioUnitError) {
+        storage = KernelStorage(MergerKernel(), render: { MergerKernel.render($0, $1) }, reset: { MergerKernel.reset($0) })
     }
+
+    public override func deallocateRenderResources() { storage = nil }
+
+    public override var renderKernel: RenderKernel? { storage?.kernel }
 }

@@ -1,4 +1,3 @@
-import Glibc
 import TrellisCore
 
 /// A test-signal generator: sine, band-limited square and saw, or white noise, at a
@@ -18,11 +17,8 @@ public final class ToneGenerator: AudioUnitBase, @unchecked Sendable {
         public static let amplitude = ParameterAddress(2)
     }
 
-    private var waveform = Waveform.sine
-    private var phase: Double = 0
-    private var increment: Double = 0
-    private var frequency: Double = 440
-    private var amplitude = SmoothedValue(0.5)
+    private var storage: KernelStorage<ToneGeneratorKernel>?
+    /// The noise generator's state, carried from one initialization to the next.
     private var noiseState: UInt64 = 0x9E37_79B9_7F4A_7C15
 
     public init(channelCount: Int = 2) {
@@ -40,84 +36,26 @@ public final class ToneGenerator: AudioUnitBase, @unchecked Sendable {
     }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        phase = 0
-        increment = frequency / sampleRate
+        let kernel = ToneGeneratorKernel(sampleRate: sampleRate, frequency: Double(values[1]), noiseState: noiseState)
+        storage = KernelStorage(kernel, render: { ToneGeneratorKernel.render($0, $1) }, reset: { ToneGeneratorKernel.reset($0) })
     }
 
-    public override func reset() {
-        phase = 0
+    public override func deallocateRenderResources() {
+        if let storage { noiseState = storage.pointer.pointee.noiseState }
+        storage = nil
     }
 
+    public override var renderKernel: RenderKernel? { storage?.kernel }
+
+    public override func reset() { storage?.pointer.pointee.reset() }
+
+    /// Initial values (while initializing) land at once; later ones are smoothed.
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        switch index {
-        case 0: waveform = Waveform(rawValue: Int(value)) ?? .sine
-        case 1:
-            frequency = Double(value)
-            increment = frequency / sampleRate
-        case 2: amplitude.set(value, frames: isInitialized ? (rampFrames > 0 ? rampFrames : 64) : 0)
-        default: break
+        guard let kernel = storage?.pointer else { return }
+        if isInitialized {
+            kernel.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
+        } else {
+            kernel.pointee.set(index: index, value: value, frames: 0)
         }
-    }
-
-    public override func render(_ context: RenderContext) -> RenderStatus {
-        let output = context.outputs[0]
-        let first = output[0]
-        let frames = context.frameCount
-        switch waveform {
-        case .sine:
-            for frame in 0..<frames {
-                first[frame] = amplitude.next() * Float(sin(2 * Double.pi * phase))
-                advancePhase()
-            }
-        case .square:
-            for frame in 0..<frames {
-                var value: Double = phase < 0.5 ? 1 : -1
-                value += polyBLEP(phase)
-                value -= polyBLEP(phase < 0.5 ? phase + 0.5 : phase - 0.5)
-                first[frame] = amplitude.next() * Float(value)
-                advancePhase()
-            }
-        case .saw:
-            for frame in 0..<frames {
-                let value = 2 * phase - 1 - polyBLEP(phase)
-                first[frame] = amplitude.next() * Float(value)
-                advancePhase()
-            }
-        case .noise:
-            for frame in 0..<frames {
-                // xorshift64*: fast, allocation-free, uniform in [-1, 1).
-                noiseState ^= noiseState >> 12
-                noiseState ^= noiseState << 25
-                noiseState ^= noiseState >> 27
-                let bits = (noiseState &* 0x2545_F491_4F6C_DD1D) >> 40
-                first[frame] = amplitude.next() * (Float(bits) / Float(1 << 23) - 1)
-            }
-        }
-        for channel in 1..<max(1, output.channelCount) {
-            output[channel].update(from: first, count: frames)
-        }
-        return .ok
-    }
-
-    @inline(__always)
-    private func advancePhase() {
-        phase += increment
-        if phase >= 1 { phase -= phase.rounded(.down) }
-    }
-
-    /// The polynomial band-limited step correction around a discontinuity at phase 0.
-    @inline(__always)
-    private func polyBLEP(_ t: Double) -> Double {
-        let dt = increment
-        guard dt > 0 else { return 0 }
-        if t < dt {
-            let x = t / dt
-            return x + x - x * x - 1
-        }
-        if t > 1 - dt {
-            let x = (t - 1) / dt
-            return x * x + x + x + 1
-        }
-        return 0
     }
 }
