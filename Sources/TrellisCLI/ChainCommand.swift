@@ -11,7 +11,8 @@ struct ChainCommand: ParsableCommand {
         abstract: "Run an effect chain written as a pipeline: SOURCE ! UNIT [name=value ...] ! ... ! SINK.",
         discussion: """
             A source is an audio file or `tone` (freq=, amp=, waveform=, channels=); a unit is a short name, \
-            a type:subtype:manufacturer triple or lv2:URI, with parameter settings; a sink is an audio file. \
+            a type:subtype:manufacturer triple or lv2:URI, with settings read as `ctl add` and a session's node read them \
+            (channels=, bypass=, preset=, state= set the node; other names set parameters); a sink is an audio file. \
             With files at both ends the chain renders offline, as fast as the machine allows.
             Example: trellis chain in.wav ! eq band0.type=lowshelf band0.freq=120 band0.gain=3 ! gain gain=-6 ! out.wav
             """)

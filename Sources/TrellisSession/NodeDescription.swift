@@ -63,12 +63,13 @@ public struct NodeDescription: Sendable, Equatable {
     }
 
     /// The `UNIT name=value ...` form of `ctl add` and `trellis chain`: a node key sets
-    /// the node, any other name a parameter. A name may appear once.
+    /// the node, any other name a parameter. A name may appear once (as in a YAML
+    /// mapping, names that differ in case are different names).
     public init(unit: String, settings: [(name: String, value: String)]) throws(UnitFactoryError) {
         self.unit = unit
         var seen = Set<String>()
         for (name, value) in settings {
-            guard seen.insert(name.lowercased()).inserted else { throw .repeatedSetting(name) }
+            guard seen.insert(name).inserted else { throw .repeatedSetting(name) }
             if let key = Key(rawValue: name) {
                 try set(key, from: value)
             } else {

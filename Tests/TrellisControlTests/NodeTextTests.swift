@@ -181,4 +181,15 @@ struct NodeTextTests {
             #expect(error.code == code, "\(unit) \(parameters): \(error)")
         }
     }
+
+    @Test("a chain saved as a session keeps node keys as the node's and the rest as parameters")
+    func chainSavesNodeKeys() throws {
+        let pipeline = try ChainPipeline(arguments: ["tone", "channels=1", "!", "eq", "bypass=true", "band0.gain=3", "!", "out.wav"])
+        let document = try ChainSession.document(pipeline, file: "chain.yaml", sampleRate: 48_000, blockSize: 256)
+        let tone = try #require(document.graph.nodes.first { $0.name == "tone" })
+        let stage = try #require(document.graph.nodes.first { $0.name == "stage1" })
+        #expect(tone.channels == 1 && tone.parameters.isEmpty)
+        #expect(stage.bypass == true)
+        #expect(stage.parameters.map { "\($0.name)=\($0.value)" } == ["band0.gain=3"])
+    }
 }
