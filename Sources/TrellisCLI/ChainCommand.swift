@@ -11,7 +11,8 @@ struct ChainCommand: ParsableCommand {
         abstract: "Run an effect chain written as a pipeline: SOURCE ! UNIT [name=value ...] ! ... ! SINK.",
         discussion: """
             A source is an audio file or `tone` (freq=, amp=, waveform=, channels=); a unit is a short name, \
-            a type:subtype:manufacturer triple or lv2:URI, with parameter settings; a sink is an audio file. \
+            a type:subtype:manufacturer triple or lv2:URI, with settings read as `ctl add` and a session's node read them \
+            (channels=, bypass=, preset=, state= set the node; other names set parameters); a sink is an audio file. \
             With files at both ends the chain renders offline, as fast as the machine allows.
             Example: trellis chain in.wav ! eq band0.type=lowshelf band0.freq=120 band0.gain=3 ! gain gain=-6 ! out.wav
             """)
@@ -90,26 +91,17 @@ struct ChainBuilder {
     }
 
     func build(_ pipeline: ChainPipeline) throws(CLIError) -> Built {
+        let factory = UnitFactory(registry: registry)
         var input: AudioFileReader?
         let channels: Int
         let rate: Double
         let source: any AudioUnit
         if pipeline.source.word == "tone" {
-            let settings = pipeline.source.settings
-            var count = 2
-            if let setting = settings.first(where: { $0.name == "channels" }) {
-                guard let parsed = Int(setting.value), (1...64).contains(parsed) else {
-                    throw CLIError("chain: tone channels=\(setting.value) must be a whole number from 1 to 64")
-                }
-                count = parsed
-            }
-            channels = count
+            var description = try pipeline.source.description(unit: "tone")
+            description.channels = description.channels ?? 2
+            channels = description.channels!
             rate = toneRate
-            let tone = ToneGenerator(channelCount: channels)
-            for setting in settings where setting.name != "channels" {
-                try SettingParser.apply(setting.name, setting.value, to: tone, stage: pipeline.source)
-            }
-            source = tone
+            source = try pipeline.source.make(description, with: factory)
         } else if pipeline.source.word == "jack" {
             throw CLIError("chain: live chains with jack need the JACK head node, which this build does not have yet")
         } else {
@@ -123,19 +115,11 @@ struct ChainBuilder {
         do {
             var previous = try graph.addNode(source, name: pipeline.source.word == "tone" ? "tone" : "input")
             for stage in pipeline.units {
-                var unit: any AudioUnit
-                do {
-                    unit = try registry.instantiate(named: stage.word)
-                    // A mono plugin in a wider chain runs once per channel.
-                    if channels > 1, MultiMonoUnit.canRun(unit) {
-                        unit = try MultiMonoUnit(width: channels, first: unit) { () throws(RegistryError) in try registry.instantiate(named: stage.word) }
-                    }
-                } catch {
-                    throw CLIError("chain: stage \(stage.position) \"\(stage.word)\": \(error)")
-                }
-                Self.fit(unit, channels: channels)
-                for setting in stage.settings {
-                    try SettingParser.apply(setting.name, setting.value, to: unit, stage: stage)
+                let description = try stage.description(unit: stage.word)
+                // A mono plugin in a wider chain runs once per channel.
+                let unit = try stage.make(description, with: factory, fedWidth: channels)
+                if description.channels == nil, description.inputChannels == nil, description.outputChannels == nil, !(unit is MultiMonoUnit) {
+                    Self.fit(unit, channels: channels)
                 }
                 let node = try graph.addNode(unit)
                 try graph.connect(previous, to: node, converting: true)
@@ -163,39 +147,19 @@ struct ChainBuilder {
     }
 }
 
-/// Parses `name=value` settings by the parameter's kind: enumeration names, on/off for
-/// toggles, plain decimal numbers otherwise.
-enum SettingParser {
-    static func apply(_ name: String, _ text: String, to unit: any AudioUnit, stage: ChainPipeline.Stage) throws(CLIError) {
-        let lowered = name.lowercased()
-        guard let info = unit.parameters.first(where: { $0.identifier.lowercased() == lowered || $0.name.lowercased() == lowered }) else {
-            let suggestions = Suggestions.closest(to: name, among: unit.parameters.map(\.identifier))
-            throw CLIError("chain: stage \(stage.position) \"\(stage.word)\": no parameter \"\(name)\"\(Suggestions.didYouMean(suggestions))")
-        }
-        guard let value = parse(text, for: info) else {
-            let expected = info.flags.contains(.enumeration)
-                ? "one of \(info.valueStrings.joined(separator: ", "))"
-                : info.flags.contains(.toggled) ? "on or off" : "a number"
-            throw CLIError("chain: stage \(stage.position) \"\(stage.word)\": \(name)=\(text): expected \(expected)")
-        }
-        do { try unit.setParameter(info.address, value, rampFrames: 0) } catch {
-            throw CLIError("chain: stage \(stage.position) \"\(stage.word)\": \(error)")
-        }
+extension ChainPipeline.Stage {
+    /// The stage's settings as a node description of `unit`: the form `ctl add` takes.
+    func description(unit: String) throws(CLIError) -> NodeDescription {
+        do { return try NodeDescription(unit: unit, settings: settings) } catch { throw failure(error) }
     }
 
-    static func parse(_ text: String, for info: ParameterInfo) -> Float? {
-        if info.flags.contains(.enumeration),
-           let index = info.valueStrings.firstIndex(where: { $0.lowercased() == text.lowercased() }) {
-            return Float(index) + info.range.lowerBound
-        }
-        if info.flags.contains(.toggled) {
-            switch text.lowercased() {
-            case "on", "true", "yes", "1": return 1
-            case "off", "false", "no", "0": return 0
-            default: return nil
-            }
-        }
-        guard let value = Float(text), value.isFinite, !text.contains("x"), !text.contains("X") else { return nil }
-        return value
+    /// The unit the stage describes, made by the factory sessions and `ctl add` use.
+    func make(_ description: NodeDescription, with factory: UnitFactory, fedWidth: Int? = nil) throws(CLIError) -> any AudioUnit {
+        do { return try factory.make(description, fedWidth: fedWidth) } catch { throw failure(error) }
+    }
+
+    /// `chain: stage N "WORD": MESSAGE`.
+    func failure(_ error: UnitFactoryError) -> CLIError {
+        CLIError("chain: stage \(position) \"\(word)\": \(error)")
     }
 }

@@ -5,7 +5,8 @@ import TrellisSession
 /// A pipeline written out as a session: a file source becomes a player, a file sink a
 /// recorder on the last stage, `jack` ends become the session's JACK ports (settings:
 /// `channels=N`, `connect=PATTERN` naming the other clients' ports), units keep their
-/// settings as written. This is what `--save` writes and what a live chain runs.
+/// settings as written: node keys (`channels=`, `bypass=`...) as the node's, the rest
+/// as parameters. This is what `--save` writes and what a live chain runs.
 enum ChainSession {
     static func document(_ pipeline: ChainPipeline, file: String, sampleRate: Double, blockSize: Int) throws(CLIError) -> SessionDocument {
         var document = SessionDocument(file: file)
@@ -15,9 +16,6 @@ enum ChainSession {
         var jack = JackSpec(location: here)
         var usesJACK = false
 
-        func settings(_ stage: ChainPipeline.Stage, except skipped: Set<String> = []) -> [ParameterSetting] {
-            stage.settings.filter { !skipped.contains($0.name) }.map { ParameterSetting(name: $0.name, value: $0.value, location: here) }
-        }
         func channels(_ stage: ChainPipeline.Stage, default fallback: Int) throws(CLIError) -> Int {
             guard let text = stage.settings.first(where: { $0.name == "channels" })?.value else { return fallback }
             guard let count = Int(text), (1...64).contains(count) else {
@@ -34,11 +32,10 @@ enum ChainSession {
         var width = 2
         switch source.word {
         case "tone":
-            var node = NodeSpec(name: "tone", source: .unit("tone"), location: here)
-            width = try channels(source, default: 2)
-            node.channels = width
-            node.parameters = settings(source, except: ["channels"])
-            nodes.append(node)
+            var description = try source.description(unit: "tone")
+            description.channels = description.channels ?? 2
+            width = description.channels!
+            nodes.append(NodeSpec(name: "tone", describing: description, location: here))
         case "jack":
             usesJACK = true
             width = try channels(source, default: 2)
@@ -56,11 +53,7 @@ enum ChainSession {
 
         // The units, in series.
         for (index, stage) in pipeline.units.enumerated() {
-            let name = "stage\(index + 1)"
-            let unit: NodeSource = stage.word.hasPrefix("lv2:") ? .lv2(String(stage.word.dropFirst(4))) : .unit(stage.word)
-            var node = NodeSpec(name: name, source: unit, location: here)
-            node.parameters = settings(stage)
-            nodes.append(node)
+            nodes.append(NodeSpec(name: "stage\(index + 1)", describing: try stage.description(unit: stage.word), location: here))
         }
 
         // The sink.

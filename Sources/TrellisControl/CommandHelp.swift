@@ -11,7 +11,7 @@ public enum CommandHelp {
         Entry(verb: "hello", usage: "hello", summary: "the protocol's name and version"),
         Entry(verb: "help", usage: "help [COMMAND]", summary: "the commands, or one command's form"),
         Entry(verb: "list", usage: "list", summary: "nodes (name and unit) and connections"),
-        Entry(verb: "add", usage: "add NODE UNIT [channels=N] [PARAM=VALUE ...]", summary: "adds a unit (short name, type:subtype:manufacturer or lv2:URI) as NODE; inputs=, outputs=, channels=, input-channels=, output-channels= shape it as in a session"),
+        Entry(verb: "add", usage: "add NODE UNIT [KEY=VALUE ...] [PARAM=VALUE ...]", summary: "adds a unit (short name, type:subtype:manufacturer or lv2:URI) as NODE; inputs=, outputs=, channels=, input-channels=, output-channels=, state=, preset= and bypass= set it as in a session"),
         Entry(verb: "remove", usage: "remove NODE", summary: "removes a node and its connections"),
         Entry(verb: "connect", usage: "connect SRC[.BUS] DST[.BUS] [convert]", summary: "connects an output bus to an input bus"),
         Entry(verb: "disconnect", usage: "disconnect [SRC[.BUS]] DST[.BUS]", summary: "removes the connection into an input bus"),

@@ -32,24 +32,16 @@ extension ControlDispatcher {
         return unit.componentDescription.description
     }
 
+    /// Makes the unit through the same factory a session's nodes go through, so a text
+    /// is accepted or refused here exactly as in a session, with the same message.
     func add(_ name: String, unit key: String, parameters: [ParameterAssignment]) throws(ControlError) -> ControlReply {
         if (try? graph.node(named: name)) != nil { throw ControlError(.duplicateNode, "a node named \(name) already exists") }
-        var unit: any AudioUnit
-        do { unit = try target.registry.instantiate(named: key) } catch { throw ControlErrors.map(error) }
-        let shape = parameters.filter { NodeShape.keys.contains($0.name.lowercased()) }
-        // `channels=N` on a mono plugin runs it once per channel, as in a session.
-        if let setting = shape.first(where: { $0.name.lowercased() == "channels" }), let width = Int(setting.value),
-           (2...32).contains(width), MultiMonoUnit.canRun(unit) {
-            let registry = target.registry
-            do { unit = try MultiMonoUnit(width: width, first: unit) { () throws(RegistryError) in try registry.instantiate(named: key) } } catch {
-                throw ControlErrors.map(error)
-            }
-        }
-        try NodeShape.apply(shape, to: unit, node: name)
-        for assignment in parameters where !NodeShape.keys.contains(assignment.name.lowercased()) {
-            let info = try parameter(assignment.name, of: unit, node: name)
-            let value = try decode(assignment.value, for: info, node: name)
-            do { try unit.setParameter(info.address, value, rampFrames: 0) } catch { throw ControlErrors.map(error, node: name) }
+        let unit: any AudioUnit
+        do {
+            let description = try NodeDescription(unit: key, settings: parameters.map { ($0.name, $0.value) })
+            unit = try UnitFactory(registry: target.registry).make(description)
+        } catch {
+            throw ControlErrors.map(error, node: name)
         }
         do { try graph.addNode(unit, name: name) } catch { throw ControlErrors.map(error) }
         if unit is FilePlayer { listenToPlayers() }

@@ -6,8 +6,8 @@ extension ControlDispatcher {
     func set(_ name: String, _ identifier: String, _ text: String, rampMilliseconds: Double?) throws(ControlError) -> ControlReply {
         let found = try node(name)
         let info = try parameter(identifier, of: found.unit, node: name)
-        guard info.isWritable else { throw ControlError(.readOnly, "node \(name): parameter \(info.identifier) is read-only (the unit writes it)") }
-        let value = try decode(text, for: info, node: name)
+        guard info.isWritable else { throw ControlErrors.map(UnitFactoryError.readOnlyParameter(identifier), node: name) }
+        let value = try decode(text, for: info, named: identifier, node: name)
         let frames = Int(((rampMilliseconds ?? 0) * graph.sampleRate / 1000).rounded())
         do { try found.unit.setParameter(info.address, value, rampFrames: frames) } catch { throw ControlErrors.map(error, node: name) }
         let written = ParameterText.encode(value, for: info)
@@ -59,20 +59,15 @@ extension ControlDispatcher {
     }
 
     func parameter(_ identifier: String, of unit: any AudioUnit, node: String) throws(ControlError) -> ParameterInfo {
-        guard let info = ParameterText.find(identifier, in: unit) else {
-            let hint = Suggestions.didYouMean(Suggestions.closest(to: identifier, among: unit.parameters.map(\.identifier)))
-            throw ControlError(.unknownParameter, "node \(node): \(unit.name) has no parameter named \(CommandTokenizer.quote(identifier))\(hint)")
+        do { return try UnitFactory(registry: target.registry).parameter(identifier, of: unit) } catch {
+            throw ControlErrors.map(error, node: node)
         }
-        return info
     }
 
-    /// A value by the parameter's kind, as sessions read it.
-    func decode(_ text: String, for info: ParameterInfo, node: String) throws(ControlError) -> Float {
-        switch ParameterText.decode(text, for: info) {
-        case .success(let value): return value
-        case .failure(let problem):
-            let code: ControlError.Code = problem.message.contains("outside the range") ? .outOfRange : .badValue
-            throw ControlError(code, "node \(node): \(problem.message)")
+    /// A value by the parameter's kind, by the rules `add` and sessions read it by.
+    func decode(_ text: String, for info: ParameterInfo, named name: String, node: String) throws(ControlError) -> Float {
+        do { return try ParameterText.value(text, for: info, named: name) } catch {
+            throw ControlErrors.map(error, node: node)
         }
     }
 }

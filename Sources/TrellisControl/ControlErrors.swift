@@ -1,5 +1,6 @@
 import TrellisCore
 import TrellisGraph
+import TrellisSession
 
 /// Codes for the errors of the layers below.
 enum ControlErrors {
@@ -23,6 +24,22 @@ enum ControlErrors {
 
     static func map(_ error: AudioUnitError, node: String) -> ControlError {
         ControlError(code(for: error), "node \(node): \(error)")
+    }
+
+    /// A node description that could not become a unit (`add`), or a value `set` refused.
+    static func map(_ error: UnitFactoryError, node: String) -> ControlError {
+        let code: ControlError.Code
+        switch error {
+        case .unknownUnit: code = .unknownUnit
+        case .unitNotCreated: code = .graph
+        case .unknownParameter: code = .unknownParameter
+        case .readOnlyParameter: code = .readOnly
+        case .invalidValue, .invalidSetting, .repeatedSetting, .noState, .invalidState: code = .badValue
+        case .outOfRange: code = .outOfRange
+        case .unknownPreset: code = .unknownPreset
+        case .refused(_, let refusal): code = Self.code(for: refusal)
+        }
+        return ControlError(code, "node \(node): \(error)")
     }
 
     static func code(for error: AudioUnitError) -> ControlError.Code {

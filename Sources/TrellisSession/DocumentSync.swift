@@ -77,7 +77,7 @@ struct DocumentSync {
             }
             covered.insert(info.identifier)
             var setting = setting
-            if case .success(let written) = ParameterText.decode(setting.value, for: info), written == value {
+            if let written = try? ParameterText.value(setting.value, for: info), written == value {
                 result.append(setting)
                 continue
             }

@@ -3,37 +3,12 @@ import TrellisGraph
 
 extension GraphBuilder {
     /// Buses, state, preset, bypass, then parameters, in that order, so that the
-    /// parameters written win over what a preset or state set.
+    /// parameters written win over what a preset or state set; all through the factory,
+    /// with the baseline a save compares with taken before the parameters.
     func configure(_ unit: any AudioUnit, _ spec: NodeSpec, path: String) throws(SessionError) {
-        func attempt(_ key: String, _ body: () throws(AudioUnitError) -> Void) throws(SessionError) {
-            do { try body() } catch {
-                throw SessionError("node \(quoted(spec.name)): \(error)", at: spec.positions[key] ?? spec.location)
-            }
-        }
-        if let count = spec.inputs { try attempt("inputs") { () throws(AudioUnitError) in try unit.setProperty(.elementCount, .int(count), scope: .input, element: 0) } }
-        if let count = spec.outputs { try attempt("outputs") { () throws(AudioUnitError) in try unit.setProperty(.elementCount, .int(count), scope: .output, element: 0) } }
-        for (scope, key, width) in [(Scope.input, "input-channels", spec.inputChannels), (.output, "output-channels", spec.outputChannels)] {
-            guard let channels = width ?? spec.channels else { continue }
-            try attempt(width == nil ? "channels" : key) { () throws(AudioUnitError) in
-                for element in 0..<unit.elementCount(scope) {
-                    var format = try unit.format(scope: scope, element: element)
-                    format.channelCount = channels
-                    try unit.setFormat(format, scope: scope, element: element)
-                }
-            }
-        }
-        if let state = spec.state {
-            guard let stateful = unit as? any StatefulUnit else {
-                throw SessionError("node \(quoted(spec.name)): \(unit.name) keeps no saved state; remove state:", at: spec.positions["state"] ?? spec.location)
-            }
-            try attempt("state") { () throws(AudioUnitError) in try stateful.restore(stateText: state) }
-        }
-        if let preset = spec.preset {
-            try attempt("preset") { () throws(AudioUnitError) in try unit.setProperty(.presentPreset, .string(preset), scope: .global, element: 0) }
-        }
-        if let bypass = spec.bypass {
-            try attempt("bypass") { () throws(AudioUnitError) in try unit.setProperty(.bypassEffect, .bool(bypass), scope: .global, element: 0) }
-        }
+        var shape = spec.unitDescription ?? spec.description(unit: spec.unitText)
+        shape.parameters = []
+        do { try factory.configure(unit, shape) } catch { throw self.error(error, in: spec) }
         recordBaseline(unit, path: path)
         for setting in spec.parameters {
             try apply(setting, to: unit, node: spec.name, path: setting.name)
@@ -68,20 +43,9 @@ extension GraphBuilder {
             try apply(setting, to: inner.unit, node: node + "/" + inner.name, path: String(parts[1]))
             return
         }
-        guard let info = ParameterText.find(name, in: unit) else {
-            let hint = Suggestions.didYouMean(Suggestions.closest(to: name, among: unit.parameters.map(\.identifier)))
-            throw SessionError("node \(quoted(node)): \(unit.name) has no parameter named \(quoted(name))\(hint)", at: setting.location)
-        }
-        guard info.isWritable else {
-            throw SessionError("node \(quoted(node)): parameter \(info.identifier) is read-only (the unit writes it)", at: setting.location)
-        }
-        let value: Float
-        switch ParameterText.decode(setting.value, for: info) {
-        case .success(let decoded): value = decoded
-        case .failure(let problem): throw SessionError("node \(quoted(node)): \(problem.message)", at: setting.valueLocation)
-        }
-        do { try unit.setParameter(info.address, value, rampFrames: 0) } catch {
-            throw SessionError("node \(quoted(node)): \(error)", at: setting.valueLocation)
+        do { try factory.apply(NodeDescription.Setting(name: name, value: setting.value), to: unit) } catch {
+            let location = if case .unknownParameter = error { setting.location } else { setting.valueLocation }
+            throw SessionError("node \(quoted(node)): \(error)", at: location)
         }
     }
 

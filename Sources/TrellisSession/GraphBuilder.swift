@@ -48,6 +48,7 @@ final class GraphBuilder {
     }
 
     let registry: ComponentRegistry
+    let factory: UnitFactory
     let sampleRate: Double
     let blockSize: Int
     let checkFiles: Bool
@@ -66,6 +67,7 @@ final class GraphBuilder {
     init(registry: ComponentRegistry, sampleRate: Double, blockSize: Int, checkFiles: Bool, engine: RenderEngine? = nil) {
         self.engine = engine
         self.registry = registry
+        factory = UnitFactory(registry: registry)
         self.sampleRate = sampleRate
         self.blockSize = blockSize
         self.checkFiles = checkFiles
@@ -113,15 +115,13 @@ final class GraphBuilder {
     private func makeUnit(_ spec: NodeSpec, scope: Definitions, prefix: String, stack: [String]) throws(SessionError) -> (any AudioUnit)? {
         let path = prefix + spec.name
         let unit: any AudioUnit
-        switch spec.source {
-        case .subgraph(let name):
+        if let description = spec.unitDescription {
+            guard let made = try instantiate(description, spec: spec) else { return nil }
+            unit = made
+        } else if case .subgraph(let name) = spec.source {
             unit = try makeSubgraph(name, for: spec, scope: scope, path: path, stack: stack)
-        case .unit(let key):
-            guard let made = try instantiate(key, spec: spec, at: spec.positions["unit"] ?? spec.location) else { return nil }
-            unit = made
-        case .lv2(let uri):
-            guard let made = try instantiate("lv2:" + uri, spec: spec, at: spec.positions["lv2"] ?? spec.location) else { return nil }
-            unit = made
+        } else {
+            preconditionFailure("a node is a unit or a subgraph")
         }
         if let file = spec.file {
             let resolved = SessionLoader.resolve(file, in: scope.directory)
@@ -138,39 +138,38 @@ final class GraphBuilder {
             }
             players.append(FilePlayerSpec(node: path, unit: unit, path: resolved, loops: spec.loops ?? 0, location: location))
         }
-        try configure(unit, Self.perInstance(spec, unit), path: path)
+        try configure(unit, spec, path: path)
         return unit
     }
 
-    /// `channels: N` on a mono plugin asks for N instances (`runMonoUnitsPerChannel`); each
-    /// instance keeps its one channel.
-    static func perInstance(_ spec: NodeSpec, _ unit: any AudioUnit) -> NodeSpec {
-        guard (spec.channels ?? 1) > 1, spec.inputChannels == nil, spec.outputChannels == nil, MultiMonoUnit.canRun(unit) else { return spec }
-        var spec = spec
-        spec.channels = nil
-        return spec
-    }
-
-    private func instantiate(_ key: String, spec: NodeSpec, at location: SourceLocation) throws(SessionError) -> (any AudioUnit)? {
-        let isPlugin = key.hasPrefix("lv2:") || key.contains("://") || key.hasPrefix("urn:")
+    /// A fresh unit of the node's component; nil (and a warning) for a plugin that is
+    /// not installed or would not load.
+    private func instantiate(_ description: NodeDescription, spec: NodeSpec) throws(SessionError) -> (any AudioUnit)? {
+        let location = spec.location(of: .unit)
         let component: Component
-        do { component = try registry.component(named: key) } catch {
-            if isPlugin {
+        do { component = try factory.component(named: description.unit) } catch {
+            if description.namesPlugin {
                 warnings.append(SessionWarning(
-                    "node \(quoted(spec.name)): plugin \(key) is not available (\(error)); it loads as a placeholder that "
+                    "node \(quoted(spec.name)): plugin \(description.unit) is not available (\(error)); it loads as a placeholder that "
                         + "keeps its settings and passes audio through where it can", at: location))
                 return nil
             }
             throw SessionError("node \(quoted(spec.name)): \(error)", at: location)
         }
-        do { return try registry.instantiate(component) } catch {
-            if isPlugin || component.origin == .lv2 {
+        do { return try factory.instantiate(component, key: description.unit) } catch {
+            if description.namesPlugin || component.origin == .lv2 {
+                let reason = if case .unitNotCreated(_, let reason) = error { "\(reason)" } else { "\(error)" }
                 warnings.append(SessionWarning(
-                    "node \(quoted(spec.name)): plugin \(key) could not be loaded (\(error)); it loads as a placeholder", at: location))
+                    "node \(quoted(spec.name)): plugin \(description.unit) could not be loaded (\(reason)); it loads as a placeholder", at: location))
                 return nil
             }
-            throw SessionError("node \(quoted(spec.name)): could not create \(key): \(error)", at: location)
+            throw SessionError("node \(quoted(spec.name)): \(error)", at: location)
         }
+    }
+
+    /// A factory error at the part of the node it is about.
+    func error(_ error: UnitFactoryError, in spec: NodeSpec) -> SessionError {
+        SessionError("node \(quoted(spec.name)): \(error)", at: spec.location(of: error.field))
     }
 
     private func makeSubgraph(_ name: String, for spec: NodeSpec, scope: Definitions, path: String, stack: [String]) throws(SessionError) -> any AudioUnit {
@@ -232,23 +231,11 @@ final class GraphBuilder {
         var changed = true
         while changed {
             changed = false
-            for spec in body.nodes where spec.channels != 1 && spec.inputChannels == nil && spec.outputChannels == nil {
-                guard let unit = units[spec.name], !(unit is MultiMonoUnit), MultiMonoUnit.canRun(unit),
+            for spec in body.nodes {
+                guard let description = spec.unitDescription, let unit = units[spec.name], factory.runsPerChannel(unit, description),
                       let width = spec.channels ?? sourceWidth(of: spec), width > 1
                 else { continue }
-                let key: String
-                switch spec.source {
-                case .unit(let name): key = name
-                case .lv2(let uri): key = "lv2:" + uri
-                case .subgraph: continue
-                }
-                units[spec.name] = try MultiMonoUnit(width: width, first: unit) { () throws(SessionError) in
-                    guard let extra = try instantiate(key, spec: spec, at: spec.location) else {
-                        throw SessionError("node \(quoted(spec.name)): \(key) runs once per channel (\(width)), but only its first instance loaded", at: spec.location)
-                    }
-                    try configure(extra, Self.perInstance(spec, extra), path: prefix + spec.name)
-                    return extra
-                }
+                do { units[spec.name] = try factory.widen(unit, description, to: width) } catch { throw self.error(error, in: spec) }
                 changed = true
             }
         }

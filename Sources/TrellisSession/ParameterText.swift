@@ -2,46 +2,54 @@ import TrellisCore
 
 /// Parameter values as text, both ways, by the parameter's kind: numbers for all,
 /// `on`/`off`/`true`/`false` for on/off parameters, value names for enumerations.
-/// Thread: any.
+/// Sessions, `ctl add`/`set` and `trellis chain` all read values here. Thread: any.
 public enum ParameterText {
-    public struct Problem: Error {
-        public var message: String
-    }
-
-    /// The value a text means for `info`, or a message saying what was expected.
-    public static func decode(_ text: String, for info: ParameterInfo) -> Result<Float, Problem> {
-        let expected = "expected \(describe(info))"
+    /// The value `text` means for `info`. `name` is the parameter as the text named it,
+    /// for messages. These are the value rules every front end shares:
+    /// - on/off parameters take `on`, `off`, `true`, `false`, or a number of their range;
+    /// - enumerations take a value name (any case) or an index;
+    /// - everything else is a plain decimal number: no on/off words, no YAML 1.1 octal,
+    ///   hexadecimal, base-60, underscores, infinities or NaN;
+    /// - whole-number parameters (integer, enumeration, on/off) refuse fractions, and
+    ///   every number is checked against the parameter's range.
+    public static func value(_ text: String, for info: ParameterInfo, named name: String? = nil) throws(UnitFactoryError) -> Float {
+        let name = name ?? info.identifier
+        let expected = describe(info)
+        let lowered = text.lowercased()
         if info.flags.contains(.toggled) {
-            switch text.lowercased() {
-            case "on", "true": return .success(info.range.upperBound)
-            case "off", "false": return .success(info.range.lowerBound)
+            switch lowered {
+            case "on", "true": return info.range.upperBound
+            case "off", "false": return info.range.lowerBound
             default: break
             }
         }
-        if !info.valueStrings.isEmpty, let index = info.valueStrings.firstIndex(where: { $0.lowercased() == text.lowercased() }) {
-            return .success(info.range.lowerBound + Float(index))
+        if !info.valueStrings.isEmpty, let index = info.valueStrings.firstIndex(where: { $0.lowercased() == lowered }) {
+            return info.range.lowerBound + Float(index)
         }
         let number: Double
         switch StrictScalar.number(text) {
         case .success(let value): number = value
         case .failure(let failure):
-            if !info.flags.contains(.toggled), ["on", "off", "yes", "no", "true", "false"].contains(text.lowercased()) {
-                return .failure(Problem(message: "\(expected), found \(quoted(text)): on/off words are accepted only for on/off parameters"))
+            if !info.flags.contains(.toggled), StrictScalar.yaml11Booleans.contains(lowered) {
+                throw .invalidValue(parameter: name, text: text, expected: expected, problem: .onOffWord)
             }
             if !info.valueStrings.isEmpty {
-                let hint = Suggestions.didYouMean(Suggestions.closest(to: text, among: info.valueStrings))
-                return .failure(Problem(message: "\(expected), found \(quoted(text))\(hint)"))
+                let suggestions = Suggestions.closest(to: text, among: info.valueStrings)
+                throw .invalidValue(parameter: name, text: text, expected: expected, problem: .notAValueName(suggestions: suggestions))
             }
-            return .failure(Problem(message: "\(expected), \(failure.explanation)"))
+            if case .ambiguous(_, let reason) = failure {
+                throw .invalidValue(parameter: name, text: text, expected: expected, problem: .ambiguous(reason: reason))
+            }
+            throw .invalidValue(parameter: name, text: text, expected: expected, problem: .notANumber)
         }
         if info.flags.contains(.integer) || info.flags.contains(.enumeration) || info.flags.contains(.toggled), number != number.rounded() {
-            return .failure(Problem(message: "\(expected), found \(text), which is not a whole number"))
+            throw .invalidValue(parameter: name, text: text, expected: expected, problem: .notWhole)
         }
         let value = Float(number)
         guard info.range.contains(value) else {
-            return .failure(Problem(message: "\(text) is outside the range of \(info.identifier), \(format(info.range.lowerBound))...\(format(info.range.upperBound))\(unitSuffix(info))"))
+            throw .outOfRange(parameter: name, text: text, range: "\(format(info.range.lowerBound))...\(format(info.range.upperBound))\(unitSuffix(info))")
         }
-        return .success(value)
+        return value
     }
 
     /// The text a save writes for `value`, in the style of `previous` where one was written.
@@ -70,6 +78,7 @@ public enum ParameterText {
         return "\(value)"
     }
 
+    /// "a value for NAME (what it takes)", for messages.
     public static func describe(_ info: ParameterInfo) -> String {
         var text = "a value for \(info.identifier)"
         if info.flags.contains(.toggled) { return text + " (on or off)" }

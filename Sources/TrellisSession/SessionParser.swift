@@ -10,9 +10,6 @@ public enum SessionParser {
         "unit", "lv2", "subgraph", "parameters", "preset", "state", "bypass",
         "inputs", "outputs", "channels", "input-channels", "output-channels", "file", "loops",
     ]
-    /// Bus and channel limits keep a typo from allocating gigabytes.
-    static let busLimit = 0...128
-    static let channelLimit = 1...32
 
     /// Decodes a whole session. `file` names the text in positions. Thread: any.
     public static func parse(_ text: String, file: String) throws(SessionError) -> SessionDocument {
@@ -140,14 +137,23 @@ public enum SessionParser {
                     name: parameter.key, value: value, location: reader.location(parameter.keyNode), valueLocation: reader.location(parameter.value)))
             }
         }
-        if let node = fields["preset"] { spec.preset = try reader.text(node, expected: "a preset name or number") }
-        if let node = fields["state"] { spec.state = try reader.text(node, expected: "saved plugin state (text)") }
-        if let node = fields["bypass"] { spec.bypass = try reader.boolean(node, expected: "bypass") }
-        if let node = fields["inputs"] { spec.inputs = try reader.integer(node, expected: "a number of input buses", in: busLimit) }
-        if let node = fields["outputs"] { spec.outputs = try reader.integer(node, expected: "a number of output buses", in: busLimit) }
-        if let node = fields["channels"] { spec.channels = try reader.integer(node, expected: "a channel count", in: channelLimit) }
-        if let node = fields["input-channels"] { spec.inputChannels = try reader.integer(node, expected: "a channel count", in: channelLimit) }
-        if let node = fields["output-channels"] { spec.outputChannels = try reader.integer(node, expected: "a channel count", in: channelLimit) }
+        // Node keys are read by the rules `ctl add` and `trellis chain` read them by.
+        var settings = NodeDescription(unit: spec.unitText)
+        for key in NodeDescription.Key.allCases {
+            guard let node = fields[key.rawValue] else { continue }
+            let text = try reader.text(node, expected: "a value for \(key.rawValue)")
+            do { try settings.set(key, from: text) } catch {
+                throw reader.error("node \(quoted(name)): \(error)", node)
+            }
+        }
+        spec.inputs = settings.inputs
+        spec.outputs = settings.outputs
+        spec.channels = settings.channels
+        spec.inputChannels = settings.inputChannels
+        spec.outputChannels = settings.outputChannels
+        spec.state = settings.state
+        spec.preset = settings.preset
+        spec.bypass = settings.bypass
         if let node = fields["file"] { spec.file = try reader.text(node, expected: "an audio file path") }
         if let node = fields["loops"] { spec.loops = try reader.integer(node, expected: "a loop count (-1 loops forever)", in: -1...1_000_000) }
         if spec.loops != nil && spec.file == nil {

@@ -1,0 +1,135 @@
+import TrellisCore
+import TrellisUnits
+
+/// The one way from a `NodeDescription` to a configured unit, for sessions, `ctl add`
+/// and `trellis chain` alike: the unit found by name, its buses and channels, state,
+/// preset, bypass, then its parameters (so parameters written win over a preset or a
+/// state), every value read by the rules of `ParameterText`.
+///
+/// A mono unit asked for more channels runs once per channel (`MultiMonoUnit`), each
+/// instance configured alike.
+///
+/// Thread: control. It makes units and sets their properties, which may load plugin
+/// bundles and allocate; never call it on the audio thread.
+public struct UnitFactory: Sendable {
+    public let registry: ComponentRegistry
+
+    public init(registry: ComponentRegistry) {
+        self.registry = registry
+    }
+
+    /// A unit made and configured; a mono unit runs once per channel when the
+    /// description asks for more than one channel or, saying nothing, `fedWidth` > 1.
+    public func make(_ description: NodeDescription, fedWidth: Int? = nil) throws(UnitFactoryError) -> any AudioUnit {
+        let unit = try instantiate(description.unit)
+        try configure(unit, description)
+        guard let width = description.channels ?? fedWidth, width > 1, runsPerChannel(unit, description) else { return unit }
+        return try widen(unit, description, to: width)
+    }
+
+    /// The component a key names: a short name, a triple, `lv2:URI` or a URI.
+    public func component(named key: String) throws(UnitFactoryError) -> Component {
+        do { return try registry.component(named: key) } catch {
+            switch error {
+            case .unknownName(_, let suggestions): throw .unknownUnit(key, suggestions: suggestions)
+            case .unknownDescription(_, let suggestions): throw .unknownUnit(key, suggestions: suggestions)
+            case .instantiationFailed(_, let reason): throw .unitNotCreated(key, reason: reason)
+            case .duplicateName, .duplicateDescription: throw .unknownUnit(key, suggestions: [])
+            }
+        }
+    }
+
+    /// A fresh, unconfigured unit of `component`; `key` names it in messages.
+    public func instantiate(_ component: Component, key: String) throws(UnitFactoryError) -> any AudioUnit {
+        do { return try registry.instantiate(component) } catch { throw .unitNotCreated(key, reason: error) }
+    }
+
+    /// A fresh, unconfigured unit of the component `key` names.
+    public func instantiate(_ key: String) throws(UnitFactoryError) -> any AudioUnit {
+        try instantiate(try component(named: key), key: key)
+    }
+
+    /// Applies everything but the unit's name to a fresh unit, in this order: bus
+    /// counts, channels, state, preset, bypass, parameters. On a unit that will run
+    /// once per channel (see `runsPerChannel`), `channels` is left to `widen`.
+    public func configure(_ unit: any AudioUnit, _ description: NodeDescription) throws(UnitFactoryError) {
+        func attempt(_ key: NodeDescription.Key, _ body: () throws(AudioUnitError) -> Void) throws(UnitFactoryError) {
+            do { try body() } catch {
+                switch error {
+                case .invalidPreset(let name, let available, let unitName): throw .unknownPreset(name, available: available, unit: unitName)
+                case .readOnlyProperty(.presentPreset, let unitName), .invalidProperty(.presentPreset, let unitName):
+                    throw .unknownPreset(description.preset ?? "", available: [], unit: unitName)
+                case .invalidState: throw .invalidState(error)
+                default: throw .refused(key: key.rawValue, error)
+                }
+            }
+        }
+        if let count = description.inputs {
+            try attempt(.inputs) { () throws(AudioUnitError) in try unit.setProperty(.elementCount, .int(count), scope: .input, element: 0) }
+        }
+        if let count = description.outputs {
+            try attempt(.outputs) { () throws(AudioUnitError) in try unit.setProperty(.elementCount, .int(count), scope: .output, element: 0) }
+        }
+        let channels = runsPerChannel(unit, description) ? nil : description.channels
+        for (scope, key, width) in [(Scope.input, NodeDescription.Key.inputChannels, description.inputChannels), (.output, .outputChannels, description.outputChannels)] {
+            guard let count = width ?? channels else { continue }
+            try attempt(width == nil ? .channels : key) { () throws(AudioUnitError) in
+                for element in 0..<unit.elementCount(scope) {
+                    var format = try unit.format(scope: scope, element: element)
+                    format.channelCount = count
+                    try unit.setFormat(format, scope: scope, element: element)
+                }
+            }
+        }
+        if let state = description.state {
+            guard let stateful = unit as? any StatefulUnit else { throw .noState(unit: unit.name) }
+            try attempt(.state) { () throws(AudioUnitError) in try stateful.restore(stateText: state) }
+        }
+        if let preset = description.preset {
+            try attempt(.preset) { () throws(AudioUnitError) in try unit.setProperty(.presentPreset, .string(preset), scope: .global, element: 0) }
+        }
+        if let bypass = description.bypass {
+            try attempt(.bypass) { () throws(AudioUnitError) in try unit.setProperty(.bypassEffect, .bool(bypass), scope: .global, element: 0) }
+        }
+        for setting in description.parameters {
+            try apply(setting, to: unit)
+        }
+    }
+
+    /// Sets one parameter from its text, by the parameter's kind.
+    public func apply(_ setting: NodeDescription.Setting, to unit: any AudioUnit) throws(UnitFactoryError) {
+        let info = try parameter(setting.name, of: unit)
+        guard info.isWritable else { throw .readOnlyParameter(setting.name) }
+        let value = try ParameterText.value(setting.value, for: info, named: setting.name)
+        do { try unit.setParameter(info.address, value, rampFrames: 0) } catch {
+            throw .refused(key: setting.name, error)
+        }
+    }
+
+    /// The parameter `name` names on `unit`: by identifier (an LV2 symbol), then by
+    /// display name, in any case.
+    public func parameter(_ name: String, of unit: any AudioUnit) throws(UnitFactoryError) -> ParameterInfo {
+        guard let info = ParameterText.find(name, in: unit) else {
+            throw .unknownParameter(name, unit: unit.name, suggestions: Suggestions.closest(to: name, among: unit.parameters.map(\.identifier)))
+        }
+        return info
+    }
+
+    /// Whether `unit` (made from `description`) would run once per channel when given
+    /// more than one: a mono unit that cannot be widened, whose node sets no
+    /// per-direction width.
+    public func runsPerChannel(_ unit: any AudioUnit, _ description: NodeDescription) -> Bool {
+        description.inputChannels == nil && description.outputChannels == nil && description.channels != 1
+            && !(unit is MultiMonoUnit) && MultiMonoUnit.canRun(unit)
+    }
+
+    /// Runs `first` (made and configured from `description`) and `width - 1` more
+    /// instances, made and configured alike, one per channel.
+    public func widen(_ first: any AudioUnit, _ description: NodeDescription, to width: Int) throws(UnitFactoryError) -> MultiMonoUnit {
+        try MultiMonoUnit(width: width, first: first) { () throws(UnitFactoryError) in
+            let another = try instantiate(description.unit)
+            try configure(another, description)
+            return another
+        }
+    }
+}
