@@ -42,7 +42,10 @@ let package = Package(
         systemLibrary("CLiblo", pkgConfig: "liblo", apt: "liblo-dev"),
         // Ogg Vorbis decoding with sample-exact seeking (libsndfile 1.2's Vorbis seek is not; libsndfile#885).
         systemLibrary("CVorbisfile", pkgConfig: "vorbisfile", apt: "libvorbis-dev"),
-        .target(name: "CTrellisShim", dependencies: ["CJack"]),
+        // Host time, FTZ/DAZ and the audio-thread mark: what the core needs, without libjack.
+        .target(name: "CTrellisShim"),
+        // The variadic jack_client_open, which Swift cannot call.
+        .target(name: "CTrellisJACKShim", dependencies: ["CJack"]),
         .target(name: "CAllocationCounter"),
         // The LV2 log feature's variadic printf, which Swift cannot implement.
         .target(name: "CTrellisLV2Shim"),
@@ -62,7 +65,7 @@ let package = Package(
         // The graph model and its compiler (control side).
         .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"], swiftSettings: realtimeChecks),
         // The JACK head node: a JACK client that pulls a render source live. No Foundation.
-        .target(name: "TrellisJACK", dependencies: ["TrellisCore", "CJack", "CTrellisShim"]),
+        .target(name: "TrellisJACK", dependencies: ["TrellisCore", "CJack", "CTrellisShim", "CTrellisJACKShim"]),
         // Session files: YAML in, a graph out, and back.
         .target(name: "TrellisSession", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisMedia", "TrellisAudioFile", .product(name: "Yams", package: "Yams")]),
         // A session live on JACK.
@@ -87,7 +90,7 @@ let package = Package(
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisLV2", "TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "CAllocationCounter", "CSndfile"]),
-        .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisTestSupport", "TrellisJACK", "TrellisCore", "TrellisGraph", "TrellisUnits", "TrellisEngine", "TrellisLV2", "TrellisMedia", "TrellisAudioFile", "CAllocationCounter"]),
+        .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisTestSupport", "TrellisJACK", "CTrellisJACKShim", "TrellisCore", "TrellisGraph", "TrellisUnits", "TrellisEngine", "TrellisLV2", "TrellisMedia", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisTestSupport", "TrellisCLI"]),
         .testTarget(name: "TrellisControlTests", dependencies: ["TrellisTestSupport", "TrellisControl", "TrellisLive", "TrellisMedia", "TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisJACK", "TrellisLV2", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "TrellisCLI"]),
         .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisMedia", "TrellisLV2", "TrellisAudioFile", "TrellisCore", "SessionSaveLoop", "TrellisCLI"]),

@@ -7,16 +7,6 @@
 #include <pmmintrin.h>
 #endif
 
-jack_client_t *trellis_jack_client_open(const char *client_name,
-                                        jack_options_t options,
-                                        jack_status_t *status,
-                                        const char *server_name) {
-    if (server_name != NULL) {
-        return jack_client_open(client_name, options | JackServerName, status, server_name);
-    }
-    return jack_client_open(client_name, options, status);
-}
-
 #if defined(__x86_64__) || defined(__i386__)
 static const uint32_t flush_bits = 0x8040; /* FTZ (bit 15) | DAZ (bit 6) */
 

@@ -63,6 +63,17 @@ public struct SilentInput: InputSource {
     }
 }
 
+/// What a unit is to the graph around it: an ordinary processor, or one of the ends a
+/// graph compiler treats specially. The compiler asks for the role; it never compares
+/// component descriptions.
+public enum UnitRole: Sendable, Hashable {
+    case processor
+    /// Where a graph's own input enters (its head node's capture, or a subgraph's input buses).
+    case graphInput
+    /// Where a graph's result leaves, what a backend pulls.
+    case graphOutput
+}
+
 /// A token that removes a listener when passed back to the unit.
 public struct ListenerToken: Hashable, Sendable {
     public let rawValue: Int
@@ -79,6 +90,8 @@ public protocol AudioUnit: AnyObject, Sendable {
     var componentDescription: ComponentDescription { get }
     /// A name for messages, e.g. `eq (aufx:nbeq:trls)`.
     var name: String { get }
+    /// What the unit is to the graph around it. Thread: any.
+    var role: UnitRole { get }
     /// Unique for the life of the process; routes parameter events. Thread: any.
     var unitID: UInt64 { get }
 

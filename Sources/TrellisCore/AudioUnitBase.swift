@@ -14,6 +14,8 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
 
     open var name: String { "\(shortName) (\(componentDescription))" }
 
+    open var role: UnitRole { .processor }
+
     public private(set) var isInitialized = false
     public private(set) var maximumFramesPerSlice = 4096
     public private(set) var sampleRate: Double = 48_000

@@ -90,11 +90,11 @@ struct GraphCompiler {
         let nodes = context.graph.nodes
         if !context.isTop {
             let parentName = context.parent!.name(context.nodeInParent!)
-            let outputs = nodes.filter { $0.unit.componentDescription == GenericOutput.description }
+            let outputs = nodes.filter { $0.unit.role == .graphOutput }
             guard outputs.count == 1 else {
                 throw .subgraph(node: parentName, reason: outputs.isEmpty ? "it has no output node" : "it has \(outputs.count) output nodes")
             }
-            let inputs = nodes.filter { $0.unit.componentDescription == GraphInput.description }
+            let inputs = nodes.filter { $0.unit.role == .graphInput }
             guard inputs.count <= 1 else { throw .subgraph(node: parentName, reason: "it has \(inputs.count) input nodes") }
         }
         for node in nodes {
@@ -104,8 +104,8 @@ struct GraphCompiler {
                 try collect(child, state, depth: depth + 1)
                 continue
             }
-            let isOutput = node.unit.componentDescription == GenericOutput.description
-            let isInput = node.unit.componentDescription == GraphInput.description
+            let isOutput = node.unit.role == .graphOutput
+            let isInput = node.unit.role == .graphInput
             if !context.isTop && (isOutput || isInput) { continue }  // boundaries of a subgraph are aliases
             table[node.id] = state.nodes.count
             state.nodes.append(FlatNode(
@@ -128,10 +128,10 @@ struct GraphCompiler {
 
     private func resolveSource(_ context: Context, _ id: NodeID, _ bus: Int, from: Endpoint, _ state: State) throws(GraphError) -> FlatSource? {
         if let child = context.children[id] {
-            let output = child.graph.nodes.first { $0.unit.componentDescription == GenericOutput.description }!
+            let output = child.graph.nodes.first { $0.unit.role == .graphOutput }!
             return try resolveInput(child, output.id, 0, state)
         }
-        if let parent = context.parent, context.graph.model.nodes[id]?.unit.componentDescription == GraphInput.description {
+        if let parent = context.parent, context.graph.model.nodes[id]?.unit.role == .graphInput {
             return try resolveInput(parent, context.nodeInParent!, bus, state)
         }
         guard let index = state.index[ObjectIdentifier(context)]?[id] else { throw .unknownNode(id) }

@@ -16,11 +16,11 @@ public final class Subgraph: AudioUnitBase, @unchecked Sendable {
     /// `graph` must hold exactly one generic output and at most one graph input.
     public init(graph: Graph, name: String = "subgraph") throws(GraphError) {
         self.graph = graph
-        let output = graph.nodes.filter { $0.unit.componentDescription == GenericOutput.description }
+        let output = graph.nodes.filter { $0.unit.role == .graphOutput }
         guard output.count == 1 else {
             throw .subgraph(node: name, reason: output.isEmpty ? "it has no output node" : "it has \(output.count) output nodes")
         }
-        let inputs = graph.nodes.filter { $0.unit.componentDescription == GraphInput.description }
+        let inputs = graph.nodes.filter { $0.unit.role == .graphInput }
         guard inputs.count <= 1 else { throw .subgraph(node: name, reason: "it has \(inputs.count) input nodes") }
         let inputChannels: [Int] = inputs.first.map { node in
             (0..<node.unit.elementCount(.output)).map { (try? node.unit.format(scope: .output, element: $0).channelCount) ?? 2 }

@@ -1,4 +1,5 @@
 import CJack
+import CTrellisJACKShim
 import CTrellisShim
 import Glibc
 

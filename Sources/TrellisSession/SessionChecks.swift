@@ -53,8 +53,8 @@ struct SessionChecks {
     func jack() throws(SessionError) {
         guard let jack = document.jack else { return }
         let nodes = built.graph.nodes
-        let inputNode = nodes.first { $0.unit.componentDescription == GraphInput.description }
-        let outputNode = nodes.first { $0.unit.componentDescription == GenericOutput.description }
+        let inputNode = nodes.first { $0.unit.role == .graphInput }
+        let outputNode = nodes.first { $0.unit.role == .graphOutput }
         if !jack.inputs.isEmpty {
             let at = jack.positions["inputs"] ?? jack.location
             guard let inputNode else {

@@ -12,6 +12,8 @@ public final class GenericOutput: AudioUnitBase, @unchecked Sendable {
         super.init(description: Self.description, shortName: "output", inputs: [channelCount], outputs: [channelCount])
     }
 
+    public override var role: UnitRole { .graphOutput }
+
     public override func validateConfiguration() throws(AudioUnitError) {
         let input = try format(scope: .input, element: 0)
         let output = try format(scope: .output, element: 0)
@@ -41,6 +43,8 @@ public final class GraphInput: AudioUnitBase, @unchecked Sendable {
     public init(channelCount: Int = 2) {
         super.init(description: Self.description, shortName: "input", inputs: [], outputs: [channelCount], fixedScopes: [.input])
     }
+
+    public override var role: UnitRole { .graphInput }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
         storage = KernelStorage(GraphInputKernel(), render: { GraphInputKernel.render($0, $1) }, reset: { GraphInputKernel.reset($0) })
