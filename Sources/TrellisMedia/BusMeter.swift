@@ -12,7 +12,10 @@ public final class BusMeter: BusObserver, @unchecked Sendable {
         kernel = MeterKernel(channelCount: channelCount)
     }
 
-    /// Thread: audio.
+    /// The program runs the meter's banks directly. Thread: control.
+    public var observerKernel: ObserverKernel? { kernel.observerKernel }
+
+    /// Meters a slice outside a program. Thread: audio.
     public func observe(_ bus: AudioBuffers, frameCount: Int, timeStamp: AudioTimeStamp) {
         kernel.accumulate(bus, frameCount: frameCount)
     }

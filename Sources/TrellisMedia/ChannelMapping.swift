@@ -5,7 +5,8 @@ import TrellisCore
 /// goes to channel i and the rest are silent or left out.
 enum ChannelMapping {
     /// Maps `frameCount` frames from `source` (starting at `sourceOffset`) into
-    /// `destination` (starting at `destinationOffset`). Thread: any.
+    /// `destination` (starting at `destinationOffset`). Plain loops, so the render thread
+    /// may use it. Thread: any.
     @inline(__always)
     static func map(
         _ source: AudioBuffers, from sourceOffset: Int = 0,
@@ -14,11 +15,11 @@ enum ChannelMapping {
         let inputs = source.channelCount, outputs = destination.channelCount
         if inputs == 1 || inputs == outputs {
             for channel in 0..<outputs {
-                (destination[channel] + destinationOffset).update(from: source[inputs == 1 ? 0 : channel] + sourceOffset, count: frameCount)
+                copySamples(from: source[inputs == 1 ? 0 : channel] + sourceOffset, to: destination[channel] + destinationOffset, count: frameCount)
             }
         } else if outputs == 1 {
             let out = destination[0] + destinationOffset
-            out.update(from: source[0] + sourceOffset, count: frameCount)
+            copySamples(from: source[0] + sourceOffset, to: out, count: frameCount)
             for channel in 1..<inputs {
                 let samples = source[channel] + sourceOffset
                 for frame in 0..<frameCount { out[frame] += samples[frame] }
@@ -29,7 +30,7 @@ enum ChannelMapping {
             for channel in 0..<outputs {
                 let out = destination[channel] + destinationOffset
                 if channel < inputs {
-                    out.update(from: source[channel] + sourceOffset, count: frameCount)
+                    copySamples(from: source[channel] + sourceOffset, to: out, count: frameCount)
                 } else {
                     out.update(repeating: 0, count: frameCount)
                 }

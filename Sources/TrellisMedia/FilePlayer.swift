@@ -61,32 +61,15 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
     var lastPlayed: Int64 = 0
 
     // Between threads.
-    let wantedGeneration = Atomic<UInt64>(0)
-    let endedGeneration = Atomic<UInt64>(0)
+    let shared = PlayerShared()
     let filledGeneration = Atomic<UInt64>(0)
-    let publishedPosition = Atomic<Int64>(0)
-    let publishedGeneration = Atomic<UInt64>(0)
-    let prepared = Atomic<Bool>(false)
-    let underrunCount = Atomic<Int>(0)
-    let timeInterval = Atomic<Int>(0)
     let loops = Atomic<Int>(0)
     let commands = SPSCRing<PlayerCommand>(capacity: 256)
     let commandProducer = Mutex(())
     let events = SPSCRing<PlayerEvent>(capacity: 1024)
 
-    // Render thread only (and the offline hook, which runs on the rendering thread).
-    enum Mode { case idle, scheduled, playing, paused }
-    var ring: FrameRing?
-    var mode = Mode.idle
-    var startTime: Int64 = .min
-    var generation: UInt64 = 0
-    var slotOffset = 0
-    var volume = SmoothedValue(1)
-    var pan = SmoothedValue(0)
-    var played: Int64 = 0
-    var sinceTimeUpdate = 0
-    var position: Int64 = 0
-    var positionGeneration: UInt64 = 0
+    /// The render side while initialized.
+    var storage: KernelStorage<PlayerKernel>?
 
     /// `channelCount` fixes the output's width; nil follows each loaded file's (while
     /// the unit is uninitialized), starting at 2. Thread: control.
@@ -102,7 +85,8 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
     }
 
     deinit {
-        ring?.deallocate()
+        storage?.pointer.pointee.ring.deallocate()
+        shared.free()
     }
 
     // MARK: - Loading
@@ -151,7 +135,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
             let made = try PlayerStream(reader: reader, outputRate: outputRate, slotFrames: ring.frameCapacity)
             try restart(made, atFileFrame: target)
             stream = made
-            prepared.store(true, ordering: .releasing)
+            shared.prepared.pointee.store(true, ordering: .releasing)
         }
         MediaThreads.butler.add(self) { $0.serviceDisk() }
         MediaThreads.notifier.add(self) { $0.deliverNotifications() }
@@ -240,13 +224,13 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
     public var duration: Double { fileInfo?.duration ?? 0 }
 
     /// Times the render thread found the ring empty while playing. Thread: any.
-    public var underruns: Int { underrunCount.load(ordering: .relaxed) }
+    public var underruns: Int { shared.underrunCount.pointee.load(ordering: .relaxed) }
 
     /// True once the butler has filled the ring for the current position (or read to
     /// the end of the file). Thread: any.
     public var isReady: Bool {
-        let wanted = wantedGeneration.load(ordering: .acquiring)
-        return prepared.load(ordering: .acquiring) && wanted != 0 && filledGeneration.load(ordering: .acquiring) == wanted
+        let wanted = shared.wantedGeneration.pointee.load(ordering: .acquiring)
+        return shared.prepared.pointee.load(ordering: .acquiring) && wanted != 0 && filledGeneration.load(ordering: .acquiring) == wanted
     }
 
     /// Waits until `isReady`, up to `timeout` seconds; returns whether it got there.
@@ -307,10 +291,9 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
         let slotFrames = Self.slotFrames
         let wanted = max(bufferDuration * sampleRate, Double(2 * maximumFramesPerSlice))
         let made = FrameRing(slotCount: max(4, Int((wanted / Double(slotFrames)).rounded(.up)) + 1), frameCapacity: slotFrames, channelCount: channels)
-        ring = made
-        mode = .idle
-        generation = 0
-        slotOffset = 0
+        storage = KernelStorage(
+            PlayerKernel(ring: made, shared: shared, commands: commands.end, events: events.end),
+            render: { PlayerKernel.render($0, $1) }, reset: { PlayerKernel.reset($0) })
         lock.withLock { _ in
             diskRing = made
             outputRate = sampleRate
@@ -322,17 +305,18 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
     public override func deallocateRenderResources() {
         stop()
         lock.withLock { _ in diskRing = nil }
-        ring?.deallocate()
-        ring = nil
+        storage?.pointer.pointee.ring.deallocate()
+        storage = nil
         while commands.pop() != nil {}
     }
 
-    /// Thread: audio.
-    public override func render(_ context: RenderContext) -> RenderStatus { renderPlayer(context) }
+    /// Thread: control.
+    public override var renderKernel: RenderKernel? { storage?.kernel }
 
+    /// Thread: control, while no program runs the kernel.
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
         let frames = isInitialized ? (rampFrames > 0 ? rampFrames : 64) : 0
-        if index == 0 { volume.set(value, frames: frames) } else { pan.set(value, frames: frames) }
+        storage?.pointer.pointee.setGain(index: index, value: value, frames: frames)
     }
 
     // MARK: - Helpers (lock held)
@@ -344,30 +328,30 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
         do { try stream.restart(atFileFrame: frame, generation: generationCounter) } catch {
             throw .file(error, unit: name)
         }
-        wantedGeneration.store(generationCounter, ordering: .releasing)
+        shared.wantedGeneration.pointee.store(generationCounter, ordering: .releasing)
     }
 
     /// Drops the stream (closing the file) and makes the ring's contents stale.
     func release() {
         stream = nil
-        prepared.store(false, ordering: .releasing)
+        shared.prepared.pointee.store(false, ordering: .releasing)
         generationCounter += 1
-        wantedGeneration.store(generationCounter, ordering: .releasing)
+        shared.wantedGeneration.pointee.store(generationCounter, ordering: .releasing)
     }
 
     /// If the render thread has played the current stream to its end: back to the start,
     /// stopped, released (as AVAudioPlayer after it finishes).
     func finishIfEnded() {
-        guard stream != nil, endedGeneration.load(ordering: .acquiring) == generationCounter else { return }
+        guard stream != nil, shared.endedGeneration.pointee.load(ordering: .acquiring) == generationCounter else { return }
         release()
         target = 0
         state = .stopped
     }
 
     func currentFrameLocked() -> Int {
-        guard stream != nil, publishedGeneration.load(ordering: .acquiring) == generationCounter,
+        guard stream != nil, shared.publishedGeneration.pointee.load(ordering: .acquiring) == generationCounter,
               let info else { return target }
-        let position = publishedPosition.load(ordering: .relaxed)
+        let position = shared.publishedPosition.pointee.load(ordering: .relaxed)
         let frame = info.sampleRate == outputRate ? Int(position) : Int((Double(position) * info.sampleRate / outputRate).rounded())
         return min(info.frameCount, max(0, frame))
     }
@@ -377,7 +361,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
     }
 
     func updateTimeInterval() {
-        timeInterval.store(timeObservers.values.map(intervalFrames).min() ?? 0, ordering: .relaxed)
+        shared.timeInterval.pointee.store(timeObservers.values.map(intervalFrames).min() ?? 0, ordering: .relaxed)
     }
 
     private func send(_ command: PlayerCommand) throws(MediaError) {

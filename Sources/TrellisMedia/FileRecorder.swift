@@ -35,37 +35,33 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
     var listeners: [Int: @Sendable (RecorderNotification) -> Void] = [:]
     var nextToken = 0
 
-    // Between threads. `renderState`: 0 idle, 1 recording, 2 paused.
-    let renderState = Atomic<Int>(0)
-    let take = Atomic<UInt64>(0)
-    let startTime = Atomic<Int64>(.min)
-    let frameLimit = Atomic<Int64>(-1)
-    let finishedTake = Atomic<UInt64>(0)
-    let droppedFrames = Atomic<Int>(0)
-    let fence = RenderFence()
+    // Between threads.
+    let shared = RecorderShared()
     let events = SPSCRing<RecorderEvent>(capacity: 256)
 
     /// Peak and average power of the input, as AVAudioRecorder meters.
     public let meter: MeterKernel
 
-    // Render thread only.
-    var ring: FrameRing?
-    var currentTake: UInt64 = 0
-    var recorded: Int64 = 0
-    var takeStart: Int64 = .min
-    var takeLimit: Int64 = -1
-    var takeFinished = false
+    /// The render side, for the unit's kernel and the observer's; lives as long as the
+    /// recorder, since a graph may watch a bus with it before it is initialized.
+    let kernel: UnsafeMutablePointer<RecorderKernel>
 
     /// A recorder of `channelCount` channels at `sampleRate` (a graph sets the rate of
     /// its nodes itself). Thread: control.
     public init(channelCount: Int = 2, sampleRate: Double = 48_000) {
-        meter = MeterKernel(channelCount: channelCount)
+        let meter = MeterKernel(channelCount: channelCount)
+        self.meter = meter
+        kernel = .allocate(capacity: 1)
+        kernel.initialize(to: RecorderKernel(shared: shared, events: events.end, meter: meter.banks))
         super.init(description: Self.description, shortName: "recorder", inputs: [channelCount], outputs: [channelCount])
         if sampleRate != 48_000 { try? setSampleRate(sampleRate) }
     }
 
     deinit {
-        ring?.deallocate()
+        kernel.pointee.ring?.deallocate()
+        kernel.deinitialize(count: 1)
+        kernel.deallocate()
+        shared.free()
     }
 
     // MARK: - Control
@@ -116,12 +112,12 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
             case .paused: break
             case .prepared:
                 guard let stream else { throw .notPrepared(unit: name) }
-                startTime.store(sampleTime ?? .min, ordering: .relaxed)
-                frameLimit.store(frameCount.map { Int64(max(0, $0)) } ?? -1, ordering: .relaxed)
-                take.store(stream.take, ordering: .relaxed)
+                shared.startTime.pointee.store(sampleTime ?? .min, ordering: .relaxed)
+                shared.frameLimit.pointee.store(frameCount.map { Int64(max(0, $0)) } ?? -1, ordering: .relaxed)
+                shared.take.pointee.store(stream.take, ordering: .relaxed)
             }
             state = .recording
-            renderState.store(1, ordering: .sequentiallyConsistent)
+            shared.renderState.pointee.store(1, ordering: .sequentiallyConsistent)
         }
     }
 
@@ -136,7 +132,7 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
         lock.withLock { _ in
             guard state == .recording else { return }
             state = .paused
-            renderState.store(2, ordering: .sequentiallyConsistent)
+            shared.renderState.pointee.store(2, ordering: .sequentiallyConsistent)
         }
     }
 
@@ -145,8 +141,8 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
     /// close failure (the file then holds what was written before it). Thread: control.
     @discardableResult
     public func stop() throws(MediaError) -> Int {
-        renderState.store(0, ordering: .sequentiallyConsistent)
-        fence.waitForRenderToLeave()
+        shared.renderState.pointee.store(0, ordering: .sequentiallyConsistent)
+        shared.fence.waitForRenderToLeave()
         let result: (frames: Int, error: MediaError?)? = lock.withLock { _ in
             guard let stream else { return nil }
             if let ring = diskRing, let failure = stream.drain(ring).newFailure {
@@ -170,7 +166,7 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
     public var framesWritten: Int { lock.withLock { _ in stream?.framesWritten ?? lastFrames } }
 
     /// Frames the ring had no room for. Thread: any.
-    public var overrunFrames: Int { droppedFrames.load(ordering: .relaxed) }
+    public var overrunFrames: Int { shared.droppedFrames.pointee.load(ordering: .relaxed) }
 
     /// Calls `handler` on the notifier thread with write failures, overruns and the
     /// end of each recording. Thread: control.
@@ -212,8 +208,8 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
         let slotsForTwoSeconds = Int((2 * sampleRate / Double(slotFrames)).rounded(.up))
         let slotsForSlices = 4 * ((maximumFramesPerSlice + slotFrames - 1) / slotFrames)
         let made = FrameRing(slotCount: max(slotsForTwoSeconds, slotsForSlices), frameCapacity: slotFrames, channelCount: channels)
-        ring = made
-        currentTake = 0
+        kernel.pointee.ring = made
+        kernel.pointee.currentTake = 0
         lock.withLock { _ in diskRing = made }
     }
 
@@ -221,20 +217,23 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
     public override func deallocateRenderResources() {
         _ = try? stop()
         lock.withLock { _ in diskRing = nil }
-        ring?.deallocate()
-        ring = nil
+        kernel.pointee.ring?.deallocate()
+        kernel.pointee.ring = nil
     }
 
-    /// Passes the input through and records it. Thread: audio.
-    public override func render(_ context: RenderContext) -> RenderStatus {
-        context.outputs[0].copy(from: context.inputs[0], frameCount: context.frameCount)
-        capture(context.inputs[0], frameCount: context.frameCount, timeStamp: context.timeStamp)
-        return .ok
+    /// Thread: control.
+    public override var renderKernel: RenderKernel? {
+        RenderKernel(state: UnsafeMutableRawPointer(kernel), render: { RecorderKernel.render($0, $1) }, reset: { _ in })
     }
 
-    /// Records the watched bus. Thread: audio.
+    /// The program runs the recorder's kernel directly. Thread: control.
+    public var observerKernel: ObserverKernel? {
+        ObserverKernel(state: UnsafeMutableRawPointer(kernel), observe: { RecorderKernel.observe($0, $1) })
+    }
+
+    /// Records a slice outside a program. Thread: audio.
     public func observe(_ bus: AudioBuffers, frameCount: Int, timeStamp: AudioTimeStamp) {
-        capture(bus, frameCount: frameCount, timeStamp: timeStamp)
+        kernel.pointee.capture(bus, frameCount: frameCount, timeStamp: timeStamp)
     }
 
     // MARK: - Helpers (lock held)
@@ -246,7 +245,7 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
         self.stream = nil
         lastFrames = frames
         state = .idle
-        renderState.store(0, ordering: .sequentiallyConsistent)
+        shared.renderState.pointee.store(0, ordering: .sequentiallyConsistent)
         pendingNotifications.append(.finished(frames: frames, error: error))
         return (frames, error)
     }

@@ -1,9 +1,10 @@
 import Synchronization
 import TrellisCore
+import TrellisEngine
 import TrellisUnits
 
 /// Peak and average power per channel, AVAudioRecorder's metering: the render thread
-/// accumulates, `update()` closes a window and publishes it.
+/// accumulates into `MeterBanks`, `update()` closes a window and publishes it.
 ///
 /// A window runs from one `update()` to the next. Its peak power is the largest
 /// magnitude in it, `20·log10(peak)`; its average power is the RMS of every sample in
@@ -13,71 +14,62 @@ import TrellisUnits
 /// in the old bank (`RenderFence`), reads it and clears it. So the render thread takes
 /// no lock and the readers see a whole window. Cheap enough to leave on: a compare and
 /// a multiply-add per sample.
+///
+/// The object is the control side and owns the banks' memory.
 public final class MeterKernel: @unchecked Sendable {
     /// The floor of both powers, in dBFS.
     public static let floor = Decibels.floor
 
     public let channelCount: Int
-    private let fence = RenderFence()
-    private let epoch = Atomic<Int>(0)
-    private let peaks: UnsafeMutablePointer<Float>
-    private let sums: UnsafeMutablePointer<Double>
-    private let counts: UnsafeMutablePointer<Int>
+    /// What the render thread writes. Valid while this object lives.
+    let banks: MeterBanks
+    /// `banks` in memory of its own: the state of the observer kernel.
+    private let state: UnsafeMutablePointer<MeterBanks>
     private let published: AtomicFloats
     private let updating = Mutex(())
 
     /// Thread: control.
     public init(channelCount: Int) {
         self.channelCount = channelCount
-        peaks = .allocate(capacity: 2 * max(1, channelCount))
-        peaks.initialize(repeating: 0, count: 2 * max(1, channelCount))
-        sums = .allocate(capacity: 2 * max(1, channelCount))
-        sums.initialize(repeating: 0, count: 2 * max(1, channelCount))
-        counts = .allocate(capacity: 2)
-        counts.initialize(repeating: 0, count: 2)
+        banks = MeterBanks(channelCount: channelCount)
+        state = .allocate(capacity: 1)
+        state.initialize(to: banks)
         published = AtomicFloats(count: 2 * max(1, channelCount), initialValue: Self.floor)
     }
 
     deinit {
-        peaks.deallocate()
-        sums.deallocate()
-        counts.deallocate()
+        state.deallocate()
+        banks.free()
+    }
+
+    /// The kernel a program runs to meter a bus. Thread: control.
+    var observerKernel: ObserverKernel {
+        ObserverKernel(state: UnsafeMutableRawPointer(state), observe: { MeterBanks.observe($0, $1) })
     }
 
     /// Adds `frameCount` frames of `bus` from `offset` to the current window; channels
     /// past `channelCount` are ignored. Thread: audio (one thread at a time).
     @inline(__always)
     public func accumulate(_ bus: AudioBuffers, frameCount: Int, offset: Int = 0) {
-        fence.enter()
-        let bank = epoch.load(ordering: .sequentiallyConsistent)
-        let channels = min(channelCount, bus.channelCount)
-        for channel in 0..<channels {
-            let samples = bus[channel] + offset
-            let slot = bank * channelCount + channel
-            let level = ChannelLevel.measure(samples, frameCount: frameCount)
-            peaks[slot] = Swift.max(peaks[slot], level.peak)
-            sums[slot] += Double(level.sumOfSquares)
-        }
-        counts[bank] += frameCount
-        fence.leave()
+        banks.accumulate(bus, frameCount: frameCount, offset: offset)
     }
 
     /// Closes the window and publishes its powers, as `updateMeters()` does.
     /// Thread: control (any thread but audio).
     public func update() {
         updating.withLock { _ in
-            let bank = epoch.load(ordering: .relaxed)
-            epoch.store(1 - bank, ordering: .sequentiallyConsistent)
-            fence.waitForRenderToLeave()
-            let frames = counts[bank]
+            let bank = banks.epoch.pointee.load(ordering: .relaxed)
+            banks.epoch.pointee.store(1 - bank, ordering: .sequentiallyConsistent)
+            banks.fence.waitForRenderToLeave()
+            let frames = banks.counts[bank]
             for channel in 0..<channelCount {
                 let slot = bank * channelCount + channel
-                published[2 * channel] = Decibels.fromAmplitude(peaks[slot])
-                published[2 * channel + 1] = frames > 0 ? Decibels.fromMeanSquare(Float(sums[slot] / Double(frames))) : Self.floor
-                peaks[slot] = 0
-                sums[slot] = 0
+                published[2 * channel] = Decibels.fromAmplitude(banks.peaks[slot])
+                published[2 * channel + 1] = frames > 0 ? Decibels.fromMeanSquare(Float(banks.sums[slot] / Double(frames))) : Self.floor
+                banks.peaks[slot] = 0
+                banks.sums[slot] = 0
             }
-            counts[bank] = 0
+            banks.counts[bank] = 0
         }
     }
 
@@ -91,5 +83,69 @@ public final class MeterKernel: @unchecked Sendable {
     public func averagePower(forChannel channel: Int) -> Float {
         guard channel >= 0 && channel < channelCount else { return Self.floor }
         return published[2 * channel + 1]
+    }
+}
+
+/// The render side of a meter: two banks of per-channel peaks and sums of squares, the
+/// epoch that picks the bank being written, and the fence `update()` waits on. Plain
+/// pointers; `MeterKernel` makes and frees them.
+struct MeterBanks: BitwiseCopyable, @unchecked Sendable {
+    let channelCount: Int
+    let fence: RenderFence
+    let epoch: AtomicCell<Int>
+    let peaks: UnsafeMutablePointer<Float>
+    let sums: UnsafeMutablePointer<Double>
+    let counts: UnsafeMutablePointer<Int>
+
+    /// Thread: control.
+    init(channelCount: Int) {
+        self.channelCount = channelCount
+        fence = RenderFence()
+        epoch = makeAtomicCell(0)
+        peaks = .allocate(capacity: 2 * max(1, channelCount))
+        peaks.initialize(repeating: 0, count: 2 * max(1, channelCount))
+        sums = .allocate(capacity: 2 * max(1, channelCount))
+        sums.initialize(repeating: 0, count: 2 * max(1, channelCount))
+        counts = .allocate(capacity: 2)
+        counts.initialize(repeating: 0, count: 2)
+    }
+
+    /// Thread: control, once nobody meters into the banks.
+    func free() {
+        fence.free()
+        freeAtomicCell(epoch)
+        peaks.deallocate()
+        sums.deallocate()
+        counts.deallocate()
+    }
+
+    /// Adds `frameCount` frames of `bus` from `offset` to the current window.
+    /// Thread: audio (one thread at a time).
+    @inline(__always)
+    func accumulate(_ bus: AudioBuffers, frameCount: Int, offset: Int = 0) {
+        fence.enter()
+        let bank = epoch.pointee.load(ordering: .sequentiallyConsistent)
+        let channels = min(channelCount, bus.channelCount)
+        var channel = 0
+        while channel < channels {
+            let slot = bank &* channelCount &+ channel
+            let level = ChannelLevel.measure(bus[channel] + offset, frameCount: frameCount)
+            if level.peak > peaks[slot] { peaks[slot] = level.peak }
+            sums[slot] += Double(level.sumOfSquares)
+            channel &+= 1
+        }
+        counts[bank] &+= frameCount
+        fence.leave()
+    }
+}
+
+extension MeterBanks {
+    /// The observer entry of a `BusMeter`. Thread: audio.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    static func observe(_ state: UnsafeMutableRawPointer, _ slice: UnsafeRawPointer) {
+        let slice = slice.assumingMemoryBound(to: ObservedSlice.self).pointee
+        state.assumingMemoryBound(to: MeterBanks.self).pointee.accumulate(slice.bus, frameCount: slice.frameCount)
     }
 }

@@ -9,23 +9,31 @@ import Synchronization
 /// sequentially consistent, then calls `waitForRenderToLeave()`. Afterwards every render
 /// call sees the new flags (Dekker's argument: either the render's enter comes first and
 /// the control side waits for it, or the render's flag load sees the store).
-final class RenderFence: Sendable {
+///
+/// A plain pointer, so kernels hold it; its owner makes it and calls `free()`.
+struct RenderFence: BitwiseCopyable, @unchecked Sendable {
     /// Odd while a render call is inside.
-    private let counter = Atomic<UInt64>(0)
+    private let counter: AtomicCell<UInt64>
+
+    /// Thread: control.
+    init() { counter = makeAtomicCell(UInt64(0)) }
+
+    /// Thread: control, once no render call can enter.
+    func free() { freeAtomicCell(counter) }
 
     /// Thread: audio.
     @inline(__always)
-    func enter() { counter.add(1, ordering: .sequentiallyConsistent) }
+    func enter() { counter.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent) }
 
     /// Thread: audio.
     @inline(__always)
-    func leave() { counter.add(1, ordering: .releasing) }
+    func leave() { counter.pointee.wrappingAdd(1, ordering: .releasing) }
 
     /// Returns once no render call that began before this call is still inside; at most
     /// one render call long. Thread: control (never audio).
     func waitForRenderToLeave() {
-        let seen = counter.load(ordering: .sequentiallyConsistent)
+        let seen = counter.pointee.load(ordering: .sequentiallyConsistent)
         guard seen & 1 == 1 else { return }
-        while counter.load(ordering: .acquiring) == seen { sched_yield() }
+        while counter.pointee.load(ordering: .acquiring) == seen { sched_yield() }
     }
 }

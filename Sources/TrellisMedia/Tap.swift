@@ -28,18 +28,18 @@ public final class Tap: BusObserver, OfflineStreaming, @unchecked Sendable {
     public let channelCount: Int
     private let core: TapCore
     private let thread: ServiceThread
-
-    // Render thread only: the buffer being filled.
-    private var slot: Int?
-    private var filled = 0
-    private var pendingDrops = 0
+    private let dropped = makeAtomicCell(0)
+    private let kernel: UnsafeMutablePointer<TapKernel>
 
     /// A tap delivering `bufferSize` frames of up to `channelCount` channels at a time.
     /// The ring holds `queueDepth` buffers. Thread: control.
     public init(channelCount: Int, bufferSize: Int = 4096, queueDepth: Int = 8, callback: @escaping @Sendable (TapBuffer) -> Void) {
         self.bufferSize = max(1, bufferSize)
         self.channelCount = max(1, channelCount)
-        core = TapCore(ring: FrameRing(slotCount: max(2, queueDepth), frameCapacity: self.bufferSize, channelCount: self.channelCount), callback: callback)
+        let ring = FrameRing(slotCount: max(2, queueDepth), frameCapacity: self.bufferSize, channelCount: self.channelCount)
+        core = TapCore(ring: ring, callback: callback)
+        kernel = .allocate(capacity: 1)
+        kernel.initialize(to: TapKernel(ring: ring, bufferSize: self.bufferSize, channelCount: self.channelCount, dropped: dropped))
         thread = ServiceThread(name: "trellis-tap", intervalNanoseconds: 2_000_000)
         thread.add(core) { $0.deliver() }
     }
@@ -49,62 +49,33 @@ public final class Tap: BusObserver, OfflineStreaming, @unchecked Sendable {
     deinit {
         thread.stop()
         core.ring.deallocate()
+        kernel.deinitialize(count: 1)
+        kernel.deallocate()
+        freeAtomicCell(dropped)
+    }
+
+    /// The program runs the tap's kernel directly. Thread: control.
+    public var observerKernel: ObserverKernel? {
+        ObserverKernel(state: UnsafeMutableRawPointer(kernel), observe: { TapKernel.observe($0, $1) })
     }
 
     /// Frames dropped so far because the consumer fell behind. Thread: any.
-    public var droppedFrames: Int { core.dropped.load(ordering: .relaxed) }
+    public var droppedFrames: Int { dropped.pointee.load(ordering: .relaxed) }
 
     /// Buffers delivered so far. Thread: any.
     public var deliveredBuffers: Int { core.delivered.load(ordering: .relaxed) }
 
-    /// Thread: audio.
+    /// Taps a slice outside a program. Thread: audio.
     public func observe(_ bus: AudioBuffers, frameCount: Int, timeStamp: AudioTimeStamp) {
-        let ring = core.ring
-        var offset = 0
-        while offset < frameCount {
-            if slot == nil {
-                guard let free = ring.writableSlot() else {
-                    let lost = frameCount - offset
-                    pendingDrops += lost
-                    core.dropped.add(lost, ordering: .relaxed)
-                    return
-                }
-                slot = free
-                filled = 0
-                let header = ring.header(free)
-                header.pointee.timeStamp = AudioTimeStamp(sampleTime: timeStamp.sampleTime + Int64(offset), hostTime: timeStamp.hostTime)
-                header.pointee.dropped = pendingDrops
-                pendingDrops = 0
-            }
-            let current = slot.unsafelyUnwrapped
-            let count = min(bufferSize - filled, frameCount - offset)
-            let destination = ring.buffers(current)
-            for channel in 0..<channelCount {
-                let to = destination[channel] + filled
-                if channel < bus.channelCount {
-                    to.update(from: bus[channel] + offset, count: count)
-                } else {
-                    to.update(repeating: 0, count: count)
-                }
-            }
-            filled += count
-            offset += count
-            if filled == bufferSize {
-                ring.header(current).pointee.frameCount = filled
-                ring.commit()
-                slot = nil
-            }
-        }
+        kernel.pointee.observe(bus, frameCount: frameCount, timeStamp: timeStamp)
     }
 
     /// Waits until the ring has room for `frameCount` more frames. Thread: the rendering
     /// thread, between cycles.
     public func waitForStreaming(frameCount: Int) {
-        let ring = core.ring
         let deadline = HostClock.now() + 30_000_000_000
         while HostClock.now() < deadline {
-            let room = ring.freeSlots * bufferSize - (slot == nil ? 0 : filled)
-            if room >= frameCount { return }
+            if kernel.pointee.room >= frameCount { return }
             thread.wake()
             sleepBriefly()
         }
@@ -115,7 +86,6 @@ public final class Tap: BusObserver, OfflineStreaming, @unchecked Sendable {
 final class TapCore: @unchecked Sendable {
     let ring: FrameRing
     let callback: @Sendable (TapBuffer) -> Void
-    let dropped = Atomic<Int>(0)
     let delivered = Atomic<Int>(0)
 
     init(ring: FrameRing, callback: @escaping @Sendable (TapBuffer) -> Void) {

@@ -1,0 +1,263 @@
+import TrellisCore
+import TrellisEngine
+
+/// What the player's control side, butler and render side share: generations,
+/// positions and counters in memory of their own. `FilePlayer` makes and frees them.
+struct PlayerShared: BitwiseCopyable, @unchecked Sendable {
+    let wantedGeneration = makeAtomicCell(UInt64(0))
+    let endedGeneration = makeAtomicCell(UInt64(0))
+    let publishedPosition = makeAtomicCell(Int64(0))
+    let publishedGeneration = makeAtomicCell(UInt64(0))
+    let prepared = makeAtomicCell(false)
+    let underrunCount = makeAtomicCell(0)
+    /// Frames between time updates; 0 for none.
+    let timeInterval = makeAtomicCell(0)
+
+    /// Thread: control, once no render call can use them.
+    func free() {
+        freeAtomicCell(wantedGeneration)
+        freeAtomicCell(endedGeneration)
+        freeAtomicCell(publishedPosition)
+        freeAtomicCell(publishedGeneration)
+        freeAtomicCell(prepared)
+        freeAtomicCell(underrunCount)
+        freeAtomicCell(timeInterval)
+    }
+}
+
+/// The render side of a `FilePlayer`: takes transport commands, copies the ring's
+/// frames of the current generation out with volume and pan, reports time, end of file
+/// and underruns. Plain memory, made when the player initializes and freed when it
+/// uninitializes. Thread: audio (and the rendering thread between cycles, offline).
+struct PlayerKernel: UnitKernel {
+    enum Mode: UInt8 { case idle, scheduled, playing, paused }
+
+    let ring: FrameRing
+    let shared: PlayerShared
+    let commands: SPSCRingEnd<PlayerCommand>
+    let events: SPSCRingEnd<PlayerEvent>
+    var mode = Mode.idle
+    var startTime: Int64 = .min
+    var generation: UInt64 = 0
+    var slotOffset = 0
+    var volume = GainRamp(1)
+    var pan = GainRamp(0)
+    var played: Int64 = 0
+    var sinceTimeUpdate = 0
+    var position: Int64 = 0
+    var positionGeneration: UInt64 = 0
+
+    init(ring: FrameRing, shared: PlayerShared, commands: SPSCRingEnd<PlayerCommand>, events: SPSCRingEnd<PlayerEvent>) {
+        self.ring = ring
+        self.shared = shared
+        self.commands = commands
+        self.events = events
+    }
+
+    /// Takes a volume (0) or pan (1) change, over at least 64 frames.
+    /// Thread: audio while rendering, else control.
+    @inline(__always)
+    mutating func setParameter(index: Int, value: Float, rampFrames: Int) {
+        setGain(index: index, value: value, frames: rampFrames > 0 ? rampFrames : 64)
+    }
+
+    @inline(__always)
+    mutating func setGain(index: Int, value: Float, frames: Int) {
+        if index == 0 { volume.set(value, frames: frames) } else { pan.set(value, frames: frames) }
+    }
+
+    /// Copies the next frames out of the ring, applying volume and pan. Thread: audio.
+    @inline(__always)
+    mutating func process(_ context: RenderContext) -> RenderStatus {
+        let output = context.outputs[0]
+        let frameCount = context.frameCount
+        let now = context.timeStamp.sampleTime
+        applyCommands()
+        adoptGeneration()
+        var written = 0
+        switch mode {
+        case .idle, .paused:
+            output.clear(frameCount: frameCount)
+            return .ok
+        case .scheduled:
+            if startTime != .min && startTime >= now &+ Int64(frameCount) {
+                output.clear(frameCount: frameCount)
+                return .ok
+            }
+            written = startTime == .min ? 0 : max(0, Int(startTime &- now))
+            mode = .playing
+            silence(output, from: 0, count: written)
+        case .playing:
+            break
+        }
+        let start = written
+        while written < frameCount {
+            guard let slot = ring.readableSlot(), ring.header(slot).pointee.generation == generation else {
+                let missing = frameCount &- written
+                silence(output, from: written, count: missing)
+                if shared.prepared.pointee.load(ordering: .relaxed) {
+                    shared.underrunCount.pointee.wrappingAdd(1, ordering: .relaxed)
+                    _ = events.push(PlayerEvent(kind: .underrun, sampleTime: now &+ Int64(written), value: Int64(missing), played: played, generation: generation))
+                }
+                break
+            }
+            let header = ring.header(slot).pointee
+            let take = min(header.frameCount &- slotOffset, frameCount &- written)
+            if take > 0 {
+                copy(from: ring.buffers(slot), offset: slotOffset, to: output, at: written, frameCount: take)
+                slotOffset &+= take
+                written &+= take
+                position = header.position &+ Int64(slotOffset)
+                positionGeneration = generation
+            }
+            if slotOffset == header.frameCount {
+                ring.release()
+                slotOffset = 0
+                if header.isEnd {
+                    silence(output, from: written, count: frameCount &- written)
+                    mode = .idle
+                    shared.endedGeneration.pointee.store(generation, ordering: .releasing)
+                    _ = events.push(PlayerEvent(kind: .endOfFile, sampleTime: now &+ Int64(written), value: position, played: played, generation: generation))
+                    break
+                }
+            }
+        }
+        shared.publishedPosition.pointee.store(position, ordering: .relaxed)
+        shared.publishedGeneration.pointee.store(positionGeneration, ordering: .releasing)
+        reportTime(playedNow: written &- start, endTime: now &+ Int64(frameCount))
+        return .ok
+    }
+
+    @inline(__always)
+    private mutating func applyCommands() {
+        while let command = commands.pop() {
+            switch command.kind {
+            case .play:
+                if mode == .idle {
+                    played = 0
+                    sinceTimeUpdate = 0
+                }
+                if mode != .playing {
+                    mode = .scheduled
+                    startTime = command.sampleTime
+                }
+            case .pause:
+                if mode == .playing || mode == .scheduled { mode = .paused }
+            case .stop:
+                mode = .idle
+            }
+        }
+    }
+
+    /// Takes up the newest generation and skips ring slots of older ones. Generations
+    /// only grow, and a slot is never newer than `wantedGeneration`. Thread: the
+    /// rendering thread.
+    @inline(__always)
+    mutating func adoptGeneration() {
+        let wanted = shared.wantedGeneration.pointee.load(ordering: .acquiring)
+        if wanted > generation {
+            generation = wanted
+            slotOffset = 0
+            sinceTimeUpdate = 0
+        }
+        while let slot = ring.readableSlot() {
+            let slotGeneration = ring.header(slot).pointee.generation
+            if slotGeneration >= generation {
+                if slotGeneration > generation {
+                    generation = slotGeneration
+                    slotOffset = 0
+                }
+                break
+            }
+            ring.release()
+            slotOffset = 0
+        }
+    }
+
+    @inline(__always)
+    private func silence(_ output: AudioBuffers, from start: Int, count: Int) {
+        var channel = 0
+        while channel < output.channelCount {
+            (output[channel] + start).update(repeating: 0, count: count)
+            channel &+= 1
+        }
+    }
+
+    @inline(__always)
+    private mutating func copy(from source: AudioBuffers, offset: Int, to output: AudioBuffers, at start: Int, frameCount: Int) {
+        let channels = output.channelCount
+        if !volume.isRamping && !pan.isRamping {
+            var channel = 0
+            while channel < channels {
+                let gain = Self.gain(channel: channel, of: channels, volume: volume.current, pan: pan.current)
+                let from = source[channel] + offset, to = output[channel] + start
+                if gain == 1 {
+                    copySamples(from: from, to: to, count: frameCount)
+                } else {
+                    var frame = 0
+                    while frame < frameCount {
+                        to[frame] = from[frame] * gain
+                        frame &+= 1
+                    }
+                }
+                channel &+= 1
+            }
+            return
+        }
+        var frame = 0
+        while frame < frameCount {
+            let v = volume.next(), p = pan.next()
+            var channel = 0
+            while channel < channels {
+                output[channel][start &+ frame] = source[channel][offset &+ frame] * Self.gain(channel: channel, of: channels, volume: v, pan: p)
+                channel &+= 1
+            }
+            frame &+= 1
+        }
+    }
+
+    /// Balance pan on two channels, volume alone otherwise.
+    @inline(__always)
+    static func gain(channel: Int, of channels: Int, volume: Float, pan: Float) -> Float {
+        guard channels == 2 else { return volume }
+        if channel == 0 { return pan <= 0 ? volume : volume * (1 - pan) }
+        return pan >= 0 ? volume : volume * (1 + pan)
+    }
+
+    @inline(__always)
+    private mutating func reportTime(playedNow: Int, endTime: Int64) {
+        guard playedNow > 0 else { return }
+        played &+= Int64(playedNow)
+        let interval = shared.timeInterval.pointee.load(ordering: .relaxed)
+        guard interval > 0 else { return }
+        sinceTimeUpdate &+= playedNow
+        guard sinceTimeUpdate >= interval else { return }
+        sinceTimeUpdate %= interval
+        _ = events.push(PlayerEvent(kind: .time, sampleTime: endTime, value: position, played: played, generation: generation))
+    }
+
+    /// Whether the ring holds `wanted` frames of the current generation past the read
+    /// position, or its end. Thread: the rendering thread, between cycles.
+    func bufferedFrames(atLeast wanted: Int) -> Bool {
+        var total = -slotOffset
+        var index = 0
+        while let slot = ring.readableSlot(at: index) {
+            let header = ring.header(slot).pointee
+            guard header.generation == generation else { return false }
+            total += header.frameCount
+            if total >= wanted || header.isEnd { return true }
+            index += 1
+        }
+        return false
+    }
+}
+
+extension PlayerKernel {
+    /// The unit's entry: volume and pan changes land on their frames. Thread: audio.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    static func render(_ state: UnsafeMutableRawPointer, _ context: UnsafeRawPointer) -> UInt8 {
+        renderInSegments(state, context)
+    }
+}
