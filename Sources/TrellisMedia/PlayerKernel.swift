@@ -40,8 +40,8 @@ struct PlayerKernel: UnitKernel {
     var startTime: Int64 = .min
     var generation: UInt64 = 0
     var slotOffset = 0
-    var volume = GainRamp(1)
-    var pan = GainRamp(0)
+    var volume = SmoothedValue(1)
+    var pan = SmoothedValue(0)
     var played: Int64 = 0
     var sinceTimeUpdate = 0
     var position: Int64 = 0
