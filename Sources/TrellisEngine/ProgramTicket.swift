@@ -13,9 +13,10 @@ public struct ProgramTicket: Sendable {
     public var isAdopted: Bool { engine.adoptedGeneration >= generation }
 
     /// Waits until the program is adopted or `timeout` passes; true when adopted. While
-    /// no backend cycles (the engine is not rendering, or no cycle has started for a
-    /// while, as during a JACK period change), the waiter adopts it itself, between
-    /// cycles, so waiting never hangs on a backend that stopped. Thread: any but audio.
+    /// no backend cycles (the engine is not rendering, or no cycle has started for
+    /// `engine.quietBeforeAdopting`, as during a JACK period change), the waiter adopts
+    /// it itself between cycles, so waiting never hangs on a backend that stopped.
+    /// Thread: any but audio.
     @discardableResult
     public func wait(timeout: Duration) -> Bool {
         engine.waitUntilAdopted(generation, deadline: ContinuousClock.now.advanced(by: timeout))

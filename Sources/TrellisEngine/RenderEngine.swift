@@ -45,9 +45,15 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
     private let due: UnsafeMutablePointer<DueEvent>
     private let eventCapacity: Int
 
+    /// How long no cycle may start, while rendering, before a waiter on a ticket adopts
+    /// the pending program itself (see `ProgramTicket.wait`).
+    public let quietBeforeAdopting: Duration
+
+    /// `quietBeforeAdopting` should be longer than the backend's longest period.
     /// Thread: control.
-    public init(eventCapacity: Int = 4096) {
+    public init(eventCapacity: Int = 4096, quietBeforeAdopting: Duration = .milliseconds(50)) {
         self.eventCapacity = eventCapacity
+        self.quietBeforeAdopting = quietBeforeAdopting
         retired = SPSCRing(capacity: 64)
         notifications = SPSCRing(capacity: 1024)
         finishing = FinishService(retired: retired, notifications: notifications)
@@ -99,9 +105,6 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
     /// the first). Thread: any.
     public var adoptedGeneration: UInt64 { adopted.load(ordering: .acquiring) }
 
-    /// How long no cycle may start before a waiter adopts a pending program itself.
-    static let quietBeforeAdopting = Duration.milliseconds(20)
-
     /// Waits until a program of `generation` or later is adopted, or `deadline` passes.
     /// When the engine is not rendering, or no cycle started for `quietBeforeAdopting`,
     /// adopts it on the audio thread's behalf between cycles (the cycle gate keeps a
@@ -117,8 +120,9 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
                 seenCycles = cycles
                 quietSince = now
             }
-            if !isRendering || now - quietSince >= Self.quietBeforeAdopting, adoptOnBehalf() { continue }
+            if !isRendering, adoptOnBehalf() { continue }
             if let deadline, now >= deadline { return false }
+            if now - quietSince >= quietBeforeAdopting, adoptOnBehalf() { continue }
             usleep(100)
         }
         return true
