@@ -7,14 +7,14 @@ import TrellisCore
 /// to listeners.
 ///
 /// While the engine renders (`startRendering` to `stopRendering`) a plain thread of
-/// its own makes a pass every `interval`; any control thread may make one too (`pass`),
+/// its own makes a pass every 5 ms; any control thread may make one too (`pass`),
 /// since the rings' consumer side is serialized by a lock the audio thread never takes.
 /// The audio thread cannot wake the service (that would take a lock); the interval is
 /// short against the rings' depth and the 100 ms a listener may wait instead.
 final class FinishService: @unchecked Sendable {
     static let intervalNanoseconds = 5_000_000
 
-    /// Producer: the audio thread (and a control thread that adopts on its behalf).
+    /// Producer: the audio thread.
     let retired: SPSCRing<UnsafeMutablePointer<ProgramHandoff>>
     /// Producer: the audio thread.
     let notifications: SPSCRing<EngineNotification>
@@ -59,7 +59,6 @@ final class FinishService: @unchecked Sendable {
     func pass() -> FinishReport {
         var notices: [EngineNotice] = []
         let freed = consumer.withLock { _ in
-            // Notices first: their labels were recorded before the program was retired.
             while let notification = notifications.pop() {
                 let label = notification.unitID == 0 ? nil : labels.withLock { $0.label(of: notification.unitID) }
                 notices.append(EngineNotice(
