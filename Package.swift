@@ -77,7 +77,7 @@ let package = Package(
         .executableTarget(
             name: "TrellisCLI",
             dependencies: [
-                "TrellisCore", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisLV2", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisControl",
+                "TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisLV2", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

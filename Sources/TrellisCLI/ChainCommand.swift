@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import TrellisAudioFile
 import TrellisCore
@@ -71,11 +72,14 @@ struct ChainCommand: ParsableCommand {
         }
         let progress = ProgressBar(total: frames, label: parsed.sink.word)
         let report: ((Int, Int) -> Void)? = progress.isVisible ? { done, _ in progress.update(done) } : nil
+        let warnings = RenderWarnings(engine: built.graph.engine, registry: registry)
+        var written = 0
         do {
-            try OfflineRenderer(graph: built.graph).render(
+            written = try OfflineRenderer(graph: built.graph).render(
                 frameCount: frames, to: parsed.sink.word, sampleType: type, input: built.input, progress: report)
         } catch { throw CLIError("\(error)") }
         progress.finish()
+        FileHandle.standardError.write(Data((warnings.summary(path: parsed.sink.word, frames: written, sampleRate: built.graph.sampleRate) + "\n").utf8))
     }
 }
 

@@ -16,10 +16,10 @@ struct LiveChain {
 
     func run() throws {
         let document = try ChainSession.document(pipeline, file: "(chain)", sampleRate: sampleRate, blockSize: blockSize)
+        let registry = try Units.registry()
         let loaded: LoadedSession
         do {
-            loaded = try SessionLoader.load(
-                document: document, directory: FileManager.default.currentDirectoryPath, registry: try Units.registry())
+            loaded = try SessionLoader.load(document: document, directory: FileManager.default.currentDirectoryPath, registry: registry)
         } catch { throw CLIError("chain: \(error)") }
         let privateServer = try LiveRunning.ensureServer(named: server, startIfMissing: startServer)
         defer { privateServer?.stop() }
@@ -33,8 +33,10 @@ struct LiveChain {
             live.stop()
             throw CLIError("\(error)")
         }
-        LiveRunning.waitForInterrupt(duration: duration)
-        live.stop()
+        withExtendedLifetime(RenderWarnings(engine: loaded.graph.engine, registry: registry)) {
+            LiveRunning.waitForInterrupt(duration: duration)
+            live.stop()
+        }
         for recorder in recorders {
             do { _ = try recorder.stop() } catch { Log.logger.error("\(error)") }
         }

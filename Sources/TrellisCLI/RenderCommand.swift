@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import TrellisAudioFile
 import TrellisCore
@@ -50,13 +51,16 @@ struct RenderCommand: ParsableCommand {
         do { recorders = try loaded.startTransport(atSampleTime: 0) } catch { throw CLIError("\(error)") }
         let progress = ProgressBar(total: frames, label: output)
         let report: ((Int, Int) -> Void)? = progress.isVisible ? { done, _ in progress.update(done) } : nil
+        let warnings = RenderWarnings(engine: graph.engine, registry: graph.registry)
+        var written = 0
         do {
-            try OfflineRenderer(graph: graph).render(frameCount: frames, to: output, sampleType: type, inputs: inputs, progress: report)
+            written = try OfflineRenderer(graph: graph).render(frameCount: frames, to: output, sampleType: type, inputs: inputs, progress: report)
         } catch { throw CLIError("render: \(error)") }
         for recorder in recorders {
             do { _ = try recorder.stop() } catch { throw CLIError("render: \(error)") }
         }
         progress.finish()
+        FileHandle.standardError.write(Data((warnings.summary(path: output, frames: written, sampleRate: graph.sampleRate) + "\n").utf8))
     }
 
     /// The graph's input channels in order: a file where `--input` names the port that

@@ -2,6 +2,9 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import TrellisControl
+import TrellisCore
+import TrellisEngine
+import TrellisGraph
 import TrellisJACK
 import TrellisLive
 import TrellisMedia
@@ -65,6 +68,8 @@ struct RunCommand: ParsableCommand {
         }
         let output = StatusOutput(json: json)
         live.addListener { event in output.event(event) }
+        let notices = live.session.graph.engine.addNoticeListener { notice in output.notice(notice, registry: registry) }
+        defer { live.session.graph.engine.removeNoticeListener(notices) }
         let control: ControlServer?
         do { control = try startControl(live, recorders: recorders, loaded: loaded) } catch {
             live.stop()
@@ -101,6 +106,7 @@ final class StatusOutput: @unchecked Sendable {
     let json: Bool
     let isTerminal = isatty(STDOUT_FILENO) != 0
     private let lock = NSLock()
+    private var warnings = 0
 
     init(json: Bool) { self.json = json }
 
@@ -109,11 +115,11 @@ final class StatusOutput: @unchecked Sendable {
         defer { lock.unlock() }
         if json {
             let peaks = status.outputPeaksDecibels.map { String(format: "%.1f", $0) }.joined(separator: ",")
-            write("{\"type\":\"status\",\"dspLoad\":\(String(format: "%.4f", status.dspLoad)),\"xruns\":\(status.xrunCount),\"sampleRate\":\(Int(status.sampleRate)),\"frames\":\(status.bufferFrames),\"peaks\":[\(peaks)]}\n")
+            write("{\"type\":\"status\",\"dspLoad\":\(String(format: "%.4f", status.dspLoad)),\"xruns\":\(status.xrunCount),\"warnings\":\(warnings),\"sampleRate\":\(Int(status.sampleRate)),\"frames\":\(status.bufferFrames),\"peaks\":[\(peaks)]}\n")
             return
         }
         let peaks = status.outputPeaksDecibels.map { String(format: "%6.1f", $0) }.joined(separator: " ")
-        let line = String(format: "DSP %5.1f%%  xruns %d  %d Hz / %d  peaks dBFS: ", status.dspLoad * 100, status.xrunCount, Int(status.sampleRate), status.bufferFrames) + peaks
+        let line = String(format: "DSP %5.1f%%  xruns %d  warnings %d  %d Hz / %d  peaks dBFS: ", status.dspLoad * 100, status.xrunCount, warnings, Int(status.sampleRate), status.bufferFrames) + peaks
         write(isTerminal ? "\r\u{1B}[K" + line : line + "\n")
     }
 
@@ -126,6 +132,34 @@ final class StatusOutput: @unchecked Sendable {
         } else {
             Log.logger.notice("\(event)")
         }
+    }
+
+    /// A warning from the audio thread (a node silenced for non-finite output), named by
+    /// node: a JSON event, or a log line counted on the status line. Thread: any (the
+    /// engine's finish thread).
+    func notice(_ notice: EngineNotice, registry: ComponentRegistry) {
+        guard notice.isWarning else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        warnings += 1
+        let text = notice.text(registry: registry)
+        if json {
+            var fields = [("type", "\"notice\""), ("kind", Self.quoted("\(notice.kind)")), ("message", Self.quoted(text))]
+            if let unit = notice.unit {
+                fields.append(("node", Self.quoted(unit.node)))
+                fields.append(("unit", Self.quoted(notice.unitKey(in: registry) ?? unit.description.description)))
+            }
+            fields.append(("sampleTime", "\(notice.sampleTime)"))
+            if let seconds = notice.seconds { fields.append(("seconds", String(format: "%.3f", seconds))) }
+            write("{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}\n")
+        } else {
+            if isTerminal { write("\r\u{1B}[K") }
+            Log.logger.warning("\(text)")
+        }
+    }
+
+    private static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
     func finish() {

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TrellisCore
+import TrellisEngine
 import TrellisGraph
 import TrellisJACK
 import TrellisMedia
@@ -23,6 +24,7 @@ public final class ControlDispatcher: @unchecked Sendable {
     var meters: [BusName: MeterSlot] = [:]
     let peers = Mutex<[ObjectIdentifier: ControlPeer]>([:])
     private var headListener: Int?
+    private var noticeListener: NoticeListenerToken?
     /// The recorders `record` starts and stops, by the session's names (queue only).
     var recorders: [String: FileRecorder] = [:]
     /// JACK links made and broken by `jack connect|disconnect` since the load, which
@@ -37,11 +39,17 @@ public final class ControlDispatcher: @unchecked Sendable {
         if let head = target.jackHead {
             headListener = head.addListener { [weak self] event in self?.broadcast(ControlEvent.from(event)) }
         }
+        // A `load` keeps the engine, so this hears the sessions loaded later too.
+        let registry = target.registry
+        noticeListener = target.session.graph.engine.addNoticeListener { [weak self] notice in
+            if let event = ControlEvent.from(notice, registry: registry) { self?.broadcast(event) }
+        }
         queue.sync { listenToPlayers() }
     }
 
     deinit {
         if let headListener { target.jackHead?.removeListener(headListener) }
+        if let noticeListener { target.session.graph.engine.removeNoticeListener(noticeListener) }
         for (player, token) in playerListeners.values { player.removeObserver(token) }
     }
 

@@ -1,3 +1,6 @@
+import TrellisCore
+import TrellisEngine
+import TrellisGraph
 import TrellisJACK
 
 /// A notification streamed to watching peers. Thread: any (a plain value).
@@ -18,6 +21,22 @@ public struct ControlEvent: Sendable, Equatable {
     /// The JSON object, echoing the `id` of the `watch` request.
     public func json(id: ControlValue) -> ControlValue {
         .object([("id", id), ("event", .string(kind.rawValue)), ("data", data)])
+    }
+
+    /// The event for a warning from the audio thread, naming the node (nil for notices
+    /// watchers do not hear about).
+    static func from(_ notice: EngineNotice, registry: ComponentRegistry) -> ControlEvent? {
+        guard notice.isWarning else { return nil }
+        let text = notice.text(registry: registry)
+        var fields: [(String, ControlValue)] = [("kind", .string("\(notice.kind)"))]
+        if let unit = notice.unit {
+            fields.append(("node", .string(unit.node)))
+            fields.append(("unit", .string(notice.unitKey(in: registry) ?? unit.description.description)))
+        }
+        fields.append(("sampleTime", .number(Double(notice.sampleTime))))
+        if let seconds = notice.seconds { fields.append(("seconds", .number(seconds))) }
+        fields.append(("message", .string(text)))
+        return ControlEvent(kind: .warning, text: text, data: .object(fields))
     }
 
     /// The event for a JACK notification, if watchers hear about it.

@@ -13,11 +13,19 @@ import TrellisCore
 struct EngineProcess {
     static let capacity = 8192
 
-    /// The program published and not yet adopted (an `Unmanaged<RenderProgram>`).
-    let pending: UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>>
-    /// The program the audio thread runs.
+    /// The program published and not yet adopted.
+    let pending: UnsafeMutablePointer<Atomic<UnsafeMutablePointer<ProgramHandoff>?>>
+    /// The program the audio thread runs (an `Unmanaged<RenderProgram>`), and its handoff.
     var current: UnsafeMutableRawPointer?
-    let retired: SPSCRingEnd<UnsafeMutableRawPointer>
+    var currentHandoff: UnsafeMutablePointer<ProgramHandoff>?
+    let retired: SPSCRingEnd<UnsafeMutablePointer<ProgramHandoff>>
+    /// The generation of the newest program adopted.
+    let adopted: UnsafeMutablePointer<Atomic<UInt64>>
+    /// Who runs the programs: 0 nobody, 1 the audio thread (in a cycle), 2 a control
+    /// thread adopting on its behalf.
+    let cycleGate: UnsafeMutablePointer<Atomic<UInt8>>
+    /// Cycles started, so a waiter can tell that the backend stopped cycling.
+    let cyclesStarted: UnsafeMutablePointer<Atomic<UInt64>>
     let queue: SPSCRingEnd<ParameterEvent>
     let notifications: SPSCRingEnd<EngineNotification>
     var midiInput: MIDIInputView?
@@ -31,11 +39,17 @@ struct EngineProcess {
     var dropped = 0
 
     init(
-        retired: SPSCRingEnd<UnsafeMutableRawPointer>, queue: SPSCRingEnd<ParameterEvent>,
+        retired: SPSCRingEnd<UnsafeMutablePointer<ProgramHandoff>>, queue: SPSCRingEnd<ParameterEvent>,
         notifications: SPSCRingEnd<EngineNotification>
     ) {
         pending = .allocate(capacity: 1)
         pending.initialize(to: Atomic(nil))
+        adopted = .allocate(capacity: 1)
+        adopted.initialize(to: Atomic(0))
+        cycleGate = .allocate(capacity: 1)
+        cycleGate.initialize(to: Atomic(0))
+        cyclesStarted = .allocate(capacity: 1)
+        cyclesStarted.initialize(to: Atomic(0))
         self.retired = retired
         self.queue = queue
         self.notifications = notifications
@@ -49,6 +63,12 @@ struct EngineProcess {
     func free() {
         pending.deinitialize(count: 1)
         pending.deallocate()
+        adopted.deinitialize(count: 1)
+        adopted.deallocate()
+        cycleGate.deinitialize(count: 1)
+        cycleGate.deallocate()
+        cyclesStarted.deinitialize(count: 1)
+        cyclesStarted.deallocate()
         waiting.deallocate()
         due.deallocate()
         scratch.deallocate()
@@ -62,6 +82,13 @@ struct EngineProcess {
     @_noAllocation @_noLocks
     #endif
     mutating func render(frameCount: Int, timeStamp: AudioTimeStamp, input: AudioBuffers, output: AudioBuffers) -> RenderStatus {
+        // A control thread adopting on this thread's behalf holds the gate: a silent cycle.
+        guard cycleGate.pointee.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged else {
+            output.clear(frameCount: frameCount)
+            return .ok
+        }
+        defer { cycleGate.pointee.store(0, ordering: .releasing) }
+        cyclesStarted.pointee.wrappingAdd(1, ordering: .relaxed)
         adoptPendingProgram(at: timeStamp)
         guard let current else {
             output.clear(frameCount: frameCount)
@@ -93,11 +120,22 @@ struct EngineProcess {
     @inline(__always)
     private mutating func adoptPendingProgram(at timeStamp: AudioTimeStamp) {
         guard pending.pointee.load(ordering: .relaxed) != nil else { return }
-        guard current == nil || retired.freeCount > 0 else { return }
+        guard currentHandoff == nil || retired.freeCount > 0 else { return }
         guard let next = pending.pointee.exchange(nil, ordering: .acquiringAndReleasing) else { return }
-        if let old = current { _ = retired.push(old) }
-        current = next
+        if let old = install(next) { _ = retired.push(old) }
         _ = notifications.push(EngineNotification(kind: .programSwapped, unitID: 0, sampleTime: timeStamp.sampleTime))
+    }
+
+    /// Makes `next` the current program and returns the handoff let go of. Thread:
+    /// whoever holds the cycle gate.
+    @inline(__always)
+    mutating func install(_ next: UnsafeMutablePointer<ProgramHandoff>?) -> UnsafeMutablePointer<ProgramHandoff>? {
+        guard let next else { return nil }
+        let old = currentHandoff
+        currentHandoff = next
+        current = next.pointee.program
+        adopted.pointee.store(next.pointee.generation, ordering: .releasing)
+        return old
     }
 
     /// Moves queued parameter events into the waiting list, takes those due in this

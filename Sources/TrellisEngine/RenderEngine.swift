@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 import TrellisCore
 import CTrellisShim
@@ -5,21 +6,29 @@ import CTrellisShim
 /// Runs the current program for a backend and takes new ones without a glitch.
 ///
 /// Publishing (control): the new program goes into the `pending` slot by an atomic
-/// exchange. Adopting (audio): at the start of a cycle the audio thread takes it,
-/// runs it from then on and pushes the program it let go of into the `retired` ring.
-/// Reclaiming (control): `collectRetired` frees what the audio thread handed back. So
-/// nothing is freed, and no reference count reaches zero, on the audio thread.
+/// exchange; `publish` returns a ticket to wait on. Adopting (audio): at the start of a
+/// cycle the audio thread takes it, runs it from then on and pushes the program it let
+/// go of into the `retired` ring. Finishing (control): the engine's finish service
+/// frees what the audio thread handed back and delivers its notifications to
+/// listeners (see `FinishService`). So nothing is freed, and no reference count
+/// reaches zero, on the audio thread.
 public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Sendable {
-    private let retired: SPSCRing<UnsafeMutableRawPointer>
     private let events: SPSCRing<ParameterEvent>
     private let eventProducer = Mutex(())
-    /// Notifications from the audio thread; drain with `nextNotification`.
+    private let retired: SPSCRing<UnsafeMutablePointer<ProgramHandoff>>
+    /// Notifications from the audio thread. The finish service reads them; see
+    /// `addNoticeListener`.
     public let notifications: SPSCRing<EngineNotification>
+    private let finishing: FinishService
 
-    /// The audio thread's state, reached through `process`.
+    /// Serializes publishers, so generations reach the pending slot in order.
+    private let publisher = Mutex<UInt64>(0)
+
+    /// The audio thread's state (a control thread's too while it holds the cycle gate),
+    /// reached through `process`: plain memory, no reference.
     private let processStorage: EngineProcessStorage
     private let process: UnsafeMutablePointer<EngineProcess>
-    private var pending: UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>> { process.pointee.pending }
+    private var pending: UnsafeMutablePointer<Atomic<UnsafeMutablePointer<ProgramHandoff>?>> { process.pointee.pending }
 
     /// Where incoming MIDI comes from (the JACK head node's MIDI ports). Set it before
     /// the backend starts. Thread: control, while not rendering.
@@ -28,49 +37,120 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
         set { process.pointee.midiInput = newValue }
     }
 
+    /// How long no cycle may start, while rendering, before a waiter on a ticket adopts
+    /// the pending program itself (see `ProgramTicket.wait`).
+    public let quietBeforeAdopting: Duration
+
+    /// `quietBeforeAdopting` should be longer than the backend's longest period.
     /// Thread: control.
-    public init(eventCapacity: Int = 4096) {
+    public init(eventCapacity: Int = 4096, quietBeforeAdopting: Duration = .milliseconds(50)) {
+        self.quietBeforeAdopting = quietBeforeAdopting
         retired = SPSCRing(capacity: 64)
-        events = SPSCRing(capacity: eventCapacity)
         notifications = SPSCRing(capacity: 1024)
+        finishing = FinishService(retired: retired, notifications: notifications)
+        events = SPSCRing(capacity: eventCapacity)
         processStorage = EngineProcessStorage(EngineProcess(retired: retired.end, queue: events.end, notifications: notifications.end))
         process = processStorage.state
     }
 
     deinit {
+        finishing.stop(finalPass: false)
         collectRetired()
-        if let program = pending.pointee.exchange(nil, ordering: .acquiringAndReleasing) {
-            Unmanaged<RenderProgram>.fromOpaque(program).release()
-        }
-        if let current = process.pointee.current { Unmanaged<RenderProgram>.fromOpaque(current).release() }
+        if let handoff = pending.pointee.exchange(nil, ordering: .acquiringAndReleasing) { ProgramHandoff.release(handoff) }
+        if let currentHandoff = process.pointee.currentHandoff { ProgramHandoff.release(currentHandoff) }
     }
 
     // MARK: - Control side
 
     /// Hands a program to the audio thread; it is adopted at the start of the next
     /// cycle. A program published before and not yet adopted is freed here, since the
-    /// audio thread never saw it. Thread: control.
-    public func publish(_ program: RenderProgram) {
-        let opaque = Unmanaged.passRetained(program).toOpaque()
-        if let displaced = pending.pointee.exchange(opaque, ordering: .acquiringAndReleasing) {
-            Unmanaged<RenderProgram>.fromOpaque(displaced).release()
+    /// audio thread never saw it. Wait on the ticket before freeing or uninitializing
+    /// anything only older programs use. Thread: control (publishers are serialized).
+    @discardableResult
+    public func publish(_ program: RenderProgram) -> ProgramTicket {
+        AudioThread.assertNotCurrent("RenderEngine.publish")
+        let generation = publisher.withLock { last in
+            last += 1
+            finishing.labels.withLock { $0.record(program.plan, generation: last) }
+            let handoff = ProgramHandoff.make(program, generation: last)
+            if let displaced = pending.pointee.exchange(handoff, ordering: .acquiringAndReleasing) {
+                ProgramHandoff.release(displaced)
+            }
+            return last
         }
         collectRetired()
+        return ProgramTicket(engine: self, generation: generation)
     }
 
-    /// Frees the programs the audio thread has let go of; returns how many. Thread: control.
+    /// Frees the programs the audio thread has let go of; returns how many. The finish
+    /// service does this on its own while rendering. Thread: any but audio.
     @discardableResult
-    public func collectRetired() -> Int {
-        var count = 0
-        while let program = retired.pop() {
-            Unmanaged<RenderProgram>.fromOpaque(program).release()
-            count += 1
-        }
-        return count
-    }
+    public func collectRetired() -> Int { finishing.collectRetired() }
 
     /// True while a published program waits for the audio thread. Thread: any.
     public var hasPendingProgram: Bool { pending.pointee.load(ordering: .acquiring) != nil }
+
+    /// The generation of the newest program the audio thread has adopted (0 before
+    /// the first). Thread: any.
+    public var adoptedGeneration: UInt64 { process.pointee.adopted.pointee.load(ordering: .acquiring) }
+
+    /// Waits until a program of `generation` or later is adopted, or `deadline` passes.
+    /// When the engine is not rendering, or no cycle started for `quietBeforeAdopting`,
+    /// adopts it on the audio thread's behalf between cycles (the cycle gate keeps a
+    /// cycle from starting meanwhile; one that tries hears silence). Thread: any but audio.
+    func waitUntilAdopted(_ generation: UInt64, deadline: ContinuousClock.Instant?) -> Bool {
+        AudioThread.assertNotCurrent("ProgramTicket.wait")
+        let cyclesStarted = process.pointee.cyclesStarted
+        var seenCycles = cyclesStarted.pointee.load(ordering: .relaxed)
+        var quietSince = ContinuousClock.now
+        while adoptedGeneration < generation {
+            let now = ContinuousClock.now
+            let cycles = cyclesStarted.pointee.load(ordering: .relaxed)
+            if cycles != seenCycles {
+                seenCycles = cycles
+                quietSince = now
+            }
+            if !isRendering, adoptOnBehalf() { continue }
+            if let deadline, now >= deadline { return false }
+            if now - quietSince >= quietBeforeAdopting, adoptOnBehalf() { continue }
+            usleep(100)
+        }
+        return true
+    }
+
+    /// Adopts the pending program between cycles, holding the cycle gate; false when
+    /// a cycle runs or nothing is pending. The program let go of is freed here.
+    /// Thread: control.
+    private func adoptOnBehalf() -> Bool {
+        let gate = process.pointee.cycleGate
+        guard gate.pointee.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged else { return false }
+        let next = pending.pointee.exchange(nil, ordering: .acquiringAndReleasing)
+        let old = process.pointee.install(next)
+        gate.pointee.store(0, ordering: .releasing)
+        if let old { ProgramHandoff.release(old) }
+        return next != nil
+    }
+
+    /// Calls `handler` with every notice from the audio thread, named by the program
+    /// that raised it, until `removeNoticeListener`. It runs on the finish service's
+    /// thread while rendering (within about 5 ms of the cycle that raised it), or on
+    /// the thread of a `finish()` call; it must not wait for the thread that calls
+    /// `stopRendering`, nor hold the engine strongly. Thread: any.
+    @discardableResult
+    public func addNoticeListener(_ handler: @escaping @Sendable (EngineNotice) -> Void) -> NoticeListenerToken {
+        NoticeListenerToken(rawValue: finishing.addListener(handler))
+    }
+
+    /// Thread: any. A pass under way may still call the listener once.
+    public func removeNoticeListener(_ token: NoticeListenerToken) {
+        finishing.removeListener(token.rawValue)
+    }
+
+    /// Makes one finish pass on the calling thread: frees retired programs, delivers
+    /// notices to listeners. The finish service makes them on its own while rendering;
+    /// call it when driving `render` without `startRendering`. Thread: any but audio.
+    @discardableResult
+    public func finish() -> FinishReport { finishing.pass() }
 
     /// Queues a parameter change for the audio thread. Producers are serialized by a
     /// lock that the audio thread never takes. Thread: any but audio.
@@ -85,14 +165,23 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
     /// through the queue instead of straight into the units. Thread: any.
     public var isRendering: Bool { rendering.load(ordering: .acquiring) }
 
-    /// A backend calls this before its first cycle. Thread: control.
-    public func startRendering() { rendering.store(true, ordering: .releasing) }
+    /// A backend calls this before its first cycle; the finish service starts.
+    /// Thread: control.
+    public func startRendering() {
+        rendering.store(true, ordering: .releasing)
+        finishing.start()
+    }
 
-    /// A backend calls this after its last cycle. Thread: control.
-    public func stopRendering() { rendering.store(false, ordering: .releasing) }
+    /// A backend calls this after its last cycle; the finish service stops after
+    /// delivering everything reported until then. Thread: control (not a notice listener).
+    public func stopRendering() {
+        rendering.store(false, ordering: .releasing)
+        finishing.stop()
+    }
 
-    /// The next notification from the audio thread, if any. Thread: one control thread.
-    public func nextNotification() -> EngineNotification? { notifications.pop() }
+    /// The next notification from the audio thread, if any, taken before any listener
+    /// sees it. Thread: any but audio.
+    public func nextNotification() -> EngineNotification? { finishing.nextNotification() }
 
     // MARK: - Audio side
 

@@ -40,6 +40,8 @@ public final class Graph: @unchecked Sendable {
     private var batchDepth = 0
     /// The program last published, whose delay lines the next one carries on.
     private var published: RenderProgram?
+    /// The ticket of the program last published.
+    private var lastTicket: ProgramTicket?
 
     /// `engine` lets a new graph take over a running backend: its first program replaces
     /// the old graph's at a cycle boundary, which is how a session is swapped glitch-free.
@@ -209,12 +211,13 @@ public final class Graph: @unchecked Sendable {
         isInitialized = true
     }
 
-    /// Stops publishing and uninitializes every unit. Thread: control, with the backend
-    /// stopped (no render in flight).
+    /// Stops publishing and uninitializes every unit, once the audio thread has let go
+    /// of every program that uses them: a backend that still pulls hears silence, never
+    /// an uninitialized unit. Waiting ends at the next cycle, or at once while no
+    /// backend cycles (see `ProgramTicket.wait`). Thread: control.
     public func uninitialize() {
         guard isInitialized else { return }
-        // A backend that still pulls hears silence, never an uninitialized unit.
-        engine.publish(RenderProgram(plan: ProgramPlan(), maximumFrames: maximumFrames))
+        engine.publish(RenderProgram(plan: ProgramPlan(), maximumFrames: maximumFrames)).wait()
         published = nil
         plan = nil
         for node in nodes {
@@ -224,8 +227,8 @@ public final class Graph: @unchecked Sendable {
         isInitialized = false
     }
 
-    /// Changes the sample rate and slice size, re-initializing every unit; the graph
-    /// must be uninitialized or its backend stopped. Thread: control.
+    /// Changes the sample rate and slice size, re-initializing every unit after the
+    /// audio thread let go of them (see `uninitialize`). Thread: control.
     public func reconfigure(sampleRate: Double, maximumFrames: Int) throws(GraphError) {
         let wasInitialized = isInitialized
         uninitialize()
@@ -250,6 +253,14 @@ public final class Graph: @unchecked Sendable {
         } else {
             try commitProgram()
         }
+    }
+
+    /// Waits until the audio thread plays the program of the last committed edit, or
+    /// `timeout` passes; true when it does (or nothing was published). While no backend
+    /// cycles it is adopted at once (see `ProgramTicket.wait`). Thread: control.
+    @discardableResult
+    public func waitUntilPlaying(timeout: Duration) -> Bool {
+        lastTicket?.wait(timeout: timeout) ?? true
     }
 
     /// Runs `body`'s edits as one transaction: compiled once at the end, or not at all
@@ -328,7 +339,7 @@ public final class Graph: @unchecked Sendable {
         for node in nodes { try configure(node) }
         let plan = try GraphCompiler(graph: self).compile()
         let program = RenderProgram(plan: plan, maximumFrames: maximumFrames, continuing: published)
-        engine.publish(program)
+        lastTicket = engine.publish(program)
         published = program
         self.plan = plan
         for unit in plan.units.map(\.unit) { unit.parameterSink = engine }

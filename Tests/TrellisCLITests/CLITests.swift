@@ -222,3 +222,53 @@ struct ChainSessionTests {
         #expect(result.status == 0, "\(result.stderr)")
     }
 }
+
+@Suite("Warnings from the audio thread")
+struct RenderWarningTests {
+    static let const = "http://plugin.org.uk/swh-plugins/const"
+    static let amp = "http://lv2plug.in/plugins/eg-amp"
+
+    @Test("chain names the node whose plugin produced NaN, says it was silenced, and counts the warning")
+    func chainReportsNonFiniteNode() throws {
+        // swh's const outputs NaN when it runs one frame at a time.
+        let source = temporaryPath("in.wav"), output = temporaryPath("out.wav")
+        #expect(try runTool("/usr/bin/sox", ["-n", "-r", "48000", "-c", "1", source, "synth", "0.25", "sine", "440"]) == 0)
+        let result = try trellis(["chain", "--block-size", "1", source, "!", "lv2:\(Self.const)", "!", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("warning: node lv2-const1 (lv2:\(Self.const)) produced non-finite samples from 0.00 s; silenced\n"), "\(result.stderr)")
+        #expect(result.stderr.contains("12000 frames (0.25 s), 1 warning\n"), "\(result.stderr)")
+        #expect(try floats(output).allSatisfy { $0 == 0 })
+    }
+
+    @Test("chain counts no warnings when every node's output is finite")
+    func chainWithoutWarnings() throws {
+        let output = temporaryPath("out.wav")
+        let result = try trellis(["chain", "--duration", "0.1", "tone", "!", "lv2:\(Self.amp)", "gain=-6", "!", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("warning:"), "\(result.stderr)")
+        #expect(result.stderr.contains("(0.10 s), 0 warnings\n"), "\(result.stderr)")
+    }
+
+    @Test("render names the session's node that produced NaN and the time of the cycle it was silenced from")
+    func renderReportsNonFiniteNode() throws {
+        let folder = URL(fileURLWithPath: temporaryPath("x")).deletingLastPathComponent().path
+        // NaN from frame 24576, the first frame of the seventh 4096-frame render slice.
+        try FloatWAV.writeNaN(from: 24_576, frames: 48_000, to: folder + "/nan.wav")
+        let session = folder + "/session.yaml"
+        try """
+            version: 1
+            defaults: { sample-rate: 48000, block-size: 256 }
+            nodes:
+              src: { unit: player, file: nan.wav }
+              fx1: { lv2: \(Self.amp) }
+              out: { unit: output, channels: 1 }
+            connections: [src -> fx1, fx1 -> out]
+            """.write(toFile: session, atomically: true, encoding: .utf8)
+        let result = try trellis(["render", session, "-o", folder + "/out.wav"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("warning: node fx1 (lv2:\(Self.amp)) produced non-finite samples from 0.51 s; silenced\n"), "\(result.stderr)")
+        #expect(result.stderr.contains(", 1 warning\n"), "\(result.stderr)")
+        let rendered = try floats(folder + "/out.wav")
+        #expect(rendered.count == 48_000 && rendered.allSatisfy(\.isFinite))
+    }
+}

@@ -6,7 +6,8 @@
 /// Counts heap calls (malloc, calloc, realloc, posix_memalign, aligned_alloc,
 /// free) made by the calling thread while it is armed. The counter replaces
 /// the C library's allocator entry points for the whole test process and
-/// forwards every call; only the arming thread's calls are counted.
+/// forwards every call; only the arming thread's calls are counted. Built with
+/// AddressSanitizer, it replaces nothing and counts nothing.
 
 /// Starts counting on the calling thread, from zero.
 void trellis_allocation_counter_arm(void);

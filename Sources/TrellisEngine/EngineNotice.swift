@@ -1,0 +1,68 @@
+import TrellisCore
+
+/// A notification from the audio thread, told on the control side in the terms of the
+/// program that produced it: which node, which unit, when. What notice listeners get.
+public struct EngineNotice: Sendable {
+    public var kind: EngineNotification.Kind
+    /// The unit's id, 0 for notices about the engine as a whole.
+    public var unitID: UInt64
+    /// The render clock's sample time of the cycle that raised it.
+    public var sampleTime: Int64
+    /// The unit, as the published program named it; nil for engine-wide notices and for
+    /// units the engine no longer remembers.
+    public var unit: UnitLabel?
+
+    public init(kind: EngineNotification.Kind, unitID: UInt64, sampleTime: Int64, unit: UnitLabel?) {
+        self.kind = kind
+        self.unitID = unitID
+        self.sampleTime = sampleTime
+        self.unit = unit
+    }
+
+    /// The sample time in seconds, when the unit's rate is known.
+    public var seconds: Double? {
+        guard let rate = unit?.sampleRate, rate > 0 else { return nil }
+        return Double(sampleTime) / rate
+    }
+}
+
+/// How a published program names one of its units.
+public struct UnitLabel: Sendable, Hashable {
+    /// The node's name in the program, e.g. `mix/fx1` for a node inside a subgraph.
+    public var node: String
+    public var description: ComponentDescription
+    /// The rate the unit runs at; 0 when it reports none.
+    public var sampleRate: Double
+
+    public init(node: String, description: ComponentDescription, sampleRate: Double) {
+        self.node = node
+        self.description = description
+        self.sampleRate = sampleRate
+    }
+}
+
+/// The labels of the units of recently published programs, by unit id. A notice can
+/// be read after its program was replaced, so a unit's label stays for
+/// `keptPublishes` publishes after the last program that ran it.
+struct UnitLabels {
+    static let keptPublishes: UInt64 = 8
+
+    private var entries: [UInt64: (label: UnitLabel, generation: UInt64)] = [:]
+
+    /// Thread: control (allocates).
+    mutating func record(_ plan: ProgramPlan, generation: UInt64) {
+        for planned in plan.units {
+            let unit = planned.unit
+            let rate = (unit.elementCount(.output) > 0 ? try? unit.format(scope: .output, element: 0).sampleRate : nil)
+                ?? (unit.elementCount(.input) > 0 ? try? unit.format(scope: .input, element: 0).sampleRate : nil)
+                ?? 0
+            let label = UnitLabel(node: planned.name, description: unit.componentDescription, sampleRate: rate)
+            entries[unit.unitID] = (label, generation)
+        }
+        if generation > Self.keptPublishes {
+            entries = entries.filter { $0.value.generation > generation - Self.keptPublishes }
+        }
+    }
+
+    func label(of unitID: UInt64) -> UnitLabel? { entries[unitID]?.label }
+}

@@ -1,0 +1,49 @@
+import Glibc
+
+/// A wake-up call for a sleeping service thread: a monotonic-clock condition variable
+/// with a flag, so a signal sent before the wait is not lost.
+///
+/// Thread: any but audio (signalling takes a mutex).
+final class Wakeup: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var signalled = false
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    func signal() {
+        pthread_mutex_lock(mutex)
+        signalled = true
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Sleeps until signalled or until `nanoseconds` pass.
+    func wait(nanoseconds: Int) {
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        let total = Int(deadline.tv_nsec) + nanoseconds
+        deadline.tv_sec += total / 1_000_000_000
+        deadline.tv_nsec = total % 1_000_000_000
+        pthread_mutex_lock(mutex)
+        while !signalled {
+            if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT { break }
+        }
+        signalled = false
+        pthread_mutex_unlock(mutex)
+    }
+}
