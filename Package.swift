@@ -67,7 +67,7 @@ let package = Package(
         // The JACK head node: a JACK client that pulls a render source live. No Foundation.
         .target(name: "TrellisJACK", dependencies: ["TrellisCore", "CJack", "CTrellisShim", "CTrellisJACKShim"]),
         // Session files: YAML in, a graph out, and back.
-        .target(name: "TrellisSession", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisMedia", "TrellisAudioFile", .product(name: "Yams", package: "Yams")]),
+        .target(name: "TrellisSession", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisMedia", "TrellisAudioFile", .product(name: "Yams", package: "Yams")], swiftSettings: realtimeChecks),
         // A session live on JACK.
         .target(name: "TrellisLive", dependencies: ["TrellisCore", "TrellisGraph", "TrellisJACK", "TrellisSession"]),
         // The control plane: a line protocol on a socket, OSC, one dispatcher for both.

@@ -3,10 +3,11 @@ import Synchronization
 /// The shared machinery of every unit: elements and their formats, the standard
 /// properties, validated parameters with listeners, and standalone pulling.
 ///
-/// Subclasses declare their parameters in `init`, allocate in
-/// `allocateRenderResources`, and render in `render(_:)`. Configuration calls come from
-/// one control thread at a time; the class is `@unchecked Sendable` because its
-/// audio-side state is handed over by the engine's publish protocol, not by locks.
+/// Subclasses declare their parameters in `init`, make their kernel in
+/// `allocateRenderResources` and return it from `renderKernel` (see
+/// docs/render-contract.md). Configuration calls come from one control thread at a
+/// time; the class is `@unchecked Sendable` because its audio-side state is handed
+/// over by the engine's publish protocol, not by locks.
 open class AudioUnitBase: AudioUnit, @unchecked Sendable {
     public let componentDescription: ComponentDescription
     public let unitID: UInt64

@@ -33,7 +33,21 @@ public final class PlaceholderUnit: AudioUnitBase, @unchecked Sendable {
         return input.channelCount == output.channelCount
     }
 
-    public override func render(_ context: RenderContext) -> RenderStatus {
+    private var storage: KernelStorage<PlaceholderKernel>?
+
+    public override func allocateRenderResources() throws(AudioUnitError) {
+        storage = KernelStorage(PlaceholderKernel(), render: { PlaceholderKernel.render($0, $1) }, reset: { PlaceholderKernel.reset($0) })
+    }
+
+    public override func deallocateRenderResources() { storage = nil }
+
+    public override var renderKernel: RenderKernel? { storage?.kernel }
+}
+
+/// Passes the first input to the first output when they are as wide, and is silent
+/// elsewhere: the plugin that is missing does nothing. Thread: audio.
+struct PlaceholderKernel: UnitKernel {
+    func process(_ context: RenderContext) -> RenderStatus {
         for bus in 0..<context.outputs.count {
             if bus == 0, context.inputs.count > 0, context.inputs[0].channelCount == context.outputs[0].channelCount {
                 context.outputs[0].copy(from: context.inputs[0], frameCount: context.frameCount)
@@ -42,6 +56,13 @@ public final class PlaceholderUnit: AudioUnitBase, @unchecked Sendable {
             }
         }
         return .ok
+    }
+
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    static func render(_ state: UnsafeMutableRawPointer, _ context: UnsafeRawPointer) -> UInt8 {
+        renderInSegments(state, context)
     }
 }
 
