@@ -142,7 +142,8 @@ public protocol AudioUnit: AnyObject, Sendable {
     /// Applies a change at the current position of a render outside a program.
     /// Thread: the one thread that renders the unit.
     func applyParameterEvent(index: Int, value: Float, rampFrames: Int)
-    /// Set by the engine while the unit belongs to a running program. Thread: control.
+    /// Set by the engine while the unit belongs to a running program; held weakly (the
+    /// engine holds the programs that hold the unit). Thread: control.
     var parameterSink: (any ParameterEventSink)? { get set }
 
     /// Processing delay in frames at the current sample rate. Thread: any.

@@ -30,7 +30,8 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
     private var propertyListeners: [Int: @Sendable (PropertyID, Scope, Int) -> Void] = [:]
     private var parameterListeners: [Int: @Sendable (ParameterInfo, Float) -> Void] = [:]
     private var nextListener = 0
-    private let sink = Mutex<(any ParameterEventSink)?>(nil)
+    /// Held weakly: the engine holds the programs that hold the unit.
+    private let sink = Mutex(WeakParameterSink())
     private let bypassFlag: UnsafeMutablePointer<Atomic<Bool>>
     private var bridge: KernelStorage<BridgedKernel>?
     private var pullBuffers: AudioBufferList?
@@ -183,7 +184,7 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
         let previous = values[index]
         values[index] = value
         let event = ParameterEvent(unitID: unitID, index: Int32(index), value: value, rampFrames: Int32(clamping: max(0, rampFrames)))
-        switch sink.withLock({ $0?.enqueue(event) }) ?? .notRendering {
+        switch sink.withLock({ $0.sink?.enqueue(event) }) ?? .notRendering {
         case .queued:
             break
         case .notRendering:
@@ -206,8 +207,8 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
     }
 
     public var parameterSink: (any ParameterEventSink)? {
-        get { sink.withLock { $0 } }
-        set { sink.withLock { $0 = newValue } }
+        get { sink.withLock { $0.sink } }
+        set { sink.withLock { $0.sink = newValue } }
     }
 
     @discardableResult
@@ -453,6 +454,10 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
         pullBuffers = AudioBufferList(channelCounts: counts, frameCapacity: maximumFramesPerSlice)
         pullTime = .min
     }
+}
+
+struct WeakParameterSink {
+    weak var sink: (any ParameterEventSink)?
 }
 
 /// Runs a unit that has no kernel of its own through its class methods. Thread: audio.

@@ -190,7 +190,10 @@ public final class LV2PluginUnit: AudioUnitBase, @unchecked Sendable {
         // work() must not overlap deactivate (an instantiation-class call).
         worker?.stop()
         lilv_instance_deactivate(instance)
-        lilv_instance_free(instance)
+        // Freeing closes the plugin's library in the world's shared list, as
+        // instantiating opens it; the last program using a unit may be released on the
+        // engine's finish thread, so both take the world's lock.
+        world.withLilv { _, _ in lilv_instance_free(instance) }
         features?.flushAudioLog()
         self.instance = nil
         renderer = nil
