@@ -63,6 +63,9 @@ public final class Converter: AudioUnitBase, @unchecked Sendable {
                                 render: { ConverterKernel.render($0, $1) }, reset: { ConverterKernel.reset($0) })
     }
 
+    /// A unit dropped while initialized frees its kernel's memory too.
+    deinit { deallocateRenderResources() }
+
     public override func deallocateRenderResources() {
         guard let storage else { return }
         self.storage = nil

@@ -44,6 +44,9 @@ public final class Delay: AudioUnitBase, @unchecked Sendable {
         storage = KernelStorage(kernel, render: { DelayKernel.render($0, $1) }, reset: { DelayKernel.reset($0) })
     }
 
+    /// A unit dropped while initialized frees its kernel's memory too.
+    deinit { deallocateRenderResources() }
+
     public override func deallocateRenderResources() {
         guard let storage else { return }
         self.storage = nil

@@ -71,6 +71,9 @@ public final class GraphicEQ: AudioUnitBase, @unchecked Sendable {
         storage = KernelStorage(kernel, render: { GraphicEQKernel.render($0, $1) }, reset: { GraphicEQKernel.reset($0) })
     }
 
+    /// A unit dropped while initialized frees its kernel's memory too.
+    deinit { deallocateRenderResources() }
+
     public override func deallocateRenderResources() {
         guard let storage else { return }
         self.storage = nil

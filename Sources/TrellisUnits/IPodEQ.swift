@@ -26,7 +26,10 @@ public final class IPodEQ: AudioUnitBase, @unchecked Sendable {
                                        flags: [.readable, .writable, .enumeration, .ramped], valueStrings: Self.curves.map(\.name)))
     }
 
-    deinit { gainTable.deallocate() }
+    deinit {
+        deallocateRenderResources()
+        gainTable.deallocate()
+    }
 
     public override var factoryPresets: [Preset] { Self.presetList.presets }
 

@@ -89,6 +89,9 @@ public final class Mixer3D: AudioUnitBase, @unchecked Sendable {
         storage = KernelStorage(kernel, render: { Mixer3DKernel.render($0, $1) }, reset: { Mixer3DKernel.reset($0) })
     }
 
+    /// A unit dropped while initialized frees its kernel's memory too.
+    deinit { deallocateRenderResources() }
+
     public override func deallocateRenderResources() {
         guard let storage else { return }
         self.storage = nil

@@ -85,6 +85,7 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, @unchecked Sendab
     }
 
     deinit {
+        deallocateRenderResources()
         inputTable.deallocate()
         outputTable.deallocate()
         inputViews.deallocate()

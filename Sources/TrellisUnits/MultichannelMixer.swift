@@ -85,6 +85,9 @@ public final class MultichannelMixer: AudioUnitBase, @unchecked Sendable {
         storage = KernelStorage(kernel, render: { MultichannelMixerKernel.render($0, $1) }, reset: { MultichannelMixerKernel.reset($0) })
     }
 
+    /// A unit dropped while initialized frees its kernel's memory too.
+    deinit { deallocateRenderResources() }
+
     public override func deallocateRenderResources() {
         guard let storage else { return }
         self.storage = nil

@@ -41,6 +41,9 @@ public final class ParametricEQ: AudioUnitBase, @unchecked Sendable {
         storage = KernelStorage(ParametricEQKernel(engine: engine), render: { ParametricEQKernel.render($0, $1) }, reset: { ParametricEQKernel.reset($0) })
     }
 
+    /// A unit dropped while initialized frees its kernel's memory too.
+    deinit { deallocateRenderResources() }
+
     public override func deallocateRenderResources() {
         guard let storage else { return }
         self.storage = nil

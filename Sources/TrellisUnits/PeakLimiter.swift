@@ -49,6 +49,9 @@ public final class PeakLimiter: AudioUnitBase, @unchecked Sendable {
         storage = KernelStorage(kernel, render: { PeakLimiterKernel.render($0, $1) }, reset: { PeakLimiterKernel.reset($0) })
     }
 
+    /// A unit dropped while initialized frees its kernel's memory too.
+    deinit { deallocateRenderResources() }
+
     public override func deallocateRenderResources() {
         guard let storage else { return }
         self.storage = nil
