@@ -13,8 +13,8 @@ public final class RenderProgram: @unchecked Sendable {
     private let busViews: UnsafeMutablePointer<AudioBuffers>
     private let slots: UnsafeMutablePointer<UnitSlot>
     private let unitViews: UnsafeMutablePointer<AudioBuffers>
-    private let splitViews: UnsafeMutablePointer<AudioBuffers>
-    private let splitChannels: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let segmentViews: UnsafeMutablePointer<AudioBuffers>
+    private let segmentChannels: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let operations: UnsafeMutablePointer<ProgramPlan.Operation>
     private let delayLines: UnsafeMutablePointer<DelayLineState>
     /// Owns the delay lines' memory (shared with the programs before and after this one).
@@ -67,19 +67,19 @@ public final class RenderProgram: @unchecked Sendable {
             total + (unit.inputs + unit.outputs).reduce(0) { $0 + plan.buses[$1].channelCount }
         }
         unitViews = .allocate(capacity: max(1, totalUnitBuses))
-        splitViews = .allocate(capacity: max(1, totalUnitBuses))
-        splitChannels = .allocate(capacity: max(1, totalUnitChannels))
-        splitChannels.initialize(repeating: silence, count: max(1, totalUnitChannels))
+        segmentViews = .allocate(capacity: max(1, totalUnitBuses))
+        segmentChannels = .allocate(capacity: max(1, totalUnitChannels))
+        segmentChannels.initialize(repeating: silence, count: max(1, totalUnitChannels))
         slots = .allocate(capacity: max(1, plan.units.count))
-        var viewIndex = 0, splitChannel = 0
+        var viewIndex = 0, segmentChannel = 0
         for (index, planned) in plan.units.enumerated() {
             let first = viewIndex
             for bus in planned.inputs + planned.outputs {
                 (unitViews + viewIndex).initialize(to: busViews[bus])
                 let channels = plan.buses[bus].channelCount
-                (splitViews + viewIndex).initialize(
-                    to: AudioBuffers(channelPointers: UnsafePointer(splitChannels + splitChannel), channelCount: channels))
-                splitChannel += channels
+                (segmentViews + viewIndex).initialize(
+                    to: AudioBuffers(channelPointers: UnsafePointer(segmentChannels + segmentChannel), channelCount: channels))
+                segmentChannel += channels
                 viewIndex += 1
             }
             let inputCount = planned.inputs.count, outputCount = planned.outputs.count
@@ -87,10 +87,9 @@ public final class RenderProgram: @unchecked Sendable {
                 unit: planned.unit.realtime,
                 inputs: BusBuffers(buses: UnsafePointer(unitViews + first), count: inputCount),
                 outputs: BusBuffers(buses: UnsafePointer(unitViews + first + inputCount), count: outputCount),
-                segmentInputs: BusBuffers(buses: UnsafePointer(splitViews + first), count: inputCount),
-                segmentOutputs: BusBuffers(buses: UnsafePointer(splitViews + first + inputCount), count: outputCount),
-                checkOutput: planned.checkOutput,
-                takesMIDI: (planned.unit as? any MIDIReceiver)?.acceptsMIDI ?? false))
+                segmentInputs: BusBuffers(buses: UnsafePointer(segmentViews + first), count: inputCount),
+                segmentOutputs: BusBuffers(buses: UnsafePointer(segmentViews + first + inputCount), count: outputCount),
+                checkOutput: planned.checkOutput))
         }
 
         operations = .allocate(capacity: max(1, plan.operations.count))
@@ -138,8 +137,8 @@ public final class RenderProgram: @unchecked Sendable {
         slots.deinitialize(count: plan.units.count)
         slots.deallocate()
         unitViews.deallocate()
-        splitViews.deallocate()
-        splitChannels.deallocate()
+        segmentViews.deallocate()
+        segmentChannels.deallocate()
         operations.deallocate()
         delayLines.deallocate()
         lookup.deallocate()
@@ -310,14 +309,13 @@ struct UnitSlot {
     let segmentInputs: BusBuffers
     let segmentOutputs: BusBuffers
     let checkOutput: Bool
-    let takesMIDI: Bool
     var faulted = false
     var eventStart: Int32 = 0
     var eventCount: Int32 = 0
 
     init(
         unit: UnitRealtime, inputs: BusBuffers, outputs: BusBuffers, segmentInputs: BusBuffers, segmentOutputs: BusBuffers,
-        checkOutput: Bool, takesMIDI: Bool
+        checkOutput: Bool
     ) {
         self.unit = unit
         self.inputs = inputs
@@ -325,7 +323,6 @@ struct UnitSlot {
         self.segmentInputs = segmentInputs
         self.segmentOutputs = segmentOutputs
         self.checkOutput = checkOutput
-        self.takesMIDI = takesMIDI
     }
 }
 

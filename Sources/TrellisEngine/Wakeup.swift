@@ -1,15 +1,16 @@
 import Glibc
 
-/// A wake-up call for a sleeping service thread: a monotonic-clock condition variable
+/// A wake-up call for a sleeping service thread (the engine's finish service, the media
+/// disk and delivery threads): a monotonic-clock condition variable
 /// with a flag, so a signal sent before the wait is not lost.
 ///
 /// Thread: any but audio (signalling takes a mutex).
-final class Wakeup: @unchecked Sendable {
+public final class Wakeup: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var signalled = false
 
-    init() {
+    public init() {
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
@@ -25,7 +26,7 @@ final class Wakeup: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func signal() {
+    public func signal() {
         pthread_mutex_lock(mutex)
         signalled = true
         pthread_cond_signal(condition)
@@ -33,7 +34,7 @@ final class Wakeup: @unchecked Sendable {
     }
 
     /// Sleeps until signalled or until `nanoseconds` pass.
-    func wait(nanoseconds: Int) {
+    public func wait(nanoseconds: Int) {
         var deadline = timespec()
         clock_gettime(CLOCK_MONOTONIC, &deadline)
         let total = Int(deadline.tv_nsec) + nanoseconds

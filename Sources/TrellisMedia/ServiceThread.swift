@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import TrellisEngine
 
 /// A plain (not real-time) thread that services a set of clients in turn: the butler
 /// that keeps players' rings full and drains recorders', the notifier that delivers
