@@ -14,8 +14,11 @@ struct ChainCommand: ParsableCommand {
             A source is an audio file or `tone` (freq=, amp=, waveform=, channels=); a unit is a short name, \
             a type:subtype:manufacturer triple or lv2:URI, with settings read as `ctl add` and a session's node read them \
             (channels=, bypass=, preset=, state= set the node; other names set parameters); a sink is an audio file. \
-            With files at both ends the chain renders offline, as fast as the machine allows.
+            With files at both ends the chain renders offline, as fast as the machine allows. \
+            `jack` at either end runs it live on JACK audio ports, `midi` on a JACK MIDI port (connect=PATTERN); \
+            neighbouring stages connect by MIDI where one side has MIDI and no audio.
             Example: trellis chain in.wav ! eq band0.type=lowshelf band0.freq=120 band0.gain=3 ! gain gain=-6 ! out.wav
+            Example: trellis chain midi connect=system:midi_capture_1 ! lv2:http://drobilla.net/plugins/mda/EPiano ! jack
             """)
 
     @Option(name: .long, help: "Seconds to render (required with a tone source; default: the source file's length).")
@@ -52,7 +55,7 @@ struct ChainCommand: ParsableCommand {
             let document = try ChainSession.document(parsed, file: save, sampleRate: rate, blockSize: blockSize)
             do { try SessionWriter.save(document, to: save) } catch { throw CLIError("chain: \(error)") }
         }
-        if parsed.source.word == "jack" || parsed.sink.word == "jack" {
+        if ["jack", "midi"].contains(parsed.source.word) || ["jack", "midi"].contains(parsed.sink.word) {
             try LiveChain(pipeline: parsed, server: server, startServer: startServer, duration: duration, blockSize: blockSize, sampleRate: sampleRate).run()
             return
         }

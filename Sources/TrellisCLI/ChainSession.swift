@@ -4,9 +4,12 @@ import TrellisSession
 
 /// A pipeline written out as a session: a file source becomes a player, a file sink a
 /// recorder on the last stage, `jack` ends become the session's JACK ports (settings:
-/// `channels=N`, `connect=PATTERN` naming the other clients' ports), units keep their
+/// `channels=N`, `connect=PATTERN` naming the other clients' ports), `midi` ends its
+/// JACK MIDI ports `midi_in` and `midi_out` (`connect=PATTERN`), units keep their
 /// settings as written: node keys (`channels=`, `bypass=`...) as the node's, the rest
-/// as parameters. This is what `--save` writes and what a live chain runs.
+/// as parameters. Neighbouring stages connect by the graph's one rule: MIDI where one
+/// side has MIDI and no audio (`midi ! lv2:…fifths ! lv2:…EPiano ! jack`), else audio.
+/// This is what `--save` writes and what a live chain runs.
 enum ChainSession {
     static func document(_ pipeline: ChainPipeline, file: String, sampleRate: Double, blockSize: Int) throws(CLIError) -> SessionDocument {
         var document = SessionDocument(file: file)
@@ -44,6 +47,10 @@ enum ChainSession {
             nodes.append(node)
             jack.inputs = (1...width).map { "in_\($0)" }
             for pattern in connects(source) { jack.connect.append(JackConnectionSpec(from: pattern, to: "in_[0-9]+", location: here)) }
+        case "midi":
+            usesJACK = true
+            jack.midiInputs = ["midi_in"]
+            for pattern in connects(source) { jack.connect.append(JackConnectionSpec(from: pattern, to: "midi_in", location: here)) }
         default:
             var node = NodeSpec(name: "source", source: .unit("player"), location: here)
             node.file = absolute(source.word)
@@ -65,13 +72,22 @@ enum ChainSession {
             jack.outputs = (1...width).map { "out_\($0)" }
             for pattern in connects(sink) { jack.connect.append(JackConnectionSpec(from: "out_[0-9]+", to: pattern, location: here)) }
         }
-        output.channels = width
-        nodes.append(output)
-        var connections: [ConnectionSpec] = []
-        for (from, to) in zip(nodes.dropLast(), nodes.dropFirst()) {
-            connections.append(ConnectionSpec(from: BusReference(node: from.name), to: BusReference(node: to.name), convert: true, location: here))
+        if sink.word == "midi" {
+            usesJACK = true
+            jack.midiOutputs = ["midi_out"]
+            for pattern in connects(sink) { jack.connect.append(JackConnectionSpec(from: "midi_out", to: pattern, location: here)) }
+        } else {
+            output.channels = width
+            nodes.append(output)
         }
-        if sink.word != "jack" {
+        // MIDI port nodes come from `jack:`; they join the series at the ends.
+        let series = (source.word == "midi" ? ["midi_in"] : []) + nodes.map(\.name) + (sink.word == "midi" ? ["midi_out"] : [])
+        var connections: [ConnectionSpec] = []
+        for (from, to) in zip(series.dropLast(), series.dropFirst()) {
+            connections.append(ConnectionSpec(from: BusReference(node: from), to: BusReference(node: to), convert: true, location: here))
+        }
+        if sink.word != "jack" && sink.word != "midi" {
+            guard nodes.count >= 2 else { throw CLIError("chain: a file sink records audio, and \(source.word) ! \(sink.word) has no stage that makes any") }
             let last = nodes[nodes.count - 2].name
             document.recorders = [RecorderSpec(name: "sink", source: BusReference(node: last, bus: 0), file: absolute(sink.word), location: here)]
         }

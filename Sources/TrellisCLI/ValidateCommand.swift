@@ -31,6 +31,8 @@ struct ValidateCommand: ParsableCommand {
         }
         let graph = loaded.graph
         var parts = ["\(graph.nodes.count) node\(graph.nodes.count == 1 ? "" : "s")", "\(graph.connections.count) connection\(graph.connections.count == 1 ? "" : "s")"]
+        let midi = graph.midiConnections.count
+        if midi > 0 { parts.append("\(midi) MIDI connection\(midi == 1 ? "" : "s")") }
         if !loaded.placeholders.isEmpty { parts.append("\(loaded.placeholders.count) placeholder\(loaded.placeholders.count == 1 ? "" : "s")") }
         if !loaded.players.isEmpty { parts.append("\(loaded.players.count) player\(loaded.players.count == 1 ? "" : "s")") }
         if !loaded.recorders.isEmpty { parts.append("\(loaded.recorders.count) recorder\(loaded.recorders.count == 1 ? "" : "s")") }

@@ -205,8 +205,16 @@ public enum CommandParser {
         guard let dot = word.firstIndex(of: ".") else { return BusName(node: try nodeName(word)) }
         let node = try nodeName(String(word[..<dot]))
         let text = word[word.index(after: dot)...]
+        if text.hasPrefix("midi") {
+            let number = text.dropFirst(4)
+            if number.isEmpty { return BusName(node: node, midi: true) }
+            guard let bus = Int(number), bus >= 0, bus < 4096 else {
+                throw ControlError(.syntax, "\(CommandTokenizer.quote(printable(word))): a MIDI bus is written NODE.midi or NODE.midiN")
+            }
+            return BusName(node: node, bus: bus, midi: true)
+        }
         guard let bus = Int(text), bus >= 0, bus < 4096 else {
-            throw ControlError(.syntax, "\(CommandTokenizer.quote(printable(word))): the bus after the dot must be a number from 0")
+            throw ControlError(.syntax, "\(CommandTokenizer.quote(printable(word))): the bus after the dot must be a number from 0 (or midi, midiN)")
         }
         return BusName(node: node, bus: bus)
     }

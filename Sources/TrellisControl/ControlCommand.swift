@@ -36,13 +36,18 @@ public enum ControlCommand: Sendable, Equatable {
 public struct BusName: Sendable, Hashable, CustomStringConvertible {
     public var node: String
     public var bus: Int?
+    /// Written as a MIDI bus: `arp.midi`, `arp.midi1`.
+    public var midi: Bool
 
-    public init(node: String, bus: Int? = nil) {
+    public init(node: String, bus: Int? = nil, midi: Bool = false) {
         self.node = node
         self.bus = bus
+        self.midi = midi
     }
 
-    public var description: String { bus.map { "\(node).\($0)" } ?? node }
+    public var description: String {
+        midi ? "\(node).midi\(bus.map(String.init) ?? "")" : (bus.map { "\(node).\($0)" } ?? node)
+    }
 }
 
 /// `name=value` in `add`.

@@ -13,11 +13,17 @@ extension ControlDispatcher {
             (from: "\(names[connection.source] ?? "?").\(connection.sourceBus)",
              to: "\(names[connection.destination] ?? "?").\(connection.destinationBus)", convert: connection.converts)
         }
-        let text = "nodes " + nodes.map { "\($0.name)=\($0.unit)" }.joined(separator: " ")
+        let midi = graph.midiConnections.map { connection in
+            (from: "\(names[connection.source] ?? "?").midi\(connection.sourceBus)",
+             to: "\(names[connection.destination] ?? "?").midi\(connection.destinationBus)")
+        }
+        var text = "nodes " + nodes.map { "\($0.name)=\($0.unit)" }.joined(separator: " ")
             + " ; connections " + connections.map { "\($0.from)->\($0.to)\($0.convert ? "(convert)" : "")" }.joined(separator: " ")
+        if !midi.isEmpty { text += " ; midi " + midi.map { "\($0.from)->\($0.to)" }.joined(separator: " ") }
         let value = ControlValue.object([
             ("nodes", .array(nodes.map { .object([("name", .string($0.name)), ("unit", .string($0.unit))]) })),
             ("connections", .array(connections.map { .object([("from", .string($0.from)), ("to", .string($0.to)), ("convert", .bool($0.convert))]) })),
+            ("midi", .array(midi.map { .object([("from", .string($0.from)), ("to", .string($0.to))]) })),
         ])
         return .ok(text: text, value: value)
     }
@@ -58,10 +64,18 @@ extension ControlDispatcher {
         return .done
     }
 
+    /// Audio or MIDI by the graph's one rule (`Graph.impliesMIDI`), or MIDI when either
+    /// side is written `NODE.midi`.
     func connect(_ from: BusName, _ to: BusName, convert: Bool) throws(ControlError) -> ControlReply {
         let source = try node(from.node), destination = try node(to.node)
+        let midi = from.midi || to.midi || graph.impliesMIDI(from: source.id, to: destination.id)
+        if midi && convert { throw ControlError(.syntax, "connect: MIDI buses have no channels to convert") }
         do {
-            try graph.connect(source.id, from.bus ?? 0, to: destination.id, to.bus ?? 0, converting: convert)
+            if midi {
+                try graph.connectMIDI(source.id, from.bus ?? 0, to: destination.id, to.bus ?? 0)
+            } else {
+                try graph.connect(source.id, from.bus ?? 0, to: destination.id, to.bus ?? 0, converting: convert)
+            }
         } catch { throw ControlErrors.map(error) }
         return .done
     }
@@ -69,6 +83,25 @@ extension ControlDispatcher {
     func disconnect(_ from: BusName?, _ to: BusName) throws(ControlError) -> ControlReply {
         let destination = try node(to.node)
         let bus = to.bus ?? 0
+        let source = try from.map { name throws(ControlError) in try node(name.node) }
+        let midiOnly = destination.unit.midiBusCount(.input) > 0 && destination.unit.elementCount(.input) == 0
+        let midi = to.midi || (from?.midi ?? false) || (source.map { graph.impliesMIDI(from: $0.id, to: destination.id) } ?? midiOnly)
+        if midi {
+            // Without a source: every MIDI connection into the bus.
+            let feeding = graph.midiConnections.filter {
+                $0.destination == destination.id && $0.destinationBus == bus
+                    && (source == nil || ($0.source == source!.id && $0.sourceBus == (from?.bus ?? 0)))
+            }
+            guard !feeding.isEmpty else { throw ControlError(.graph, "\(to.node) midi input \(bus) is not connected\(from.map { " to \($0)" } ?? "")") }
+            do {
+                try graph.transaction { () throws(GraphError) in
+                    for connection in feeding {
+                        try graph.disconnectMIDI(connection.source, connection.sourceBus, from: connection.destination, connection.destinationBus)
+                    }
+                }
+            } catch { throw ControlErrors.map(error) }
+            return .done
+        }
         if let from {
             let source = try node(from.node)
             if let existing = graph.connections.first(where: { $0.destination == destination.id && $0.destinationBus == bus }),

@@ -14,12 +14,16 @@ public struct RenderContext: BitwiseCopyable {
     public var time: TimeContext
     public var segmentInputs: BusBuffers
     public var segmentOutputs: BusBuffers
+    /// Where the kernel writes what it outputs on its MIDI output buses, in time order,
+    /// offsets from the start of the whole call; emptied by the program before the call.
+    public var midiOutputs: MIDIBuses
 
     @inlinable
     public init(
         frameCount: Int, timeStamp: AudioTimeStamp, inputs: BusBuffers, outputs: BusBuffers,
         events: RenderEventList = RenderEventList(base: nil, count: 0), time: TimeContext = TimeContext(),
-        segmentInputs: BusBuffers = BusBuffers(buses: nil, count: 0), segmentOutputs: BusBuffers = BusBuffers(buses: nil, count: 0)
+        segmentInputs: BusBuffers = BusBuffers(buses: nil, count: 0), segmentOutputs: BusBuffers = BusBuffers(buses: nil, count: 0),
+        midiOutputs: MIDIBuses = .none
     ) {
         self.frameCount = frameCount
         self.timeStamp = timeStamp
@@ -29,6 +33,7 @@ public struct RenderContext: BitwiseCopyable {
         self.time = time
         self.segmentInputs = segmentInputs
         self.segmentOutputs = segmentOutputs
+        self.midiOutputs = midiOutputs
     }
 
     /// Frames `start..<end` of this call as a call of their own, with no events: the
@@ -72,6 +77,12 @@ public enum UnitRole: Sendable, Hashable {
     case graphInput
     /// Where a graph's result leaves, what a backend pulls.
     case graphOutput
+    /// Where a backend's MIDI input port `port` (0-based) enters the graph: a node with
+    /// one MIDI output bus.
+    case midiInputPort(Int)
+    /// Where MIDI leaves the graph for the backend's MIDI output port `port`: a node
+    /// with one MIDI input bus.
+    case midiOutputPort(Int)
 }
 
 /// A token that removes a listener when passed back to the unit.
@@ -97,6 +108,12 @@ public protocol AudioUnit: AnyObject, Sendable {
 
     /// Thread: control.
     func elementCount(_ scope: Scope) -> Int
+    /// MIDI buses of a scope: MIDI inputs the unit takes, MIDI outputs it writes. They
+    /// connect like audio buses but apart from them (see `Graph.connectMIDI`).
+    /// Thread: control.
+    func midiBusCount(_ scope: Scope) -> Int
+    /// Names of the MIDI buses of a scope, for listings. Thread: control.
+    func midiBusNames(_ scope: Scope) -> [String]
     /// Thread: control.
     func format(scope: Scope, element: Int) throws(AudioUnitError) -> StreamFormat
     /// Thread: control, while uninitialized.

@@ -17,6 +17,10 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
 
     open var role: UnitRole { .processor }
 
+    /// No MIDI buses unless a subclass has them. Thread: control.
+    open func midiBusCount(_ scope: Scope) -> Int { 0 }
+    open func midiBusNames(_ scope: Scope) -> [String] { (0..<midiBusCount(scope)).map { "midi\($0)" } }
+
     public private(set) var isInitialized = false
     public private(set) var maximumFramesPerSlice = 4096
     public private(set) var sampleRate: Double = 48_000

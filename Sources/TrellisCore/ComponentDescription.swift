@@ -104,6 +104,8 @@ public enum BuiltInSubtype {
     public static let merger: FourCC = "merg"
     public static let genericOutput: FourCC = "genr"
     public static let graphInput: FourCC = "ginp"
+    public static let midiInputPort: FourCC = "mdin"
+    public static let midiOutputPort: FourCC = "mdot"
     public static let filePlayer: FourCC = "afpl"
     public static let peakLimiter: FourCC = "lmtr"
     public static let delay: FourCC = "dely"

@@ -21,13 +21,22 @@ public struct BackendCycle: BitwiseCopyable, @unchecked Sendable {
     public var timeStamp: AudioTimeStamp
     public var input: AudioBuffers
     public var output: AudioBuffers
+    /// The backend's MIDI input ports' events of this cycle, ordered by frame.
+    public var midiInput: MIDIInputView?
+    /// The backend's MIDI output ports, emptied by the backend before the call.
+    public var midiOutput: MIDIBuses
 
     @inlinable
-    public init(frameCount: Int, timeStamp: AudioTimeStamp, input: AudioBuffers, output: AudioBuffers) {
+    public init(
+        frameCount: Int, timeStamp: AudioTimeStamp, input: AudioBuffers, output: AudioBuffers,
+        midiInput: MIDIInputView? = nil, midiOutput: MIDIBuses = .none
+    ) {
         self.frameCount = frameCount
         self.timeStamp = timeStamp
         self.input = input
         self.output = output
+        self.midiInput = midiInput
+        self.midiOutput = midiOutput
     }
 }
 

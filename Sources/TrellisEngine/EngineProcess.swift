@@ -11,7 +11,7 @@ import TrellisCore
 /// a cycle touches no reference count. Sorting is a stable merge sort into a scratch
 /// buffer, so a cycle with many events costs n log n, never n².
 struct EngineProcess {
-    static let capacity = 8192
+    static let capacity = RenderProgram.eventCapacity
 
     /// The program published and not yet adopted.
     let pending: UnsafeMutablePointer<Atomic<UnsafeMutablePointer<ProgramHandoff>?>>
@@ -28,7 +28,6 @@ struct EngineProcess {
     let cyclesStarted: UnsafeMutablePointer<Atomic<UInt64>>
     let queue: SPSCRingEnd<ParameterEvent>
     let notifications: SPSCRingEnd<EngineNotification>
-    var midiInput: MIDIInputView?
     var clock: TransportClock
     let waiting: UnsafeMutablePointer<ParameterEvent>
     var waitingCount = 0
@@ -81,7 +80,10 @@ struct EngineProcess {
     #if TRELLIS_CHECK_REALTIME
     @_noAllocation @_noLocks
     #endif
-    mutating func render(frameCount: Int, timeStamp: AudioTimeStamp, input: AudioBuffers, output: AudioBuffers) -> RenderStatus {
+    mutating func render(
+        frameCount: Int, timeStamp: AudioTimeStamp, input: AudioBuffers, output: AudioBuffers,
+        midiInput: MIDIInputView? = nil, midiOutput: MIDIBuses = .none
+    ) -> RenderStatus {
         // A control thread adopting on this thread's behalf holds the gate: a silent cycle.
         guard cycleGate.pointee.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged else {
             output.clear(frameCount: frameCount)
@@ -99,7 +101,7 @@ struct EngineProcess {
             let count = gather(program: program, timeStamp: timeStamp, frameCount: frameCount)
             let status = program.run(
                 frameCount: frameCount, timeStamp: timeStamp, time: time, input: input, output: output,
-                events: count > 0 ? events : nil, faults: notifications)
+                events: count > 0 ? events : nil, faults: notifications, midiInput: midiInput, midiOutput: midiOutput)
             if status != .ok { output.clear(frameCount: frameCount) }
             return status
         }
@@ -112,7 +114,8 @@ struct EngineProcess {
     static func render(_ state: UnsafeMutableRawPointer, _ cycle: UnsafeRawPointer) -> UInt8 {
         let call = cycle.assumingMemoryBound(to: BackendCycle.self).pointee
         return state.assumingMemoryBound(to: EngineProcess.self).pointee.render(
-            frameCount: call.frameCount, timeStamp: call.timeStamp, input: call.input, output: call.output).rawValue
+            frameCount: call.frameCount, timeStamp: call.timeStamp, input: call.input, output: call.output,
+            midiInput: call.midiInput, midiOutput: call.midiOutput).rawValue
     }
 
     /// Takes a published program, handing the one it replaces back to the control
@@ -139,9 +142,10 @@ struct EngineProcess {
     }
 
     /// Moves queued parameter events into the waiting list, takes those due in this
-    /// cycle and the cycle's MIDI for the units that take it, and leaves them grouped by
-    /// slot in time order in `events`, with each slot's range set in `program`. Returns
-    /// how many there are. Thread: audio.
+    /// cycle, and leaves them grouped by slot in time order in `events`, with each
+    /// slot's range set in `program`. Returns how many there are. (MIDI joins a unit's
+    /// list in the program, from the MIDI buses its inputs are connected to.)
+    /// Thread: audio.
     #if TRELLIS_CHECK_REALTIME
     @_noAllocation @_noLocks
     #endif
@@ -168,24 +172,6 @@ struct EngineProcess {
                 count &+= 1
             }
             waitingCount = kept
-        }
-        if let midi = midiInput, program.midiReceiverCount > 0 {
-            let incoming = midi.count
-            for index in 0..<incoming {
-                let message = midi[index]
-                guard message.length > 0 else { continue }
-                let offset = Int32(min(max(0, message.frame), frameCount - 1))
-                for receiver in 0..<program.midiReceiverCount {
-                    guard count < Self.capacity else {
-                        dropped &+= 1
-                        continue
-                    }
-                    due[count] = DueEvent(slot: program.midiReceiverSlot(receiver), event: .midi(
-                        status: message.status, data1: message.data1, data2: message.data2, length: message.length,
-                        bus: Int32(truncatingIfNeeded: message.port), offset: offset))
-                    count &+= 1
-                }
-            }
         }
         guard count > 0 else { return 0 }
         sort(count)

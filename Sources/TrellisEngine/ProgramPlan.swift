@@ -22,6 +22,32 @@ public struct ProgramPlan: Sendable {
         case emitOutput(bus: Int32)
         /// Shows a bus to an observer (a tap, a meter, a recorder).
         case observe(observer: Int32, bus: Int32)
+        /// Copies the backend's MIDI input port `port` into MIDI buffer `buffer`.
+        case fillMIDI(port: Int32, buffer: Int32)
+        /// Merges what feeds MIDI sink `sink` into its backend MIDI output port.
+        case emitMIDI(sink: Int32)
+    }
+
+    /// A MIDI buffer that feeds a MIDI input bus: the merge tags its events with `bus`.
+    public struct MIDISource: Sendable, Hashable {
+        public var buffer: Int
+        public var bus: Int
+        public init(buffer: Int, bus: Int) {
+            self.buffer = buffer
+            self.bus = bus
+        }
+    }
+
+    /// A backend MIDI output port and the MIDI buffers merged into it.
+    public struct MIDISink: Sendable, Hashable {
+        public var port: Int
+        public var name: String
+        public var sources: [Int]
+        public init(port: Int, name: String, sources: [Int]) {
+            self.port = port
+            self.name = name
+            self.sources = sources
+        }
     }
 
     /// A bus: one pool buffer per channel; `silence` marks the shared zero buffer.
@@ -39,13 +65,22 @@ public struct ProgramPlan: Sendable {
         public var outputs: [Int]
         /// Check the outputs for NaN and infinity after each render (units not built in).
         public var checkOutput: Bool
+        /// The MIDI buffers its MIDI input buses hear, merged into its event list.
+        public var midiInputs: [MIDISource]
+        /// Its MIDI output buses' buffers: consecutive, one per bus.
+        public var midiOutputs: [Int]
 
-        public init(unit: any AudioUnit, name: String, inputs: [Int], outputs: [Int], checkOutput: Bool) {
+        public init(
+            unit: any AudioUnit, name: String, inputs: [Int], outputs: [Int], checkOutput: Bool,
+            midiInputs: [MIDISource] = [], midiOutputs: [Int] = []
+        ) {
             self.unit = unit
             self.name = name
             self.inputs = inputs
             self.outputs = outputs
             self.checkOutput = checkOutput
+            self.midiInputs = midiInputs
+            self.midiOutputs = midiOutputs
         }
     }
 
@@ -74,6 +109,12 @@ public struct ProgramPlan: Sendable {
     /// Observers shown buses by `observe` steps, with what they watch, for the listing.
     public var observers: [(observer: any BusObserver, watches: String)] = []
     public var operations: [Operation] = []
+    /// MIDI buffers: one per MIDI output bus of a unit and per MIDI input port, never
+    /// shared (MIDI is small, and fan-out reads one buffer from several places).
+    public var midiBufferCount = 0
+    /// What each MIDI buffer carries, for the listing: `arp midi output 0`.
+    public var midiBufferNames: [String] = []
+    public var midiSinks: [MIDISink] = []
     /// Channels the backend's input and output carry.
     public var inputChannelCount = 0
     public var outputChannelCount = 0
@@ -88,13 +129,23 @@ public struct ProgramPlan: Sendable {
         return buses.count - 1
     }
 
+    /// Adds a MIDI buffer and returns its index.
+    public mutating func addMIDIBuffer(named name: String) -> Int {
+        midiBufferNames.append(name)
+        midiBufferCount += 1
+        return midiBufferCount - 1
+    }
+
     /// A readable listing: order, buffers, inserted delays and conversions.
     public var listing: String {
         func bus(_ index: Int32) -> String {
             let buffers = buses[Int(index)].buffers.map { $0 == Self.silence ? "0" : "b\($0)" }
             return "#\(index)[\(buffers.joined(separator: ","))]"
         }
-        var lines = ["program: \(operations.count) steps, \(bufferCount) buffers, \(delays.count) delays, latency \(latency) frames"]
+        func midi(_ buffers: [Int]) -> String { buffers.map { "m\($0)" }.joined(separator: " ") }
+        var header = "program: \(operations.count) steps, \(bufferCount) buffers, \(delays.count) delays, latency \(latency) frames"
+        if midiBufferCount > 0 { header += ", \(midiBufferCount) MIDI buffers" }
+        var lines = [header]
         for (step, operation) in operations.enumerated() {
             let text: String
             switch operation {
@@ -104,6 +155,8 @@ public struct ProgramPlan: Sendable {
                 let ins = unit.inputs.map { bus(Int32($0)) }.joined(separator: " ")
                 let outs = unit.outputs.map { bus(Int32($0)) }.joined(separator: " ")
                 text = "render \(unit.name) (\(unit.unit.componentDescription)) in: \(ins.isEmpty ? "-" : ins) out: \(outs.isEmpty ? "-" : outs)"
+                    + (unit.midiInputs.isEmpty ? "" : " midi in: " + unit.midiInputs.map { "m\($0.buffer)>\($0.bus)" }.joined(separator: " "))
+                    + (unit.midiOutputs.isEmpty ? "" : " midi out: " + midi(unit.midiOutputs))
             case .copy(let from, let to): text = "copy \(bus(from)) -> \(bus(to))"
             case .convertChannels(let from, let to): text = "convert \(bus(from)) -> \(bus(to))"
             case .delay(let line, let from, let to):
@@ -111,6 +164,10 @@ public struct ProgramPlan: Sendable {
                 text = "delay \(delay.frames) frames \(bus(from)) -> \(bus(to)) (\(delay.reason))"
             case .emitOutput(let b): text = "\(bus(b)) -> output"
             case .observe(let observer, let b): text = "observe \(bus(b)) (\(observers[Int(observer)].watches))"
+            case .fillMIDI(let port, let buffer): text = "midi input port \(port) -> m\(buffer) (\(midiBufferNames[Int(buffer)]))"
+            case .emitMIDI(let index):
+                let sink = midiSinks[Int(index)]
+                text = "\(sink.sources.isEmpty ? "-" : midi(sink.sources)) -> midi output port \(sink.port) (\(sink.name))"
             }
             lines.append("  \(step): \(text)")
         }

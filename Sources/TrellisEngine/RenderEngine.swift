@@ -30,13 +30,6 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
     private let process: UnsafeMutablePointer<EngineProcess>
     private var pending: UnsafeMutablePointer<Atomic<UnsafeMutablePointer<ProgramHandoff>?>> { process.pointee.pending }
 
-    /// Where incoming MIDI comes from (the JACK head node's MIDI ports). Set it before
-    /// the backend starts. Thread: control, while not rendering.
-    public var midiInput: MIDIInputView? {
-        get { process.pointee.midiInput }
-        set { process.pointee.midiInput = newValue }
-    }
-
     /// How long no cycle may start, while rendering, before a waiter on a ticket adopts
     /// the pending program itself (see `ProgramTicket.wait`).
     public let quietBeforeAdopting: Duration
@@ -191,6 +184,19 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
     #endif
     public func render(frameCount: Int, timeStamp: AudioTimeStamp, input: AudioBuffers, output: AudioBuffers) -> RenderStatus {
         process.pointee.render(frameCount: frameCount, timeStamp: timeStamp, input: input, output: output)
+    }
+
+    /// Runs one cycle with a backend's MIDI: `midiInput` its MIDI input ports' events,
+    /// `midiOutput` its MIDI output ports (emptied by the caller). Thread: audio.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    public func render(
+        frameCount: Int, timeStamp: AudioTimeStamp, input: AudioBuffers, output: AudioBuffers,
+        midiInput: MIDIInputView?, midiOutput: MIDIBuses = .none
+    ) -> RenderStatus {
+        process.pointee.render(
+            frameCount: frameCount, timeStamp: timeStamp, input: input, output: output, midiInput: midiInput, midiOutput: midiOutput)
     }
 
     /// The engine's audio side as a backend calls it: no reference to the engine.

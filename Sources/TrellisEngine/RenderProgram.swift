@@ -23,9 +23,16 @@ public final class RenderProgram: @unchecked Sendable {
     private let observers: UnsafeMutablePointer<ObserverKernel>
     /// Bridges for observers without a kernel of their own.
     private let bridgedObservers: UnsafeMutablePointer<BridgedObserver>
-    /// Slots of the units that take MIDI.
-    private let midiReceivers: UnsafeMutablePointer<Int32>
-    let midiReceiverCount: Int
+    /// The MIDI buffers (owned by `midiStorage`, which the audio thread never touches),
+    /// what feeds each unit's MIDI inputs and each MIDI sink, and the memory in which a
+    /// unit's parameter events and MIDI are merged into one list.
+    private let midiStorage: MIDIBufferStorage
+    private let midiBuffers: MIDIBuses
+    private let midiSourceTable: UnsafeMutablePointer<MIDISourceEntry>
+    private let midiSinkTable: UnsafeMutablePointer<MIDISinkEntry>
+    private let mergeRuns: UnsafeMutablePointer<MergeRun>
+    private let merged: UnsafeMutablePointer<RenderEvent>
+    private let mergeCapacity: Int
     let unitCount: Int
     private let operationCount: Int
     private let delayCount: Int
@@ -33,6 +40,11 @@ public final class RenderProgram: @unchecked Sendable {
     private let totalChannels: Int
     private let totalUnitBuses: Int
     private let totalUnitChannels: Int
+
+    /// Events one MIDI buffer holds per cycle; more are dropped.
+    public static let midiCapacity = 1024
+    /// Parameter events one unit takes per cycle (the engine's gathering capacity).
+    public static let eventCapacity = 8192
 
     /// Allocates everything `plan` needs for slices of up to `maximumFrames`. The
     /// plan's units must be initialized. Delay lines that `previous` runs with the same
@@ -71,6 +83,19 @@ public final class RenderProgram: @unchecked Sendable {
         segmentChannels = .allocate(capacity: max(1, totalUnitChannels))
         segmentChannels.initialize(repeating: silence, count: max(1, totalUnitChannels))
         slots = .allocate(capacity: max(1, plan.units.count))
+        let midiStorage = MIDIBufferStorage(count: plan.midiBufferCount, capacity: Self.midiCapacity)
+        self.midiStorage = midiStorage
+        midiBuffers = midiStorage.buses
+        let sourceEntries = plan.units.flatMap { $0.midiInputs } .map { MIDISourceEntry(buffer: Int32($0.buffer), bus: Int32($0.bus)) }
+            + plan.midiSinks.flatMap { $0.sources }.map { MIDISourceEntry(buffer: Int32($0), bus: 0) }
+        midiSourceTable = .allocate(capacity: max(1, sourceEntries.count))
+        midiSourceTable.initialize(from: sourceEntries, count: sourceEntries.count)
+        let widestMerge = (plan.units.map { $0.midiInputs.count } + plan.midiSinks.map { $0.sources.count }).max() ?? 0
+        mergeRuns = .allocate(capacity: widestMerge + 1)
+        mergeCapacity = plan.units.contains { !$0.midiInputs.isEmpty }
+            ? Self.eventCapacity + widestMerge * Self.midiCapacity : 1
+        merged = .allocate(capacity: mergeCapacity)
+        var nextSource = 0
         var viewIndex = 0, segmentChannel = 0
         for (index, planned) in plan.units.enumerated() {
             let first = viewIndex
@@ -83,13 +108,22 @@ public final class RenderProgram: @unchecked Sendable {
                 viewIndex += 1
             }
             let inputCount = planned.inputs.count, outputCount = planned.outputs.count
+            let midiOutputs = planned.midiOutputs.first.map { midiStorage.buses($0..<($0 + planned.midiOutputs.count)) } ?? .none
             (slots + index).initialize(to: UnitSlot(
                 unit: planned.unit.realtime,
                 inputs: BusBuffers(buses: UnsafePointer(unitViews + first), count: inputCount),
                 outputs: BusBuffers(buses: UnsafePointer(unitViews + first + inputCount), count: outputCount),
                 segmentInputs: BusBuffers(buses: UnsafePointer(segmentViews + first), count: inputCount),
                 segmentOutputs: BusBuffers(buses: UnsafePointer(segmentViews + first + inputCount), count: outputCount),
-                checkOutput: planned.checkOutput))
+                checkOutput: planned.checkOutput, midiOutputs: midiOutputs,
+                midiSourceStart: Int32(nextSource), midiSourceCount: Int32(planned.midiInputs.count)))
+            nextSource += planned.midiInputs.count
+        }
+        midiSinkTable = .allocate(capacity: max(1, plan.midiSinks.count))
+        for (index, sink) in plan.midiSinks.enumerated() {
+            (midiSinkTable + index).initialize(to: MIDISinkEntry(
+                port: Int32(sink.port), sourceStart: Int32(nextSource), sourceCount: Int32(sink.sources.count)))
+            nextSource += sink.sources.count
         }
 
         operations = .allocate(capacity: max(1, plan.operations.count))
@@ -112,10 +146,6 @@ public final class RenderProgram: @unchecked Sendable {
         lookup = .allocate(capacity: max(1, entries.count))
         lookup.initialize(from: entries, count: entries.count)
 
-        let receivers = plan.units.indices.filter { (plan.units[$0].unit as? any MIDIReceiver)?.acceptsMIDI ?? false }
-        midiReceiverCount = receivers.count
-        midiReceivers = .allocate(capacity: max(1, receivers.count))
-        for (index, slot) in receivers.enumerated() { (midiReceivers + index).initialize(to: Int32(slot)) }
         unitCount = plan.units.count
         operationCount = plan.operations.count
         delayCount = plan.delays.count
@@ -144,7 +174,10 @@ public final class RenderProgram: @unchecked Sendable {
         lookup.deallocate()
         observers.deallocate()
         bridgedObservers.deallocate()
-        midiReceivers.deallocate()
+        midiSourceTable.deallocate()
+        midiSinkTable.deallocate()
+        mergeRuns.deallocate()
+        merged.deallocate()
     }
 
     /// The listing of the plan.
@@ -163,9 +196,10 @@ public final class RenderProgram: @unchecked Sendable {
         return -1
     }
 
-    /// Runs the program once. `events` holds the cycle's kernel events grouped by slot
-    /// in time order, each slot's range set by `assignEvents`. Thread: audio (or one
-    /// offline thread).
+    /// Runs the program once. `events` holds the cycle's parameter events grouped by slot
+    /// in time order, each slot's range set by `assignEvents`; `midiInput` the
+    /// backend's MIDI input ports, `midiOutput` its MIDI output ports (emptied by the
+    /// backend). Thread: audio (or one offline thread).
     #if TRELLIS_CHECK_REALTIME
     @_noAllocation @_noLocks
     #endif
@@ -176,7 +210,9 @@ public final class RenderProgram: @unchecked Sendable {
         input: AudioBuffers,
         output: AudioBuffers,
         events: UnsafeMutablePointer<RenderEvent>? = nil,
-        faults: SPSCRingEnd<EngineNotification>? = nil
+        faults: SPSCRingEnd<EngineNotification>? = nil,
+        midiInput: MIDIInputView? = nil,
+        midiOutput: MIDIBuses = .none
     ) -> RenderStatus {
         guard frameCount <= maximumFrames else { return .tooManyFrames }
         for step in 0..<operationCount {
@@ -204,6 +240,10 @@ public final class RenderProgram: @unchecked Sendable {
             case .observe(let observer, let bus):
                 var slice = ObservedSlice(bus: busViews[Int(bus)], frameCount: frameCount, timeStamp: timeStamp)
                 observers[Int(observer)].observe(&slice)
+            case .fillMIDI(let port, let buffer):
+                fillMIDI(midiBuffers[Int(buffer)], port: Int(port), from: midiInput, frameCount: frameCount)
+            case .emitMIDI(let sink):
+                emitMIDI(midiSinkTable[Int(sink)], to: midiOutput)
             }
         }
         for slot in 0..<unitCount { slots[slot].eventCount = 0 }
@@ -227,10 +267,6 @@ public final class RenderProgram: @unchecked Sendable {
         }
     }
 
-    /// The slot of the `index`th unit that takes MIDI. Thread: audio.
-    @inline(__always)
-    func midiReceiverSlot(_ index: Int) -> Int32 { midiReceivers[index] }
-
     /// Clears every kernel's DSP state and the delay lines. Thread: audio or control.
     public func reset() {
         for slot in 0..<unitCount { slots[slot].unit.kernel.reset() }
@@ -243,16 +279,18 @@ public final class RenderProgram: @unchecked Sendable {
         events: UnsafeMutablePointer<RenderEvent>?, faults: SPSCRingEnd<EngineNotification>?
     ) {
         let slot = slots[index]
+        for bus in 0..<slot.midiOutputs.count { slot.midiOutputs[bus].clear() }
         if slot.faulted {
             for bus in 0..<slot.outputs.count { slot.outputs[bus].clear(frameCount: frameCount) }
             return
         }
-        let list = slot.eventCount == 0 || events == nil
+        var list = slot.eventCount == 0 || events == nil
             ? RenderEventList(base: nil, count: 0)
             : RenderEventList(base: UnsafePointer(events.unsafelyUnwrapped + Int(slot.eventStart)), count: Int(slot.eventCount))
         for position in 0..<list.count where list[position].kind == .parameter {
             slot.unit.values[Int(list[position].index)] = list[position].value
         }
+        if slot.midiSourceCount > 0 { list = mergeMIDI(into: list, slot: slot) }
         if slot.unit.isBypassed {
             for bus in 0..<slot.outputs.count {
                 if bus < slot.inputs.count {
@@ -261,22 +299,144 @@ public final class RenderProgram: @unchecked Sendable {
                     slot.outputs[bus].clear(frameCount: frameCount)
                 }
             }
+            // MIDI passes through too: input bus b to output bus b.
+            for position in 0..<list.count where list[position].kind == .midi {
+                let event = list[position]
+                guard Int(event.index) < slot.midiOutputs.count else { continue }
+                slot.midiOutputs[Int(event.index)].append(
+                    status: event.status, data1: event.data1, data2: event.data2, length: event.length, offset: event.offset)
+            }
             return
         }
         var context = RenderContext(
             frameCount: frameCount, timeStamp: timeStamp, inputs: slot.inputs, outputs: slot.outputs,
-            events: list, time: time, segmentInputs: slot.segmentInputs, segmentOutputs: slot.segmentOutputs)
+            events: list, time: time, segmentInputs: slot.segmentInputs, segmentOutputs: slot.segmentOutputs,
+            midiOutputs: slot.midiOutputs)
         // The fence: the checker cannot follow a call through a function pointer. Every
         // function that can stand here is a kernel entry that is checked on its own.
         let status = _unsafePerformance { slot.unit.kernel.render(&context) }
         if status != .ok {
             for bus in 0..<slot.outputs.count { slot.outputs[bus].clear(frameCount: frameCount) }
+            for bus in 0..<slot.midiOutputs.count { slot.midiOutputs[bus].clear() }
         }
         if slot.checkOutput && !outputsAreFinite(slot.outputs, frameCount: frameCount) {
             for bus in 0..<slot.outputs.count { slot.outputs[bus].clear(frameCount: frameCount) }
+            for bus in 0..<slot.midiOutputs.count { slot.midiOutputs[bus].clear() }
             slots[index].faulted = true
             _ = faults?.push(EngineNotification(kind: .nonFiniteOutput, unitID: slot.unit.unitID, sampleTime: timeStamp.sampleTime))
         }
+    }
+}
+
+extension RenderProgram {
+    /// The slot's parameter events and the MIDI its inputs hear, in one time-ordered
+    /// list (a parameter change lands before a note at the same frame); each MIDI event
+    /// tagged with the input bus it arrived on. `params` itself when no MIDI came.
+    /// Thread: audio.
+    @inline(__always)
+    private func mergeMIDI(into params: RenderEventList, slot: UnitSlot) -> RenderEventList {
+        var runCount = 0
+        if params.count > 0 {
+            mergeRuns[0] = MergeRun(base: params.base, count: params.count, bus: -1)
+            runCount = 1
+        }
+        for position in 0..<Int(slot.midiSourceCount) {
+            let source = midiSourceTable[Int(slot.midiSourceStart) &+ position]
+            let buffer = midiBuffers[Int(source.buffer)]
+            guard buffer.count > 0 else { continue }
+            mergeRuns[runCount] = MergeRun(base: UnsafePointer(buffer.events), count: buffer.count, bus: source.bus)
+            runCount &+= 1
+        }
+        guard runCount > (params.count > 0 ? 1 : 0) else { return params }
+        let count = mergeEventRuns(mergeRuns, runCount, into: merged, capacity: mergeCapacity)
+        return RenderEventList(base: UnsafePointer(merged), count: count)
+    }
+
+    /// Copies port `port`'s messages of the backend's MIDI input into `buffer`.
+    /// Thread: audio.
+    @inline(__always)
+    private func fillMIDI(_ buffer: MIDIBuffer, port: Int, from input: MIDIInputView?, frameCount: Int) {
+        buffer.clear()
+        guard let input else { return }
+        for index in 0..<input.count {
+            let message = input[index]
+            guard message.port == port, message.length > 0 else { continue }
+            let offset = Int32(min(max(0, message.frame), frameCount &- 1))
+            buffer.append(status: message.status, data1: message.data1, data2: message.data2, length: message.length, offset: offset)
+        }
+    }
+
+    /// Merges what feeds a MIDI sink into the backend's output port. Thread: audio.
+    @inline(__always)
+    private func emitMIDI(_ sink: MIDISinkEntry, to output: MIDIBuses) {
+        guard Int(sink.port) < output.count else { return }
+        var runCount = 0
+        for position in 0..<Int(sink.sourceCount) {
+            let buffer = midiBuffers[Int(midiSourceTable[Int(sink.sourceStart) &+ position].buffer)]
+            guard buffer.count > 0 else { continue }
+            mergeRuns[runCount] = MergeRun(base: UnsafePointer(buffer.events), count: buffer.count, bus: -1)
+            runCount &+= 1
+        }
+        guard runCount > 0 else { return }
+        let target = output[Int(sink.port)]
+        let used = target.count
+        let added = mergeEventRuns(mergeRuns, runCount, into: target.events + used, capacity: target.capacity &- used)
+        target.counter.pointee = used &+ added
+    }
+
+}
+
+/// Merges `runCount` runs, each in time order, into `target`; equal offsets keep the
+/// runs' order. k-way by scanning the heads: k is the few sources of one input.
+/// Returns how many were written (at most `capacity`; the rest are dropped).
+/// Thread: audio.
+@inline(__always)
+func mergeEventRuns(_ runs: UnsafeMutablePointer<MergeRun>, _ runCount: Int, into target: UnsafeMutablePointer<RenderEvent>, capacity: Int) -> Int {
+    var written = 0
+    while written < capacity {
+        var best = -1
+        var bestOffset = Int32.max
+        for run in 0..<runCount where runs[run].cursor < runs[run].count {
+            let offset = runs[run].base.unsafelyUnwrapped[runs[run].cursor].offset
+            if offset < bestOffset {
+                best = run
+                bestOffset = offset
+            }
+        }
+        guard best >= 0 else { break }
+        var event = runs[best].base.unsafelyUnwrapped[runs[best].cursor]
+        if runs[best].bus >= 0 { event.index = runs[best].bus }
+        target[written] = event
+        written &+= 1
+        runs[best].cursor &+= 1
+    }
+    return written
+}
+
+/// A MIDI buffer feeding a unit's MIDI input `bus` (or a sink, bus 0).
+struct MIDISourceEntry {
+    var buffer: Int32
+    var bus: Int32
+}
+
+/// A backend MIDI output port and where its sources sit in the source table.
+struct MIDISinkEntry {
+    var port: Int32
+    var sourceStart: Int32
+    var sourceCount: Int32
+}
+
+/// One time-ordered run of events being merged; `bus` >= 0 retags MIDI events with it.
+struct MergeRun {
+    var base: UnsafePointer<RenderEvent>?
+    var count: Int
+    var cursor = 0
+    var bus: Int32
+
+    init(base: UnsafePointer<RenderEvent>?, count: Int, bus: Int32) {
+        self.base = base
+        self.count = count
+        self.bus = bus
     }
 }
 
@@ -309,14 +469,20 @@ struct UnitSlot {
     let segmentInputs: BusBuffers
     let segmentOutputs: BusBuffers
     let checkOutput: Bool
+    let midiOutputs: MIDIBuses
+    let midiSourceStart: Int32
+    let midiSourceCount: Int32
     var faulted = false
     var eventStart: Int32 = 0
     var eventCount: Int32 = 0
 
     init(
         unit: UnitRealtime, inputs: BusBuffers, outputs: BusBuffers, segmentInputs: BusBuffers, segmentOutputs: BusBuffers,
-        checkOutput: Bool
+        checkOutput: Bool, midiOutputs: MIDIBuses, midiSourceStart: Int32, midiSourceCount: Int32
     ) {
+        self.midiOutputs = midiOutputs
+        self.midiSourceStart = midiSourceStart
+        self.midiSourceCount = midiSourceCount
         self.unit = unit
         self.inputs = inputs
         self.outputs = outputs

@@ -17,6 +17,7 @@ public final class Graph: @unchecked Sendable {
         var nodes: [NodeID: Node] = [:]
         var order: [NodeID] = []
         var connections: [Connection] = []
+        var midiConnections: [MIDIConnection] = []
         var observers: [ObserverEntry] = []
         var nextID = 1
     }
@@ -60,6 +61,7 @@ public final class Graph: @unchecked Sendable {
     /// The nodes in the order they were added.
     public var nodes: [Node] { model.order.map { model.nodes[$0]! } }
     public var connections: [Connection] { model.connections }
+    public var midiConnections: [MIDIConnection] { model.midiConnections }
 
     public func node(_ id: NodeID) throws(GraphError) -> Node {
         guard let node = model.nodes[id] else { throw .unknownNode(id) }
@@ -123,6 +125,7 @@ public final class Graph: @unchecked Sendable {
             model.nodes[id] = nil
             model.order.removeAll { $0 == id }
             model.connections.removeAll { $0.source == id || $0.destination == id }
+            model.midiConnections.removeAll { $0.source == id || $0.destination == id }
             model.observers.removeAll { $0.node == id }
         }
     }
@@ -134,6 +137,9 @@ public final class Graph: @unchecked Sendable {
             model.nodes[id] = Node(id: id, name: node.name, unit: unit)
             for connection in model.connections where connection.source == id || connection.destination == id {
                 try Self.checkElements(connection, in: model)
+            }
+            for connection in model.midiConnections where connection.source == id || connection.destination == id {
+                try Self.checkMIDIElements(connection, in: model)
             }
         }
     }
@@ -170,6 +176,47 @@ public final class Graph: @unchecked Sendable {
                 throw .notConnected(Self.endpoint(destination, .input, destinationBus, model))
             }
             model.connections.remove(at: index)
+        }
+    }
+
+    /// Connects MIDI output `sourceBus` of `source` to MIDI input `destinationBus` of
+    /// `destination`. An output may feed several inputs and an input hear several
+    /// outputs; the one connection may not be made twice, nor a cycle.
+    public func connectMIDI(_ source: NodeID, _ sourceBus: Int = 0, to destination: NodeID, _ destinationBus: Int = 0) throws(GraphError) {
+        let connection = MIDIConnection(source: source, sourceBus: sourceBus, destination: destination, destinationBus: destinationBus)
+        try edit { model throws(GraphError) in
+            try Self.checkMIDIElements(connection, in: model)
+            guard !model.midiConnections.contains(connection) else {
+                throw .alreadyConnected(
+                    from: Self.endpoint(source, .output, sourceBus, model, midi: true),
+                    to: Self.endpoint(destination, .input, destinationBus, model, midi: true))
+            }
+            if let path = Self.path(from: destination, to: source, in: model) {
+                throw .feedback(cycle: ([source] + path).map { model.nodes[$0]!.name })
+            }
+            model.midiConnections.append(connection)
+        }
+    }
+
+    /// Whether `source -> destination`, written without saying which kind of bus, joins
+    /// MIDI buses: when the source has MIDI outputs and no audio ones, or the destination
+    /// MIDI inputs and no audio ones (`keys -> piano`, `fifths -> piano`). Sessions,
+    /// `ctl connect` and `trellis chain` all read connections by this one rule.
+    public func impliesMIDI(from source: NodeID, to destination: NodeID) -> Bool {
+        guard let from = model.nodes[source]?.unit, let to = model.nodes[destination]?.unit else { return false }
+        return (from.midiBusCount(.output) > 0 && from.elementCount(.output) == 0)
+            || (to.midiBusCount(.input) > 0 && to.elementCount(.input) == 0)
+    }
+
+    /// Removes one MIDI connection.
+    public func disconnectMIDI(_ source: NodeID, _ sourceBus: Int = 0, from destination: NodeID, _ destinationBus: Int = 0) throws(GraphError) {
+        let connection = MIDIConnection(source: source, sourceBus: sourceBus, destination: destination, destinationBus: destinationBus)
+        try edit { model throws(GraphError) in
+            try Self.checkMIDIElements(connection, in: model)
+            guard let index = model.midiConnections.firstIndex(of: connection) else {
+                throw .notConnected(Self.endpoint(destination, .input, destinationBus, model, midi: true))
+            }
+            model.midiConnections.remove(at: index)
         }
     }
 
@@ -387,8 +434,21 @@ public final class Graph: @unchecked Sendable {
         return "\(base)\(number)"
     }
 
-    static func endpoint(_ id: NodeID, _ scope: Scope, _ bus: Int, _ model: Model) -> Endpoint {
-        Endpoint(node: model.nodes[id]?.name ?? id.description, scope: scope, bus: bus)
+    static func endpoint(_ id: NodeID, _ scope: Scope, _ bus: Int, _ model: Model, midi: Bool = false) -> Endpoint {
+        Endpoint(node: model.nodes[id]?.name ?? id.description, scope: scope, bus: bus, isMIDI: midi)
+    }
+
+    static func checkMIDIElements(_ connection: MIDIConnection, in model: Model) throws(GraphError) {
+        guard let source = model.nodes[connection.source] else { throw .unknownNode(connection.source) }
+        guard let destination = model.nodes[connection.destination] else { throw .unknownNode(connection.destination) }
+        let outputs = source.unit.midiBusCount(.output)
+        guard connection.sourceBus >= 0 && connection.sourceBus < outputs else {
+            throw .invalidElement(endpoint(connection.source, .output, connection.sourceBus, model, midi: true), available: outputs)
+        }
+        let inputs = destination.unit.midiBusCount(.input)
+        guard connection.destinationBus >= 0 && connection.destinationBus < inputs else {
+            throw .invalidElement(endpoint(connection.destination, .input, connection.destinationBus, model, midi: true), available: inputs)
+        }
     }
 
     static func checkElements(_ connection: Connection, in model: Model) throws(GraphError) {
@@ -412,15 +472,17 @@ public final class Graph: @unchecked Sendable {
         var visited: Set<NodeID> = [start]
         while !queue.isEmpty {
             let node = queue.removeFirst()
-            for connection in model.connections where connection.source == node && !visited.contains(connection.destination) {
-                visited.insert(connection.destination)
-                previous[connection.destination] = node
-                if connection.destination == goal {
+            let next = model.connections.filter { $0.source == node }.map(\.destination)
+                + model.midiConnections.filter { $0.source == node }.map(\.destination)
+            for destination in next where !visited.contains(destination) {
+                visited.insert(destination)
+                previous[destination] = node
+                if destination == goal {
                     var path = [goal]
                     while let step = previous[path[0]] { path.insert(step, at: 0) }
                     return path
                 }
-                queue.append(connection.destination)
+                queue.append(destination)
             }
         }
         return nil

@@ -27,7 +27,17 @@ struct GraphCompiler {
         var isTop: Bool { parent == nil }
     }
 
-    enum Role { case unit, input, output }
+    enum Role: Equatable {
+        case unit, input, output
+        case midiInputPort(Int), midiOutputPort(Int)
+    }
+
+    /// A MIDI output bus of a flat node feeding MIDI input `bus` of another.
+    struct FlatMIDISource {
+        var node: Int
+        var sourceBus: Int
+        var bus: Int
+    }
 
     struct FlatSource {
         var node: Int
@@ -43,6 +53,7 @@ struct GraphCompiler {
         var context: Context
         var id: NodeID
         var inputs: [FlatSource?] = []
+        var midiInputs: [FlatMIDISource] = []
     }
 
     private final class State {
@@ -61,10 +72,12 @@ struct GraphCompiler {
                 inputs.append(try resolveInput(node.context, node.id, bus, state))
             }
             state.nodes[position].inputs = inputs
+            state.nodes[position].midiInputs = try resolveMIDIInputs(node.context, node.id, state)
         }
         let outputs = state.nodes.filter { $0.role == .output }
-        guard !outputs.isEmpty else { throw .noOutputNode }
-        guard outputs.count == 1 else { throw .multipleOutputNodes(outputs.map(\.name)) }
+        let sendsMIDI = state.nodes.contains { if case .midiOutputPort = $0.role { true } else { false } }
+        guard !outputs.isEmpty || sendsMIDI else { throw .noOutputNode }
+        guard outputs.count <= 1 else { throw .multipleOutputNodes(outputs.map(\.name)) }
         let inputs = state.nodes.filter { $0.role == .input }
         guard inputs.count <= 1 else { throw .multipleInputNodes(inputs.map(\.name)) }
         try checkFormats(state.nodes)
@@ -79,7 +92,7 @@ struct GraphCompiler {
     }
 
     private func inputCount(of node: FlatNode) -> Int {
-        node.role == .input ? 0 : node.unit.elementCount(.input)
+        node.role == .unit || node.role == .output ? node.unit.elementCount(.input) : 0
     }
 
     // MARK: - Flattening
@@ -107,10 +120,15 @@ struct GraphCompiler {
             let isOutput = node.unit.role == .graphOutput
             let isInput = node.unit.role == .graphInput
             if !context.isTop && (isOutput || isInput) { continue }  // boundaries of a subgraph are aliases
+            let role: Role = switch node.unit.role {
+            case .graphOutput: .output
+            case .graphInput: .input
+            case .midiInputPort(let port): .midiInputPort(port)
+            case .midiOutputPort(let port): .midiOutputPort(port)
+            case .processor: .unit
+            }
             table[node.id] = state.nodes.count
-            state.nodes.append(FlatNode(
-                unit: node.unit, name: context.name(node.id),
-                role: isOutput ? .output : (isInput ? .input : .unit), context: context, id: node.id))
+            state.nodes.append(FlatNode(unit: node.unit, name: context.name(node.id), role: role, context: context, id: node.id))
         }
         state.index[ObjectIdentifier(context), default: [:]].merge(table) { $1 }
     }
@@ -124,6 +142,17 @@ struct GraphCompiler {
         guard var source = try resolveSource(context, connection.source, connection.sourceBus, from: from, state) else { return nil }
         source.converts = source.converts || connection.converts
         return source
+    }
+
+    /// What feeds the MIDI inputs of node `id` in `context`. MIDI connects nodes of one
+    /// graph: a subgraph node has no MIDI buses.
+    private func resolveMIDIInputs(_ context: Context, _ id: NodeID, _ state: State) throws(GraphError) -> [FlatMIDISource] {
+        var sources: [FlatMIDISource] = []
+        for connection in context.graph.model.midiConnections where connection.destination == id {
+            guard let index = state.index[ObjectIdentifier(context)]?[connection.source] else { throw .unknownNode(connection.source) }
+            sources.append(FlatMIDISource(node: index, sourceBus: connection.sourceBus, bus: connection.destinationBus))
+        }
+        return sources
     }
 
     private func resolveSource(_ context: Context, _ id: NodeID, _ bus: Int, from: Endpoint, _ state: State) throws(GraphError) -> FlatSource? {
@@ -172,6 +201,10 @@ struct GraphCompiler {
                 consumers[source.node].append(index)
                 waiting[index] += 1
             }
+            for source in node.midiInputs {
+                consumers[source.node].append(index)
+                waiting[index] += 1
+            }
         }
         var ready = (0..<nodes.count).filter { waiting[$0] == 0 }
         var order: [Int] = []
@@ -197,6 +230,7 @@ struct GraphCompiler {
         var plan = ProgramPlan()
         var allocator = BufferAllocator()
         var outputBus = Array(repeating: [Int](), count: nodes.count)
+        var midiOutputBuffers = Array(repeating: [Int](), count: nodes.count)
         var arrival = Array(repeating: 0, count: nodes.count)
         var silentBuses: [Int: Int] = [:]
         // Which output buses of each node something reads.
@@ -249,7 +283,17 @@ struct GraphCompiler {
                 consumed.append(current)
             }
 
+            let midiSources = node.midiInputs.map { source in
+                ProgramPlan.MIDISource(buffer: midiOutputBuffers[source.node][source.sourceBus], bus: source.bus)
+            }
             switch node.role {
+            case .midiInputPort(let port):
+                let buffer = plan.addMIDIBuffer(named: "\(node.name) midi output 0")
+                plan.operations.append(.fillMIDI(port: Int32(port), buffer: Int32(buffer)))
+                midiOutputBuffers[index] = [buffer]
+            case .midiOutputPort(let port):
+                plan.midiSinks.append(.init(port: port, name: node.name, sources: midiSources.map(\.buffer)))
+                plan.operations.append(.emitMIDI(sink: Int32(plan.midiSinks.count - 1)))
             case .output:
                 plan.outputChannelCount = inputBuses.first.map { plan.buses[$0].channelCount } ?? 0
                 if let bus = inputBuses.first { plan.operations.append(.emitOutput(bus: Int32(bus))) }
@@ -274,9 +318,13 @@ struct GraphCompiler {
                     outputs.append(plan.addBus(buffers: allocator.allocate(channels)))
                 }
                 outputBus[index] = outputs
+                midiOutputBuffers[index] = (0..<node.unit.midiBusCount(.output)).map { bus in
+                    plan.addMIDIBuffer(named: "\(node.name) midi output \(bus)")
+                }
                 plan.units.append(.init(
                     unit: node.unit, name: node.name, inputs: inputBuses, outputs: outputs,
-                    checkOutput: node.unit.componentDescription.manufacturer != Manufacturer.trellis))
+                    checkOutput: node.unit.componentDescription.manufacturer != Manufacturer.trellis,
+                    midiInputs: midiSources, midiOutputs: midiOutputBuffers[index]))
                 plan.operations.append(.render(unit: Int32(plan.units.count - 1)))
             }
             for entry in observed[index] ?? [] where entry.bus < outputBus[index].count {

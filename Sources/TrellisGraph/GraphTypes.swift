@@ -33,12 +33,30 @@ public struct Connection: Hashable, Sendable {
     }
 }
 
-/// One end of a connection, named for messages: `eq1 output 0`.
+/// One MIDI output bus feeding one MIDI input bus. Unlike audio, MIDI fans out and in
+/// freely: an output may feed any number of inputs, and an input hears every output
+/// connected to it, merged in time order.
+public struct MIDIConnection: Hashable, Sendable {
+    public var source: NodeID
+    public var sourceBus: Int
+    public var destination: NodeID
+    public var destinationBus: Int
+
+    public init(source: NodeID, sourceBus: Int = 0, destination: NodeID, destinationBus: Int = 0) {
+        self.source = source
+        self.sourceBus = sourceBus
+        self.destination = destination
+        self.destinationBus = destinationBus
+    }
+}
+
+/// One end of a connection, named for messages: `eq1 output 0`, `arp midi output 0`.
 public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
     public var node: String
     public var scope: Scope
     public var bus: Int
-    public var description: String { "\(node) \(scope) \(bus)" }
+    public var isMIDI = false
+    public var description: String { "\(node) \(isMIDI ? "midi " : "")\(scope) \(bus)" }
 }
 
 /// What is wrong with a graph or an edit. The graph is unchanged after any of them.
@@ -55,6 +73,7 @@ public enum GraphError: Error, CustomStringConvertible {
     case multipleOutputNodes([String])
     case multipleInputNodes([String])
     case notConnected(Endpoint)
+    case alreadyConnected(from: Endpoint, to: Endpoint)
     case unit(node: String, AudioUnitError)
     case registry(RegistryError)
     case subgraph(node: String, reason: String)
@@ -74,7 +93,7 @@ public enum GraphError: Error, CustomStringConvertible {
         case .feedback(let cycle):
             return "the connection would make a cycle: \(cycle.joined(separator: " -> "))"
         case .invalidElement(let endpoint, let available):
-            return "\(endpoint) does not exist (the node has \(available) \(endpoint.scope) bus\(available == 1 ? "" : "es"))"
+            return "\(endpoint) does not exist (the node has \(available) \(endpoint.isMIDI ? "MIDI " : "")\(endpoint.scope) bus\(available == 1 ? "" : "es"))"
         case .formatMismatch(let from, let fromFormat, let to, let toFormat):
             return "format mismatch: \(from) is \(fromFormat) but \(to) is \(toFormat); set matching formats or connect with conversion"
         case .noOutputNode:
@@ -85,6 +104,8 @@ public enum GraphError: Error, CustomStringConvertible {
             return "the graph has more than one input node: \(names.joined(separator: ", "))"
         case .notConnected(let endpoint):
             return "\(endpoint) is not connected"
+        case .alreadyConnected(let from, let to):
+            return "\(from) already feeds \(to)"
         case .unit(let node, let error):
             return "node \(node): \(error)"
         case .registry(let error):

@@ -8,8 +8,10 @@ public struct JACKConfiguration: Sendable, Equatable {
     public var inputChannels: Int
     /// Playback ports `out_1`...`out_N`: the head node's output element.
     public var outputChannels: Int
-    /// MIDI input ports `midi_in_1`...; their events reach the render source through `midiInput`.
+    /// MIDI input ports `midi_in_1`...; each cycle's events reach the render source with the cycle.
     public var midiInputs: Int
+    /// MIDI output ports `midi_out_1`...; the render source writes them each cycle.
+    public var midiOutputs: Int = 0
     /// Connections to make when the client starts and after the server returns.
     public var connections: [JACKConnectionRule]
     /// Connects inputs, outputs and MIDI inputs to the physical ports in order. Off unless asked for.
@@ -26,6 +28,8 @@ public struct JACKConfiguration: Sendable, Equatable {
     public var outputNames: [String] = []
     /// Names for the MIDI input ports in place of `midi_in_1`....
     public var midiInputNames: [String] = []
+    /// Names for the MIDI output ports in place of `midi_out_1`....
+    public var midiOutputNames: [String] = []
 
     public init(
         clientName: String = "trellis",
@@ -57,6 +61,10 @@ public struct JACKConfiguration: Sendable, Equatable {
     public var outputPortNames: [String] { (0..<outputChannels).map { $0 < outputNames.count ? outputNames[$0] : "out_\($0 + 1)" } }
     /// Short names of the MIDI input ports, in order.
     public var midiInputPortNames: [String] { (0..<midiInputs).map { $0 < midiInputNames.count ? midiInputNames[$0] : "midi_in_\($0 + 1)" } }
+    /// Short names of the MIDI output ports, in order.
+    public var midiOutputPortNames: [String] {
+        (0..<midiOutputs).map { $0 < midiOutputNames.count ? midiOutputNames[$0] : "midi_out_\($0 + 1)" }
+    }
 }
 
 /// One line of a session's JACK wiring: some of our ports to some of the server's ports.

@@ -43,7 +43,7 @@ extension JACKHeadNode {
     /// Makes the connections the configuration asks for: physical ports, then rules.
     func connectConfigured(_ control: inout ControlState, events: inout [JACKEvent]) {
         if configuration.connectPhysicalPorts {
-            for kind in [JACKPortKind.audioInput, .audioOutput, .midiInput] {
+            for kind in JACKPortKind.all {
                 let ours = ports(of: kind)
                 let flags = kind.peerFlag.rawValue | JackPortIsPhysical.rawValue
                 let peers = portNames(control.client, pattern: nil, type: kind.type, flags: UInt(flags))
@@ -76,7 +76,7 @@ extension JACKHeadNode {
     func rescanLinks(_ control: inout ControlState, events: inout [JACKEvent]) {
         guard let client = control.client else { return }
         var current: Set<PortLink> = []
-        for kind in [JACKPortKind.audioInput, .audioOutput, .midiInput] {
+        for kind in JACKPortKind.all {
             for (index, port) in ports(of: kind).enumerated() {
                 guard let handle = handle(kind, index), let list = jack_port_get_all_connections(client, handle) else {
                     continue
@@ -111,7 +111,7 @@ extension JACKHeadNode {
             return
         }
         var matchedAny = false
-        for kind in [JACKPortKind.audioInput, .audioOutput, .midiInput] {
+        for kind in JACKPortKind.all {
             let all = ports(of: kind)
             let ours = all.contains(rule.ports) ? [rule.ports] : all.filter { pattern.matches($0) }
             guard !ours.isEmpty else { continue }
@@ -160,14 +160,14 @@ extension JACKHeadNode {
         let code = connect(port, kind: kind, peer: peer, client: client, clientName: control.clientName)
         if code != 0 && code != EEXIST {
             let ours = "\(control.clientName):\(port)"
-            let (source, destination) = kind == .audioOutput ? (ours, peer) : (peer, ours)
+            let (source, destination) = kind.sends ? (ours, peer) : (peer, ours)
             events.append(.warning(.connectionFailed(from: source, to: destination, code: code)))
         }
     }
 
     private func connect(_ port: String, kind: JACKPortKind, peer: String, client: OpaquePointer, clientName: String) -> Int32 {
         let ours = "\(clientName):\(port)"
-        return kind == .audioOutput ? jack_connect(client, ours, peer) : jack_connect(client, peer, ours)
+        return kind.sends ? jack_connect(client, ours, peer) : jack_connect(client, peer, ours)
     }
 
     func ports(of kind: JACKPortKind) -> [String] {
@@ -175,11 +175,12 @@ extension JACKHeadNode {
         case .audioInput: configuration.inputPortNames
         case .audioOutput: configuration.outputPortNames
         case .midiInput: configuration.midiInputPortNames
+        case .midiOutput: configuration.midiOutputPortNames
         }
     }
 
     private func kind(ofPort port: String) -> JACKPortKind? {
-        for kind in [JACKPortKind.audioInput, .audioOutput, .midiInput] where ports(of: kind).contains(port) {
+        for kind in JACKPortKind.all where ports(of: kind).contains(port) {
             return kind
         }
         return nil
@@ -190,6 +191,7 @@ extension JACKHeadNode {
         case .audioInput: state.inputPorts[index]
         case .audioOutput: state.outputPorts[index]
         case .midiInput: state.midiPorts[index]
+        case .midiOutput: state.midiOutputPorts[index]
         }
     }
 }

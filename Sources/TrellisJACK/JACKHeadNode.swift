@@ -65,7 +65,8 @@ public final class JACKHeadNode: @unchecked Sendable {
         configuration: JACKConfiguration, source: any RenderSource,
         prepare: @escaping @Sendable (JACKStreamSettings) throws -> Void
     ) throws(JACKError) {
-        guard configuration.inputChannels >= 0, configuration.outputChannels >= 0, configuration.midiInputs >= 0 else {
+        guard configuration.inputChannels >= 0, configuration.outputChannels >= 0, configuration.midiInputs >= 0,
+              configuration.midiOutputs >= 0 else {
             throw .invalidConfiguration("port counts must not be negative")
         }
         guard !configuration.clientName.isEmpty else {
@@ -198,6 +199,12 @@ public final class JACKHeadNode: @unchecked Sendable {
             }
             state.midiPorts[index] = handle
         }
+        for (index, port) in configuration.midiOutputPortNames.enumerated() {
+            guard let handle = jack_port_register(client, port, midi, output, 0) else {
+                throw .portRegistrationFailed(port: port, client: name)
+            }
+            state.midiOutputPorts[index] = handle
+        }
         let activated = jack_activate(client)
         if activated != 0 { throw .activationFailed(client: name, code: activated) }
     }
@@ -288,9 +295,13 @@ enum JACKPortKind {
     static let audioType = "32 bit float mono audio"
     static let midiType = "8 bit raw midi"
 
-    case audioInput, audioOutput, midiInput
+    case audioInput, audioOutput, midiInput, midiOutput
 
-    var type: String { self == .midiInput ? Self.midiType : Self.audioType }
+    static let all: [JACKPortKind] = [.audioInput, .audioOutput, .midiInput, .midiOutput]
+
+    var type: String { self == .midiInput || self == .midiOutput ? Self.midiType : Self.audioType }
+    /// Whether our port sends (an output port) rather than receives.
+    var sends: Bool { self == .audioOutput || self == .midiOutput }
     /// The flag a peer port must carry to connect to ours.
-    var peerFlag: JackPortFlags { self == .audioOutput ? JackPortIsInput : JackPortIsOutput }
+    var peerFlag: JackPortFlags { sends ? JackPortIsInput : JackPortIsOutput }
 }

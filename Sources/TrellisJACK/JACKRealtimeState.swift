@@ -18,13 +18,19 @@ final class JACKRealtimeState: @unchecked Sendable {
     let inputCount: Int
     let outputCount: Int
     let midiCount: Int
+    let midiOutputCount: Int
     /// `jack_port_t` pointers, replaced only while no client is active.
     let inputPorts: UnsafeMutablePointer<OpaquePointer?>
     let outputPorts: UnsafeMutablePointer<OpaquePointer?>
     let midiPorts: UnsafeMutablePointer<OpaquePointer?>
+    let midiOutputPorts: UnsafeMutablePointer<OpaquePointer?>
     private let inputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let outputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     let midi: MIDIEventList
+    private let midiInputView: MIDIInputView
+    /// What the render source writes to the MIDI output ports each cycle.
+    private let midiOutput: MIDIBufferStorage
+    private let midiOutputBuses: MIDIBuses
 
     /// Producer: the process thread.
     let processEvents: SPSCRing<JACKRealtimeEvent>
@@ -70,15 +76,21 @@ final class JACKRealtimeState: @unchecked Sendable {
         inputCount = configuration.inputChannels
         outputCount = configuration.outputChannels
         midiCount = configuration.midiInputs
+        midiOutputCount = configuration.midiOutputs
         inputPorts = .allocate(capacity: max(1, inputCount))
         inputPorts.initialize(repeating: nil, count: max(1, inputCount))
         outputPorts = .allocate(capacity: max(1, outputCount))
         outputPorts.initialize(repeating: nil, count: max(1, outputCount))
         midiPorts = .allocate(capacity: max(1, midiCount))
         midiPorts.initialize(repeating: nil, count: max(1, midiCount))
+        midiOutputPorts = .allocate(capacity: max(1, midiOutputCount))
+        midiOutputPorts.initialize(repeating: nil, count: max(1, midiOutputCount))
         inputTable = .allocate(capacity: max(1, inputCount))
         outputTable = .allocate(capacity: max(1, outputCount))
         midi = MIDIEventList(eventCapacity: configuration.midiEventCapacity, byteCapacity: configuration.midiByteCapacity)
+        midiInputView = midi.view
+        midiOutput = MIDIBufferStorage(count: midiOutputCount, capacity: configuration.midiEventCapacity)
+        midiOutputBuses = midiOutput.buses
         processEvents = SPSCRing(capacity: 256)
         notificationEvents = SPSCRing(capacity: 1024)
         peakBits = .allocate(capacity: max(1, outputCount))
@@ -94,6 +106,7 @@ final class JACKRealtimeState: @unchecked Sendable {
         inputPorts.deallocate()
         outputPorts.deallocate()
         midiPorts.deallocate()
+        midiOutputPorts.deallocate()
         inputTable.deallocate()
         outputTable.deallocate()
         peakBits.deinitialize(count: max(1, outputCount))
@@ -118,6 +131,7 @@ final class JACKRealtimeState: @unchecked Sendable {
             outputTable[channel] = jack_port_get_buffer(outputPorts[channel], nframes).assumingMemoryBound(to: Float.self)
         }
         if midiCount > 0 { gatherMIDI(nframes) }
+        for port in 0..<midiOutputCount { midiOutputBuses[port].clear() }
 
         let input = AudioBuffers(channelPointers: UnsafePointer(inputTable), channelCount: inputCount)
         let output = AudioBuffers(channelPointers: UnsafePointer(outputTable), channelCount: outputCount)
@@ -128,13 +142,15 @@ final class JACKRealtimeState: @unchecked Sendable {
         // PipeWire's JACK may run a larger cycle before the buffer-size notice arrives.
         if frames > preparedFrames.load(ordering: .acquiring) {
             reason = .framesExceedPrepared
-        } else if withUnsafePointer(to: BackendCycle(frameCount: frames, timeStamp: timeStamp, input: input, output: output), {
-            entry.render($0)
-        }) != .ok {
+        } else if withUnsafePointer(to: BackendCycle(
+            frameCount: frames, timeStamp: timeStamp, input: input, output: output,
+            midiInput: midiCount > 0 ? midiInputView : nil, midiOutput: midiOutputBuses
+        ), { entry.render($0) }) != .ok {
             reason = .renderFailed
         } else if !meter(output, frames: frames) {
             reason = .nonFiniteOutput
         }
+        if midiOutputCount > 0 { sendMIDI(nframes, silenced: reason != nil) }
         if let reason {
             output.clear(frameCount: frames)
             silencedCycles.wrappingAdd(1, ordering: .relaxed)
@@ -173,6 +189,26 @@ final class JACKRealtimeState: @unchecked Sendable {
             peakBits[channel].max(peak.bitPattern, ordering: .relaxed)
         }
         return true
+    }
+
+    /// Writes what the render source put in the MIDI output buffers to the ports (JACK
+    /// wants every output port's buffer cleared each cycle, events in time order).
+    @inline(__always)
+    private func sendMIDI(_ nframes: jack_nframes_t, silenced: Bool) {
+        for port in 0..<midiOutputCount {
+            guard let buffer = jack_port_get_buffer(midiOutputPorts[port], nframes) else { continue }
+            jack_midi_clear_buffer(buffer)
+            guard !silenced else { continue }
+            let events = midiOutputBuses[port]
+            for index in 0..<events.count {
+                let event = events[index]
+                let time = jack_nframes_t(min(max(0, Int(event.offset)), Int(nframes) - 1))
+                guard let bytes = jack_midi_event_reserve(buffer, time, Int(event.length)) else { break }
+                bytes[0] = event.status
+                if event.length > 1 { bytes[1] = event.data1 }
+                if event.length > 2 { bytes[2] = event.data2 }
+            }
+        }
     }
 
     @inline(__always)

@@ -252,6 +252,17 @@ public final class LV2PluginUnit: AudioUnitBase, @unchecked Sendable {
     /// Whether the plugin has an atom input that takes MIDI. Thread: any.
     public var acceptsMIDI: Bool { layout.midiInput != nil }
 
+    /// Atom inputs that take MIDI and atom outputs that carry it are MIDI buses.
+    public override func midiBusCount(_ scope: Scope) -> Int {
+        scope == .input ? layout.midiInputs.count : (scope == .output ? layout.midiOutputs.count : 0)
+    }
+
+    /// The ports' symbols. Thread: any.
+    public override func midiBusNames(_ scope: Scope) -> [String] {
+        let ports = scope == .input ? layout.midiInputs : (scope == .output ? layout.midiOutputs : [])
+        return ports.map { info.ports[$0].symbol }
+    }
+
     /// Symbols of the atom output ports, in the order `forEachOutputEvent` numbers them.
     public var atomOutputSymbols: [String] {
         layout.atomOutputs.map { port in info.ports[port].symbol }

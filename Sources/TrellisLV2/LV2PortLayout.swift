@@ -19,8 +19,12 @@ struct LV2PortLayout {
     var controlPorts: [Int] = []
     var atomInputs: [Int] = []
     var atomOutputs: [Int] = []
-    /// The atom input MIDI goes to: the one designated lv2:control, else the first
-    /// that supports MIDI.
+    /// The MIDI input buses: atom inputs that take MIDI, the one designated
+    /// lv2:control first, then in port order.
+    var midiInputs: [Int] = []
+    /// The MIDI output buses: atom outputs that carry MIDI, in port order.
+    var midiOutputs: [Int] = []
+    /// The atom input that MIDI queued from the control side goes to (the first).
     var midiInput: Int?
     var latencyPort: Int?
 
@@ -37,7 +41,10 @@ struct LV2PortLayout {
             }
         }
         let midiCapable = info.ports.filter { $0.kind == .atom && $0.direction == .input && $0.supportsMIDI }
-        midiInput = (midiCapable.first { $0.designation == LV2URI.control } ?? midiCapable.first)?.index
+        let main = midiCapable.first { $0.designation == LV2URI.control } ?? midiCapable.first
+        midiInputs = (main.map { [$0] } ?? []).map(\.index) + midiCapable.filter { $0.index != main?.index }.map(\.index)
+        midiInput = main?.index
+        midiOutputs = info.ports.filter { $0.kind == .atom && $0.direction == .output && $0.supportsMIDI }.map(\.index)
         latencyPort = info.latencyPort
         inputBuses = Self.buses(info.ports.filter { $0.direction == .input })
         outputBuses = Self.buses(info.ports.filter { $0.direction == .output })

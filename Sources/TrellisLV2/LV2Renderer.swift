@@ -87,6 +87,7 @@ final class LV2Renderer: @unchecked Sendable {
 struct LV2Kernel {
     struct PendingMIDI: BitwiseCopyable {
         var frame: Int32
+        var bus: Int32
         var message: MIDIMessage
     }
 
@@ -116,7 +117,10 @@ struct LV2Kernel {
     private let atomInputs: PortBuffers
     private let atomOutputs: PortBuffers
     private let readBack: PortBuffers
-    private let midiInputSlot: Int
+    /// MIDI input bus → atom input slot, and atom output slot → MIDI output bus (or -1).
+    private let midiInputSlots: UnsafeMutablePointer<Int32>
+    private let midiInputCount: Int
+    private let midiOutputBuses: UnsafeMutablePointer<Int32>
     private let sequenceType: UInt32
     private let chunkType: UInt32
     private let midiType: UInt32
@@ -174,7 +178,15 @@ struct LV2Kernel {
         atomInputs = PortBuffers(count: layout.atomInputs.count, capacity: atomCapacity)
         atomOutputs = PortBuffers(count: layout.atomOutputs.count, capacity: atomCapacity)
         readBack = PortBuffers(count: layout.atomOutputs.count, capacity: atomCapacity)
-        midiInputSlot = layout.midiInput.flatMap { layout.atomInputs.firstIndex(of: $0) } ?? -1
+        midiInputCount = layout.midiInputs.count
+        midiInputSlots = .allocate(capacity: max(1, layout.midiInputs.count))
+        for (bus, port) in layout.midiInputs.enumerated() {
+            midiInputSlots[bus] = Int32(layout.atomInputs.firstIndex(of: port) ?? 0)
+        }
+        midiOutputBuses = .allocate(capacity: max(1, layout.atomOutputs.count))
+        for (slot, port) in layout.atomOutputs.enumerated() {
+            midiOutputBuses[slot] = Int32(layout.midiOutputs.firstIndex(of: port) ?? -1)
+        }
         sequenceType = urids.map(LV2URI.atomSequence)
         chunkType = urids.map(LV2URI.atomChunk)
         midiType = urids.map(LV2URI.midiEvent)
@@ -209,6 +221,8 @@ struct LV2Kernel {
         silence.deallocate()
         sink.deallocate()
         events.deallocate()
+        midiInputSlots.deallocate()
+        midiOutputBuses.deallocate()
         inputBuses.deallocate()
         outputBuses.deallocate()
         atomInputs.deallocate()
@@ -234,18 +248,18 @@ struct LV2Kernel {
         }
     }
 
-    /// Adds a MIDI message for the coming render at `frame`, kept in time order.
-    /// Thread: audio.
+    /// Adds a MIDI message for MIDI input `bus` in the coming render at `frame`, kept in
+    /// time order. Thread: audio.
     @inline(__always)
-    mutating func schedule(_ message: MIDIMessage, frame: Int) -> Bool {
-        guard eventCount < Self.eventCapacity else { return false }
+    mutating func schedule(_ message: MIDIMessage, frame: Int, bus: Int = 0) -> Bool {
+        guard eventCount < Self.eventCapacity, bus >= 0, bus < midiInputCount else { return false }
         let clamped = Int32(min(max(frame, 0), maximumFrames &- 1))
         var position = eventCount
         while position > 0, events[position &- 1].frame > clamped {
             events[position] = events[position &- 1]
             position &-= 1
         }
-        events[position] = PendingMIDI(frame: clamped, message: message)
+        events[position] = PendingMIDI(frame: clamped, bus: Int32(bus), message: message)
         eventCount &+= 1
         return true
     }
@@ -277,7 +291,7 @@ struct LV2Kernel {
         for index in 0..<list.count where list[index].kind == .midi {
             let event = list[index]
             _ = schedule(MIDIMessage(status: event.status, data1: event.data1, data2: event.data2, length: event.length),
-                         frame: Int(event.offset))
+                         frame: Int(event.offset), bus: Int(event.index))
         }
         for slot in 0..<readBack.count { AtomSequence.clear(readBack.buffers[slot], sequenceType: sequenceType) }
 
@@ -311,7 +325,7 @@ struct LV2Kernel {
             // plugins that claim hardRTCapable promise it neither allocates nor blocks.
             _unsafePerformance { runFunction(handle, UInt32(count)) }
             worker?.deliverResponses()
-            collectOutputs(offset: offset, sampleTime: context.timeStamp.sampleTime)
+            collectOutputs(offset: offset, sampleTime: context.timeStamp.sampleTime, midiOutputs: context.midiOutputs)
             offset &+= count
         }
         eventCount = 0
@@ -371,10 +385,9 @@ struct LV2Kernel {
     @inline(__always)
     private func writeMIDI(offset: Int, count: Int, last: Bool) {
         for slot in 0..<atomInputs.count { AtomSequence.clear(atomInputs.buffers[slot], sequenceType: sequenceType) }
-        guard midiInputSlot >= 0 else { return }
-        let buffer = atomInputs.buffers[midiInputSlot]
         for index in 0..<eventCount {
             let event = events[index]
+            let buffer = atomInputs.buffers[Int(midiInputSlots[Int(event.bus)])]
             let frame = Int(event.frame)
             guard frame >= offset, frame < offset &+ count || last else { continue }
             var message = event.message
@@ -388,8 +401,9 @@ struct LV2Kernel {
     }
 
     @inline(__always)
-    private func collectOutputs(offset: Int, sampleTime: Int64) {
+    private func collectOutputs(offset: Int, sampleTime: Int64, midiOutputs: MIDIBuses) {
         for slot in 0..<atomOutputs.count {
+            let bus = Int(midiOutputBuses[slot])
             let target = readBack.buffers[slot]
             let output = atomOutputs.buffers[slot]
             let end = AtomSequence.eventsEnd(output, capacity: atomCapacity, sequenceType: sequenceType)
@@ -403,6 +417,11 @@ struct LV2Kernel {
                         status: bytes[0], data1: event.size > 1 ? bytes[1] : 0, data2: event.size > 2 ? bytes[2] : 0,
                         length: UInt8(event.size))
                     _ = midiOutput.push(TimedMIDIMessage(sampleTime: sampleTime &+ event.frame &+ Int64(offset), message: message))
+                    if bus >= 0 && bus < midiOutputs.count {
+                        midiOutputs[bus].append(
+                            status: message.status, data1: message.data1, data2: message.data2, length: message.length,
+                            offset: Int32(truncatingIfNeeded: event.frame &+ Int64(offset)))
+                    }
                 }
                 position = event.next
             }

@@ -33,6 +33,8 @@ public final class LiveSession: @unchecked Sendable {
         configuration.outputNames = jack?.outputs ?? []
         configuration.midiInputs = jack?.midiInputs.count ?? 0
         configuration.midiInputNames = jack?.midiInputs ?? []
+        configuration.midiOutputs = jack?.midiOutputs.count ?? 0
+        configuration.midiOutputNames = jack?.midiOutputs ?? []
         if let jack, !jack.inputs.isEmpty { configuration.inputChannels = jack.inputs.count }
         if let jack, !jack.outputs.isEmpty { configuration.outputChannels = jack.outputs.count }
         configuration.connections = (jack?.connect ?? []).map { JACKConnectionRule(ports: $0.ours, peers: $0.theirs) }
@@ -46,7 +48,6 @@ public final class LiveSession: @unchecked Sendable {
             }
         } catch { throw .jack(error) }
         self.holder = holder
-        session.graph.engine.midiInput = head.midiInput.view
     }
 
     private let holder: GraphHolder

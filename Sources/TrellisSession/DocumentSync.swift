@@ -15,7 +15,7 @@ struct DocumentSync {
             guard let node = try? graph.node(named: spec.name) else { continue }
             nodes.append(updated(spec, unit: node.unit))
         }
-        for node in graph.nodes where !nodes.contains(where: { $0.name == node.name }) {
+        for node in graph.nodes where !nodes.contains(where: { $0.name == node.name }) && !Self.isMIDIPort(node.unit) {
             var spec = NodeSpec(name: node.name, source: .unit(unitKey(node.unit)), location: start)
             if let multiMono = node.unit as? MultiMonoUnit { spec.channels = multiMono.instances.count }
             spec = updated(spec, unit: node.unit)
@@ -30,18 +30,58 @@ struct DocumentSync {
              convert: connection.converts)
         }
         var connections: [ConnectionSpec] = []
-        for spec in document.graph.connections
-        where live.contains(where: { $0.from.node == spec.from.node && $0.from.bus == spec.from.busIndex && $0.to.node == spec.to.node && $0.to.bus == spec.to.busIndex && $0.convert == spec.convert }) {
-            connections.append(spec)
+        let liveMIDI = graph.midiConnections.map { connection in
+            (from: BusReference(node: names[connection.source] ?? "", bus: connection.sourceBus),
+             to: BusReference(node: names[connection.destination] ?? "", bus: connection.destinationBus))
         }
-        for connection in live where !connections.contains(where: {
-            $0.from.node == connection.from.node && $0.from.busIndex == connection.from.bus
-                && $0.to.node == connection.to.node && $0.to.busIndex == connection.to.bus
-        }) {
+        let ids = Dictionary(uniqueKeysWithValues: graph.nodes.map { ($0.name, $0.id) })
+        func writtenAsMIDI(_ spec: ConnectionSpec) -> Bool {
+            guard !spec.from.midi && !spec.to.midi else { return true }
+            guard let source = ids[spec.from.node], let destination = ids[spec.to.node] else { return false }
+            return graph.impliesMIDI(from: source, to: destination)
+        }
+        /// A connection by its ends and kind, for matching written ones with live ones.
+        struct Key: Hashable {
+            var from: String, fromBus: Int, to: String, toBus: Int, midi: Bool
+        }
+        func key(_ from: BusReference, _ to: BusReference, midi: Bool) -> Key {
+            Key(from: from.node, fromBus: from.busIndex, to: to.node, toBus: to.busIndex, midi: midi)
+        }
+        let liveAudio = Dictionary(live.map { (key($0.from, $0.to, midi: false), $0.convert) }) { first, _ in first }
+        let liveMIDIKeys = Set(liveMIDI.map { key($0.from, $0.to, midi: true) })
+        var written = Set<Key>()
+        for spec in document.graph.connections {
+            let midi = writtenAsMIDI(spec)
+            let specKey = key(spec.from, spec.to, midi: midi)
+            let kept = midi ? liveMIDIKeys.contains(specKey) : liveAudio[specKey] == spec.convert
+            if kept {
+                connections.append(spec)
+                written.insert(specKey)
+            }
+        }
+        for connection in live where !written.contains(key(connection.from, connection.to, midi: false)) {
             connections.append(ConnectionSpec(from: connection.from, to: connection.to, convert: connection.convert, location: start))
+        }
+        for (index, connection) in liveMIDI.enumerated() where !written.contains(key(connection.from, connection.to, midi: true)) {
+            // Written plainly (`keys -> piano`) when the rule reads it back as MIDI.
+            let midi = graph.midiConnections[index]
+            let plain = midi.sourceBus == 0 && midi.destinationBus == 0 && graph.impliesMIDI(from: midi.source, to: midi.destination)
+            let from = plain ? BusReference(node: connection.from.node)
+                : BusReference(node: connection.from.node, bus: midi.sourceBus == 0 ? nil : midi.sourceBus, midi: true)
+            let to = plain ? BusReference(node: connection.to.node)
+                : BusReference(node: connection.to.node, bus: midi.destinationBus == 0 ? nil : midi.destinationBus, midi: true)
+            connections.append(ConnectionSpec(from: from, to: to, location: start))
         }
         document.graph.connections = connections
         return document
+    }
+
+    /// MIDI port nodes come from `jack:`, not `nodes:`.
+    static func isMIDIPort(_ unit: any AudioUnit) -> Bool {
+        switch unit.role {
+        case .midiInputPort, .midiOutputPort: true
+        default: false
+        }
     }
 
     /// A node's parameters and state from its unit; placeholders stay as written.

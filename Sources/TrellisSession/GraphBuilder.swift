@@ -73,8 +73,9 @@ final class GraphBuilder {
         self.checkFiles = checkFiles
     }
 
-    /// `stack` holds the subgraph definitions being built around this body.
-    func build(_ body: GraphBody, scope: Definitions, prefix: String, stack: [String]) throws(SessionError) -> Built {
+    /// `stack` holds the subgraph definitions being built around this body; `jack`, for
+    /// the top-level body, declares the MIDI ports that become nodes.
+    func build(_ body: GraphBody, scope: Definitions, prefix: String, stack: [String], jack: JackSpec? = nil) throws(SessionError) -> Built {
         let graph = Graph(registry: registry, sampleRate: sampleRate, maximumFrames: blockSize, engine: engine ?? RenderEngine())
         engine = nil
         var units: [String: any AudioUnit] = [:]
@@ -82,7 +83,7 @@ final class GraphBuilder {
             if let unit = try makeUnit(spec, scope: scope, prefix: prefix, stack: stack) { units[spec.name] = unit }
         }
         for spec in body.nodes where units[spec.name] == nil {
-            units[spec.name] = placeholder(for: spec, body: body, units: units)
+            units[spec.name] = placeholder(for: spec, body: body, units: units, midiPorts: (jack?.midiInputs ?? []) + (jack?.midiOutputs ?? []))
         }
         try runMonoUnitsPerChannel(body, prefix: prefix, units: &units)
         var ids: [String: NodeID] = [:]
@@ -91,6 +92,7 @@ final class GraphBuilder {
         } catch {
             throw SessionError("\(error)", at: body.location ?? SourceLocation(file: scope.file, line: 1, column: 1))
         }
+        if let jack { try addMIDIPorts(jack, to: graph, ids: &ids) }
         for connection in body.connections {
             try connect(connection, in: graph, ids: ids)
         }
@@ -104,10 +106,38 @@ final class GraphBuilder {
             throw SessionError("connection \(quoted(connection.text)): no node named \(quoted(reference.node))\(hint)", at: connection.location)
         }
         let source = try id(connection.from), destination = try id(connection.to)
-        do {
-            try graph.connect(source, connection.from.busIndex, to: destination, connection.to.busIndex, converting: connection.convert)
+        let written = connection.from.midi || connection.to.midi
+        let midi = written || graph.impliesMIDI(from: source, to: destination)
+        // `convert` maps audio channels; a connection the rule reads as MIDI has none.
+        if written && connection.convert {
+            throw SessionError("connection \(quoted(connection.text)): MIDI buses have no channels to convert", at: connection.location)
+        }
+        do throws(GraphError) {
+            if midi {
+                try graph.connectMIDI(source, connection.from.busIndex, to: destination, connection.to.busIndex)
+            } else {
+                try graph.connect(source, connection.from.busIndex, to: destination, connection.to.busIndex, converting: connection.convert)
+            }
         } catch {
             throw SessionError("connection \(quoted(connection.text)): \(error)", at: connection.location)
+        }
+    }
+
+    /// Adds a node for each JACK MIDI port, named as the port: MIDI inputs are sources,
+    /// MIDI outputs destinations of MIDI connections.
+    private func addMIDIPorts(_ jack: JackSpec, to graph: Graph, ids: inout [String: NodeID]) throws(SessionError) {
+        let ports: [(key: String, names: [String], make: (Int) -> any AudioUnit)] = [
+            ("midi-inputs", jack.midiInputs, { MIDIInputPort(port: $0) }),
+            ("midi-outputs", jack.midiOutputs, { MIDIOutputPort(port: $0) }),
+        ]
+        for (key, names, make) in ports {
+            let location = jack.positions[key] ?? jack.location
+            for (port, name) in names.enumerated() {
+                guard ids[name] == nil else {
+                    throw SessionError("jack: MIDI port \(quoted(name)) has the name of a node; a MIDI port is a node of the graph, so the names must differ", at: location)
+                }
+                do { ids[name] = try graph.addNode(make(port), name: name) } catch { throw SessionError("\(error)", at: location) }
+            }
         }
     }
 
@@ -241,12 +271,31 @@ final class GraphBuilder {
         }
     }
 
-    /// A placeholder shaped by the connections the body makes to it.
-    private func placeholder(for spec: NodeSpec, body: GraphBody, units: [String: any AudioUnit]) -> PlaceholderUnit {
+    /// A placeholder shaped by the connections the body makes to it: a connection
+    /// written as MIDI, or whose other end is a MIDI port or has MIDI and no audio on
+    /// that side, gives it a MIDI bus.
+    private func placeholder(
+        for spec: NodeSpec, body: GraphBody, units: [String: any AudioUnit], midiPorts: [String]
+    ) -> PlaceholderUnit {
         let width = spec.channels ?? 2
         var inputs = Array(repeating: spec.inputChannels ?? width, count: spec.inputs ?? 1)
         var outputs = Array(repeating: spec.outputChannels ?? width, count: spec.outputs ?? 1)
+        var midiInputs = 0, midiOutputs = 0
+        func isMIDI(_ connection: ConnectionSpec) -> Bool {
+            if connection.from.midi || connection.to.midi { return true }
+            let into = connection.to.node == spec.name
+            let other = into ? connection.from.node : connection.to.node
+            if midiPorts.contains(other) { return true }
+            guard let unit = units[other] else { return false }
+            let scope: Scope = into ? .output : .input
+            return unit.midiBusCount(scope) > 0 && unit.elementCount(scope) == 0
+        }
         for connection in body.connections {
+            if isMIDI(connection) {
+                if connection.to.node == spec.name { midiInputs = max(midiInputs, connection.to.busIndex + 1) }
+                if connection.from.node == spec.name { midiOutputs = max(midiOutputs, connection.from.busIndex + 1) }
+                continue
+            }
             if connection.to.node == spec.name {
                 let bus = connection.to.busIndex
                 while inputs.count <= bus { inputs.append(spec.inputChannels ?? width) }
@@ -264,6 +313,8 @@ final class GraphBuilder {
                 }
             }
         }
-        return PlaceholderUnit(spec: spec, reason: warnings.last?.message ?? "", inputs: inputs, outputs: outputs)
+        return PlaceholderUnit(
+            spec: spec, reason: warnings.last?.message ?? "", inputs: inputs, outputs: outputs,
+            midiInputs: midiInputs, midiOutputs: midiOutputs)
     }
 }

@@ -4,9 +4,9 @@ import TrellisCore
 /// still loads, runs and saves. It keeps the node as written — URI, parameters, preset,
 /// state — and a save writes that back unchanged.
 ///
-/// Its buses are shaped to fit the connections the session makes to it. It renders
-/// its first input bus to its first output bus unchanged when both have the same
-/// width (a pass-through), and silence everywhere else.
+/// Its buses are shaped to fit the connections the session makes to it, MIDI ones too.
+/// It renders its first input bus to its first output bus unchanged when both have the
+/// same width (a pass-through), and silence everywhere else; it outputs no MIDI.
 public final class PlaceholderUnit: AudioUnitBase, @unchecked Sendable {
     public static let description = ComponentDescription(
         type: ComponentType.effect, subtype: "plhd", manufacturer: Manufacturer.trellis)
@@ -16,11 +16,18 @@ public final class PlaceholderUnit: AudioUnitBase, @unchecked Sendable {
     /// Why the real unit could not be made.
     public let reason: String
 
+    private let midiBuses: (inputs: Int, outputs: Int)
+
     /// `inputs` and `outputs` are channel counts per bus. Thread: control.
-    public init(spec: NodeSpec, reason: String, inputs: [Int], outputs: [Int]) {
+    public init(spec: NodeSpec, reason: String, inputs: [Int], outputs: [Int], midiInputs: Int = 0, midiOutputs: Int = 0) {
         self.spec = spec
         self.reason = reason
+        midiBuses = (midiInputs, midiOutputs)
         super.init(description: Self.description, shortName: "placeholder", inputs: inputs, outputs: outputs)
+    }
+
+    public override func midiBusCount(_ scope: Scope) -> Int {
+        scope == .input ? midiBuses.inputs : (scope == .output ? midiBuses.outputs : 0)
     }
 
     public override var name: String { "placeholder for \(spec.unitText)" }

@@ -71,7 +71,7 @@ struct SessionChecks {
                 throw SessionError("jack: \(jack.outputs.count) output ports, but output node \(quoted(outputNode.name)) has \(channels) channels; they must match", at: jack.positions["outputs"] ?? jack.location)
             }
         }
-        let ours = jack.inputs + jack.outputs + jack.midiInputs
+        let ours = jack.inputs + jack.outputs + jack.midiInputs + jack.midiOutputs
         for connection in jack.connect {
             let fromOurs = !connection.from.contains(":"), toOurs = !connection.to.contains(":")
             func unknown(_ name: String) -> SessionError {
@@ -84,7 +84,7 @@ struct SessionChecks {
             if fromOurs {
                 let matched = try matching(connection.from, among: ours, at: connection.location)
                 guard !matched.isEmpty else { throw unknown(connection.from) }
-                guard matched.allSatisfy({ jack.outputs.contains($0) }) else {
+                guard matched.allSatisfy({ jack.outputs.contains($0) || jack.midiOutputs.contains($0) }) else {
                     throw SessionError("jack: \(quoted(connection.from)) names an input port of this client; it receives and cannot be a source", at: connection.location)
                 }
             }

@@ -115,18 +115,23 @@ public struct ParameterSetting: Sendable, Equatable {
     }
 }
 
-/// One end of a connection: a node and a bus (0 when not written).
+/// One end of a connection: a node and a bus (0 when not written); `midi` when written
+/// as a MIDI bus (`arp.midi`, `arp.midi1`).
 public struct BusReference: Sendable, Hashable, CustomStringConvertible {
     public var node: String
     public var bus: Int?
+    public var midi: Bool
 
-    public init(node: String, bus: Int? = nil) {
+    public init(node: String, bus: Int? = nil, midi: Bool = false) {
         self.node = node
         self.bus = bus
+        self.midi = midi
     }
 
     public var busIndex: Int { bus ?? 0 }
-    public var description: String { bus.map { "\(node).\($0)" } ?? node }
+    public var description: String {
+        midi ? "\(node).midi\(bus.map(String.init) ?? "")" : (bus.map { "\(node).\($0)" } ?? node)
+    }
 }
 
 /// `source.bus -> destination.bus`, or the mapping form with `convert: true`.
@@ -177,9 +182,12 @@ public struct JackSpec: Sendable {
     public var client: String?
     public var inputs: [String] = []
     public var outputs: [String] = []
-    /// MIDI input ports; their events reach every unit that takes MIDI (LV2 instruments
-    /// and MIDI effects), at their frame within the cycle.
+    /// MIDI input ports: each is a node of the graph, of that name, with one MIDI output
+    /// bus (`keys -> piano`).
     public var midiInputs: [String] = []
+    /// MIDI output ports: each is a node of the graph with one MIDI input bus
+    /// (`arp.midi -> to_synth`).
+    public var midiOutputs: [String] = []
     public var connect: [JackConnectionSpec] = []
     public var location: SourceLocation
     public var positions = Positions()

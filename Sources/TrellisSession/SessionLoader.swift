@@ -57,7 +57,7 @@ public enum SessionLoader {
         let builder = GraphBuilder(registry: registry, sampleRate: sampleRate, blockSize: blockSize, checkFiles: options.checkFiles, engine: options.engine)
         if let path { builder.fileStack = [standardized(path)] }
         let scope = GraphBuilder.Definitions(subgraphs: document.graph.subgraphs, parent: nil, directory: directory, file: document.file)
-        let built = try builder.build(document.graph, scope: scope, prefix: "", stack: [])
+        let built = try builder.build(document.graph, scope: scope, prefix: "", stack: [], jack: document.jack)
         let checks = SessionChecks(document: document, built: built, directory: directory, checkFiles: options.checkFiles)
         let recorders = try checks.recorders()
         try checks.jack()

@@ -185,7 +185,8 @@ public enum SessionParser {
         try busReference(try reader.text(node, expected: "node.bus"), at: node, reader)
     }
 
-    /// `node` or `node.bus`, surrounding spaces ignored.
+    /// `node`, `node.bus`, or a MIDI bus: `node.midi` (MIDI bus 0), `node.midiN`;
+    /// surrounding spaces ignored.
     static func busReference(_ raw: String, at node: Node, _ reader: YAMLReader) throws(SessionError) -> BusReference {
         let text = raw.trimmingSpaces()
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
@@ -193,6 +194,14 @@ public enum SessionParser {
             throw reader.error("expected node.bus (a node name and an optional bus number), found \(quoted(text))", node)
         }
         guard parts.count == 2 else { return BusReference(node: String(parts[0])) }
+        if parts[1].hasPrefix("midi") {
+            let number = parts[1].dropFirst(4)
+            if number.isEmpty { return BusReference(node: String(parts[0]), midi: true) }
+            if case .success(let bus) = StrictScalar.integer(String(number)), bus >= 0, bus <= 1024 {
+                return BusReference(node: String(parts[0]), bus: bus, midi: true)
+            }
+            throw reader.error("expected a MIDI bus like \(quoted(String(parts[0]) + ".midi")) or \(quoted(String(parts[0]) + ".midi1")), found \(quoted(text))", node)
+        }
         switch StrictScalar.integer(String(parts[1])) {
         case .success(let bus) where bus >= 0 && bus <= 1024:
             return BusReference(node: String(parts[0]), bus: bus)
@@ -217,7 +226,7 @@ public enum SessionParser {
     }
 
     static func jack(_ node: Node, _ reader: YAMLReader) throws(SessionError) -> JackSpec {
-        let fields = try reader.fields(node, expected: "jack", allowed: ["client", "inputs", "outputs", "midi-inputs", "connect"])
+        let fields = try reader.fields(node, expected: "jack", allowed: ["client", "inputs", "outputs", "midi-inputs", "midi-outputs", "connect"])
         var spec = JackSpec(location: reader.location(node))
         for entry in fields.entries { spec.positions[entry.key] = reader.location(entry.value) }
         if let value = fields["client"] {
@@ -227,12 +236,16 @@ public enum SessionParser {
             }
             spec.client = client
         }
-        for (key, keyPath) in [("inputs", \JackSpec.inputs), ("outputs", \JackSpec.outputs), ("midi-inputs", \JackSpec.midiInputs)] {
+        let lists = [
+            ("inputs", \JackSpec.inputs), ("outputs", \JackSpec.outputs),
+            ("midi-inputs", \JackSpec.midiInputs), ("midi-outputs", \JackSpec.midiOutputs),
+        ]
+        for (key, keyPath) in lists {
             guard let value = fields[key] else { continue }
             var names: [String] = []
             for item in try reader.items(value, expected: "a list of port names") {
                 let name = try reader.name(item, what: "port")
-                if names.contains(name) || spec.inputs.contains(name) || spec.outputs.contains(name) {
+                if names.contains(name) || (spec.inputs + spec.outputs + spec.midiInputs).contains(name) {
                     throw reader.error("port \(quoted(name)) is named twice", item)
                 }
                 names.append(name)

@@ -99,13 +99,15 @@ public enum SessionWriter {
     }
 
     private static func write(_ jack: JackSpec, _ out: inout CommentedOutput) {
-        if jack.client == nil, jack.inputs.isEmpty, jack.outputs.isEmpty, jack.midiInputs.isEmpty, jack.connect.isEmpty {
+        if jack.client == nil, jack.inputs.isEmpty, jack.outputs.isEmpty, jack.midiInputs.isEmpty, jack.midiOutputs.isEmpty,
+           jack.connect.isEmpty {
             out.line("jack: {}", "jack")
             return
         }
         out.line("jack:", "jack")
         if let client = jack.client { out.line("  client: \(YAMLText.scalar(client))", "jack/client") }
-        for (key, ports) in [("inputs", jack.inputs), ("outputs", jack.outputs), ("midi-inputs", jack.midiInputs)] where !ports.isEmpty {
+        for (key, ports) in [("inputs", jack.inputs), ("outputs", jack.outputs), ("midi-inputs", jack.midiInputs), ("midi-outputs", jack.midiOutputs)]
+        where !ports.isEmpty {
             out.line("  \(key): [\(ports.joined(separator: ", "))]", "jack/" + key)
         }
         if !jack.connect.isEmpty {

@@ -16,15 +16,16 @@ extension JACKIntegration {
             let registry = BuiltInUnits.registry()
             LV2Components.addResolver(to: registry, world: LV2World())
             let graph = Graph(registry: registry, maximumFrames: 256)
+            let keys = try graph.addNode(MIDIInputPort(port: 0), name: "keys")
             let piano = try graph.addNode(named: "lv2:http://drobilla.net/plugins/mda/EPiano")
             let output = try graph.addNode(named: "output")
+            try graph.connectMIDI(keys, to: piano)
             try graph.connect(piano, to: output)
             var configuration = JACKConfiguration(clientName: "trellis", serverName: server.name, inputChannels: 0, outputChannels: 2)
             configuration.midiInputs = 1
             let head = try JACKHeadNode(configuration: configuration, source: graph.engine) { settings in
                 try graph.prepare(frames: settings.maximumFrames, sampleRate: settings.sampleRate)
             }
-            graph.engine.midiInput = head.midiInput.view
             defer { head.stop() }
             try head.start()
             let recorder = try TestRecorder(server: server.name, channels: 2, capacity: 9_600)

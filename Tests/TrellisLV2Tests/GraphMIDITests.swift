@@ -34,17 +34,18 @@ final class OneNote: @unchecked Sendable {
 
 @Suite("MIDI into a graph")
 struct GraphMIDITests {
-    @Test("a note from the engine's MIDI input reaches an LV2 instrument in the graph at its frame")
+    @Test("a note from the backend's MIDI input port reaches the LV2 instrument connected to it at its frame")
     func noteReachesInstrumentAtItsFrame() throws {
         let graph = Graph(maximumFrames: 512)
+        let keys = try graph.addNode(MIDIInputPort(port: 0), name: "keys")
         let piano = try graph.addNode(makeUnit(Fixture.epiano, maxFrames: 512), name: "piano")
         let output = try graph.addNode(named: "output")
+        try graph.connectMIDI(keys, to: piano)
         try graph.connect(piano, to: output)
         try graph.initialize()
         let note = OneNote(frame: 300)
-        graph.engine.midiInput = note.view
         let out = AudioBufferList(channelCount: 2, frameCapacity: 512)
-        #expect(graph.engine.render(frameCount: 512, timeStamp: .zero, input: .empty, output: out[0]) == .ok)
+        #expect(graph.engine.render(frameCount: 512, timeStamp: .zero, input: .empty, output: out[0], midiInput: note.view) == .ok)
         note.consume()
         let left = out.samples(channel: 0, frameCount: 512)
         #expect(left[0..<300].allSatisfy { $0 == 0 }, "silent before the note's frame")
