@@ -52,7 +52,8 @@ struct ChainCommand: ParsableCommand {
         let parsed = try ChainPipeline(arguments: pipeline)
         if let save {
             let rate = (try? AudioFileReader(path: parsed.source.word).info.sampleRate) ?? sampleRate
-            let document = try ChainSession.document(parsed, file: save, sampleRate: rate, blockSize: blockSize)
+            let document = try ChainSession.withoutConvertOnMIDI(
+                ChainSession.document(parsed, file: save, sampleRate: rate, blockSize: blockSize), registry: try Units.registry())
             do { try SessionWriter.save(document, to: save) } catch { throw CLIError("chain: \(error)") }
         }
         if ["jack", "midi"].contains(parsed.source.word) || ["jack", "midi"].contains(parsed.sink.word) {

@@ -1,5 +1,7 @@
 import Foundation
 import TrellisAudioFile
+import TrellisCore
+import TrellisGraph
 import TrellisSession
 
 /// A pipeline written out as a session: a file source becomes a player, a file sink a
@@ -95,6 +97,28 @@ enum ChainSession {
         if usesJACK {
             jack.client = "trellis-chain"
             document.jack = jack
+        }
+        return document
+    }
+
+    /// The document with `convert` dropped from the connections the graph reads as
+    /// MIDI (the chain asks every neighbouring pair to convert; MIDI has no channels),
+    /// so a saved chain reads as a person would write it.
+    static func withoutConvertOnMIDI(_ document: SessionDocument, registry: ComponentRegistry) throws(CLIError) -> SessionDocument {
+        let graph: Graph
+        do {
+            graph = try SessionLoader.load(
+                document: document, directory: FileManager.default.currentDirectoryPath, registry: registry,
+                options: .init(initialize: false, checkFiles: false)).graph
+        } catch { throw CLIError("chain: \(error)") }
+        let names = Dictionary(uniqueKeysWithValues: graph.nodes.map { ($0.id, $0.name) })
+        let midi = Set(graph.midiConnections.map { "\(names[$0.source] ?? "") \(names[$0.destination] ?? "")" })
+        var document = document
+        for index in document.graph.connections.indices {
+            let connection = document.graph.connections[index]
+            if midi.contains("\(connection.from.node) \(connection.to.node)") {
+                document.graph.connections[index] = ConnectionSpec(from: connection.from, to: connection.to, location: connection.location)
+            }
         }
         return document
     }

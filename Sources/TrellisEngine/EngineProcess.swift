@@ -34,8 +34,6 @@ struct EngineProcess {
     let due: UnsafeMutablePointer<DueEvent>
     let scratch: UnsafeMutablePointer<DueEvent>
     let events: UnsafeMutablePointer<RenderEvent>
-    /// Events that did not fit in a cycle, since the engine last reported them.
-    var dropped = 0
 
     init(
         retired: SPSCRingEnd<UnsafeMutablePointer<ProgramHandoff>>, queue: SPSCRingEnd<ParameterEvent>,

@@ -221,6 +221,23 @@ struct ChainSessionTests {
         let result = try trellis(["chain", "--start-server", "--server", server, "--duration", "1", "tone", "freq=440", "!", "gain", "gain=-6", "!", "jack"])
         #expect(result.status == 0, "\(result.stderr)")
     }
+    @Test("a chain from a MIDI port through a MIDI processor to an instrument connects MIDI where MIDI flows, and saves so",
+          .liveAudio)
+    func midiChainConnectsByKind() throws {
+        let server = "trellis-cli-midi-\(getpid())"
+        let session = temporaryPath("midi-chain.yaml")
+        let result = try trellis([
+            "chain", "--save", session, "--start-server", "--server", server, "--duration", "0.5",
+            "midi", "!", "lv2:http://lv2plug.in/plugins/eg-fifths", "!", "lv2:http://drobilla.net/plugins/mda/EPiano", "!", "jack",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = try String(contentsOfFile: session, encoding: .utf8)
+        #expect(text.contains("midi-inputs: [midi_in]"), "\(text)")
+        #expect(text.contains("- midi_in -> stage1\n") && text.contains("- stage1 -> stage2\n"), "\(text)")
+        let validated = try trellis(["validate", session])
+        #expect(validated.stdout.contains("2 MIDI connections"), "midi_in -> fifths and fifths -> piano: \(validated.stdout)")
+        #expect(validated.stdout.contains("1 connection,"), "the piano's audio to the output: \(validated.stdout)")
+    }
 }
 
 @Suite("Warnings from the audio thread")
