@@ -1,10 +1,3 @@
-/// A unit that takes MIDI: an LV2 instrument or MIDI effect. Its kernel gets the MIDI
-/// of the cycle as `.midi` events in its event list.
-public protocol MIDIReceiver: AudioUnit {
-    /// Whether this unit has a MIDI input at all. Thread: any.
-    var acceptsMIDI: Bool { get }
-}
-
 /// One MIDI message that arrived on a backend's MIDI input during the current cycle.
 public struct MIDIEvent: @unchecked Sendable, BitwiseCopyable {
     /// Offset of the event within the cycle, in frames.

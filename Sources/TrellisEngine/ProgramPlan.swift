@@ -69,11 +69,19 @@ public struct ProgramPlan: Sendable {
         public var midiInputs: [MIDISource]
         /// Its MIDI output buses' buffers: consecutive, one per bus.
         public var midiOutputs: [Int]
+        /// What the program runs, when not the unit's own kernel: an instance of a
+        /// multi-mono unit, laid out by the compiler.
+        public var realtime: UnitRealtime?
+        /// The planned unit whose events this one takes (an instance takes its unit's);
+        /// nil for its own.
+        public var eventsOf: Int?
 
         public init(
             unit: any AudioUnit, name: String, inputs: [Int], outputs: [Int], checkOutput: Bool,
-            midiInputs: [MIDISource] = [], midiOutputs: [Int] = []
+            midiInputs: [MIDISource] = [], midiOutputs: [Int] = [], realtime: UnitRealtime? = nil, eventsOf: Int? = nil
         ) {
+            self.realtime = realtime
+            self.eventsOf = eventsOf
             self.unit = unit
             self.name = name
             self.inputs = inputs

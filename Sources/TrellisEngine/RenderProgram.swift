@@ -34,6 +34,8 @@ public final class RenderProgram: @unchecked Sendable {
     private let merged: UnsafeMutablePointer<RenderEvent>
     private let mergeCapacity: Int
     let unitCount: Int
+    /// Entries in `lookup`: one per unit, not per instance.
+    private let lookupCount: Int
     private let operationCount: Int
     private let delayCount: Int
     private let outputChannelCount: Int
@@ -110,13 +112,14 @@ public final class RenderProgram: @unchecked Sendable {
             let inputCount = planned.inputs.count, outputCount = planned.outputs.count
             let midiOutputs = planned.midiOutputs.first.map { midiStorage.buses($0..<($0 + planned.midiOutputs.count)) } ?? .none
             (slots + index).initialize(to: UnitSlot(
-                unit: planned.unit.realtime,
+                unit: planned.realtime ?? planned.unit.realtime,
                 inputs: BusBuffers(buses: UnsafePointer(unitViews + first), count: inputCount),
                 outputs: BusBuffers(buses: UnsafePointer(unitViews + first + inputCount), count: outputCount),
                 segmentInputs: BusBuffers(buses: UnsafePointer(segmentViews + first), count: inputCount),
                 segmentOutputs: BusBuffers(buses: UnsafePointer(segmentViews + first + inputCount), count: outputCount),
                 checkOutput: planned.checkOutput, midiOutputs: midiOutputs,
-                midiSourceStart: Int32(nextSource), midiSourceCount: Int32(planned.midiInputs.count)))
+                midiSourceStart: Int32(nextSource), midiSourceCount: Int32(planned.midiInputs.count),
+                eventSlot: Int32(planned.eventsOf ?? index)))
             nextSource += planned.midiInputs.count
         }
         midiSinkTable = .allocate(capacity: max(1, plan.midiSinks.count))
@@ -141,10 +144,13 @@ public final class RenderProgram: @unchecked Sendable {
             (delayLines + index).initialize(to: DelayLineState(storage))
         }
 
-        let entries = plan.units.enumerated().map { UnitLookupEntry(unitID: $1.unit.unitID, slot: Int32($0)) }
+        // Instances take their unit's events: only the unit's own slot is looked up.
+        let entries = plan.units.enumerated().filter { $1.eventsOf == nil }
+            .map { UnitLookupEntry(unitID: $1.unit.unitID, slot: Int32($0)) }
             .sorted { $0.unitID < $1.unitID }
         lookup = .allocate(capacity: max(1, entries.count))
         lookup.initialize(from: entries, count: entries.count)
+        lookupCount = entries.count
 
         unitCount = plan.units.count
         operationCount = plan.operations.count
@@ -186,7 +192,7 @@ public final class RenderProgram: @unchecked Sendable {
     /// The slot of a unit in this program, or -1. Thread: any.
     @inline(__always)
     func slot(of unitID: UInt64) -> Int32 {
-        var low = 0, high = unitCount - 1
+        var low = 0, high = lookupCount - 1
         while low <= high {
             let middle = (low + high) >> 1
             let entry = lookup[middle]
@@ -284,9 +290,10 @@ public final class RenderProgram: @unchecked Sendable {
             for bus in 0..<slot.outputs.count { slot.outputs[bus].clear(frameCount: frameCount) }
             return
         }
-        var list = slot.eventCount == 0 || events == nil
+        let owner = slots[Int(slot.eventSlot)]
+        var list = owner.eventCount == 0 || events == nil
             ? RenderEventList(base: nil, count: 0)
-            : RenderEventList(base: UnsafePointer(events.unsafelyUnwrapped + Int(slot.eventStart)), count: Int(slot.eventCount))
+            : RenderEventList(base: UnsafePointer(events.unsafelyUnwrapped + Int(owner.eventStart)), count: Int(owner.eventCount))
         for position in 0..<list.count where list[position].kind == .parameter {
             slot.unit.values[Int(list[position].index)] = list[position].value
         }
@@ -472,14 +479,17 @@ struct UnitSlot {
     let midiOutputs: MIDIBuses
     let midiSourceStart: Int32
     let midiSourceCount: Int32
+    /// The slot whose events this one takes: itself, or its unit's for an instance.
+    let eventSlot: Int32
     var faulted = false
     var eventStart: Int32 = 0
     var eventCount: Int32 = 0
 
     init(
         unit: UnitRealtime, inputs: BusBuffers, outputs: BusBuffers, segmentInputs: BusBuffers, segmentOutputs: BusBuffers,
-        checkOutput: Bool, midiOutputs: MIDIBuses, midiSourceStart: Int32, midiSourceCount: Int32
+        checkOutput: Bool, midiOutputs: MIDIBuses, midiSourceStart: Int32, midiSourceCount: Int32, eventSlot: Int32
     ) {
+        self.eventSlot = eventSlot
         self.midiOutputs = midiOutputs
         self.midiSourceStart = midiSourceStart
         self.midiSourceCount = midiSourceCount

@@ -311,6 +311,9 @@ struct GraphCompiler {
                 }
                 outputBus[index] = buses
                 plan.inputChannelCount = firstChannel
+            case .unit where Self.instances(of: node.unit) != nil:
+                outputBus[index] = [plan.addBus(buffers: allocator.allocate(plan.buses[inputBuses[0]].channelCount))]
+                layOutInstances(node, input: inputBuses[0], output: outputBus[index][0], in: &plan)
             case .unit:
                 var outputs: [Int] = []
                 for bus in 0..<node.unit.elementCount(.output) {

@@ -237,4 +237,4 @@ extension LV2PluginUnit: StatefulUnit {
     }
 }
 
-extension LV2PluginUnit: MIDIReceiver {}
+

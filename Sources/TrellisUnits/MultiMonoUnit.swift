@@ -7,8 +7,10 @@ import TrellisCore
 ///
 /// The unit shows the first instance's parameters; a parameter set here (with its ramp)
 /// reaches every instance, so they stay identical. State and presets go to every
-/// instance; meters and latency are read from the first. Thread: as `AudioUnit`.
-public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, @unchecked Sendable {
+/// instance; meters and latency are read from the first. In a program the compiler
+/// lays the instances out as kernels of their own (`PerChannelInstances`); rendered on
+/// its own, the unit runs them in turn. Thread: as `AudioUnit`.
+public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, PerChannelInstances, @unchecked Sendable {
     /// The instances, one per channel, in channel order.
     public let instances: [any AudioUnit]
     /// Indexes of the parameters the first instance computes (meters), copied after each render.
@@ -22,6 +24,7 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, @unchecked Sendab
     private let segmentViews: UnsafeMutablePointer<AudioBuffers>
     private let outputIndexes: UnsafeMutablePointer<Int32>
     private var storage: KernelStorage<MultiMonoKernel>?
+    private var meterStorage: KernelStorage<MeterCopyKernel>?
 
     /// Whether `unit` is a mono-in, mono-out effect that cannot be made wider itself, and
     /// so is worth running once per channel. Thread: control.
@@ -29,7 +32,7 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, @unchecked Sendab
         guard unit.elementCount(.input) == 1, unit.elementCount(.output) == 1,
               (try? unit.format(scope: .input, element: 0).channelCount) == 1,
               (try? unit.format(scope: .output, element: 0).channelCount) == 1,
-              !((unit as? any MIDIReceiver)?.acceptsMIDI ?? false),
+              unit.midiBusCount(.input) == 0, unit.midiBusCount(.output) == 0,
               let base = unit as? AudioUnitBase
         else { return false }
         do {
@@ -123,11 +126,19 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, @unchecked Sendab
             firstValues: instances[0].realtime.values, values: values.view,
             outputIndexes: outputIndexes, outputCount: outputParameters.count),
             render: { MultiMonoKernel.render($0, $1) }, reset: { MultiMonoKernel.reset($0) })
+        meterStorage = KernelStorage(MeterCopyKernel(
+            from: instances[0].realtime.values, to: values.view, indexes: outputIndexes, count: outputParameters.count),
+            render: { MeterCopyKernel.render($0, $1) }, reset: { _ in })
     }
+
+    public var instanceRealtimes: [UnitRealtime] { instances.map(\.realtime) }
+
+    public var afterInstancesKernel: RenderKernel? { meterStorage?.kernel }
 
     public override func deallocateRenderResources() {
         storage?.pointer.pointee.instances.deallocate()
         storage = nil
+        meterStorage = nil
         for instance in instances { instance.uninitialize() }
     }
 
@@ -173,9 +184,31 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, @unchecked Sendab
     }
 }
 
+/// Publishes the meters (parameters the instance computes) of the first instance as the
+/// multi-mono unit's: what runs after the instances in a program. Thread: audio.
+struct MeterCopyKernel {
+    let from: ParameterValues
+    let to: ParameterValues
+    let indexes: UnsafeMutablePointer<Int32>
+    let count: Int
+
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    static func render(_ state: UnsafeMutableRawPointer, _ context: UnsafeRawPointer) -> UInt8 {
+        let kernel = state.assumingMemoryBound(to: MeterCopyKernel.self).pointee
+        for position in 0..<kernel.count {
+            let index = Int(kernel.indexes[position])
+            kernel.to[index] = kernel.from[index]
+        }
+        return RenderStatus.ok.rawValue
+    }
+}
+
 /// Runs the instances' kernels, one per channel, each on its channel of the bus with
 /// the call's events (the instances share the parameter list, so every event means the
-/// same to each). Meters come from the first instance. Thread: audio.
+/// same to each), when the unit renders outside a program. Meters come from the first
+/// instance. Thread: audio.
 struct MultiMonoKernel {
     let instances: UnsafeMutablePointer<RenderKernel>
     let count: Int
