@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(name: "TrellisAudioFileTests", dependencies: ["TrellisAudioFile", "TrellisCore", "CSndfile", "CAllocationCounter"]),
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
-        .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisLV2", "TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "CAllocationCounter", "CSndfile"]),
+        .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisTestSupport", "TrellisLV2", "CTrellisLV2Shim", "TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "CAllocationCounter", "CSndfile"]),
         .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisTestSupport", "TrellisJACK", "CTrellisJACKShim", "TrellisCore", "TrellisGraph", "TrellisUnits", "TrellisEngine", "TrellisLV2", "TrellisMedia", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisTestSupport", "TrellisCLI"]),
         .testTarget(name: "TrellisControlTests", dependencies: ["TrellisTestSupport", "TrellisControl", "TrellisLive", "TrellisMedia", "TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisJACK", "TrellisLV2", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "TrellisCLI"]),

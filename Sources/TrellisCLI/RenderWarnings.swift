@@ -3,9 +3,10 @@ import TrellisCore
 import TrellisEngine
 import TrellisGraph
 
-/// Prints on stderr, as `warning: ...` lines naming the node, what the audio thread
-/// reports during a render (a node that produced NaN or infinity and was silenced), and
-/// counts the warnings for the render's summary.
+/// Prints on stderr, naming the node, what the engine's finish step reports during a
+/// render: `warning: ...` for a node silenced for NaN or infinity, lost messages or a
+/// plugin's error or warning line; `log: ...` for a plugin's other log lines. Counts
+/// both for the render's summary.
 ///
 /// Thread: made and ended on the rendering command's thread; notices arrive on the
 /// engine's finish thread.
@@ -13,15 +14,19 @@ final class RenderWarnings: @unchecked Sendable {
     private let engine: RenderEngine
     private let lock = NSLock()
     private var warnings = 0
+    private var logLines = 0
     private var token: NoticeListenerToken?
 
     init(engine: RenderEngine, registry: ComponentRegistry) {
         self.engine = engine
         let clearLine = isatty(STDERR_FILENO) != 0 ? "\r\u{1B}[K" : ""
         token = engine.addNoticeListener { [weak self] notice in
-            guard notice.isWarning, let self else { return }
-            self.lock.withLock { self.warnings += 1 }
-            FileHandle.standardError.write(Data("\(clearLine)warning: \(notice.text(registry: registry))\n".utf8))
+            guard let self, notice.isWarning || notice.kind == .log else { return }
+            self.lock.withLock {
+                if notice.isWarning { self.warnings += 1 } else { self.logLines += 1 }
+            }
+            let label = notice.isWarning ? "warning" : "log"
+            FileHandle.standardError.write(Data("\(clearLine)\(label): \(notice.text(registry: registry))\n".utf8))
         }
     }
 
@@ -30,10 +35,15 @@ final class RenderWarnings: @unchecked Sendable {
     /// Warnings so far; after the render returned, all of them.
     var count: Int { lock.withLock { warnings } }
 
-    /// The render's closing line: what was written, and how many warnings.
+    /// Plugin log lines that were not warnings, so far.
+    var logCount: Int { lock.withLock { logLines } }
+
+    /// The render's closing line: what was written, how many warnings and, when there
+    /// were any, how many other plugin log lines.
     func summary(path: String, frames: Int, sampleRate: Double) -> String {
-        let count = self.count
+        let (count, lines) = lock.withLock { (warnings, logLines) }
         let seconds = String(format: "%.2f", Double(frames) / max(1, sampleRate))
-        return "\(path): \(frames) frames (\(seconds) s), \(count) warning\(count == 1 ? "" : "s")"
+        let logged = lines == 0 ? "" : ", \(lines) log line\(lines == 1 ? "" : "s")"
+        return "\(path): \(frames) frames (\(seconds) s), \(count) warning\(count == 1 ? "" : "s")" + logged
     }
 }

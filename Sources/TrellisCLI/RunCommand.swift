@@ -134,32 +134,46 @@ final class StatusOutput: @unchecked Sendable {
         }
     }
 
-    /// A warning from the audio thread (a node silenced for non-finite output), named by
-    /// node: a JSON event, or a log line counted on the status line. Thread: any (the
+    /// A notice from the engine's finish step, named by node. As JSON: every warning,
+    /// log line and MIDI message a plugin sent. On a terminal: warnings (counted on the
+    /// status line) and log lines; MIDI is left to `ctl watch`. Thread: any (the
     /// engine's finish thread).
     func notice(_ notice: EngineNotice, registry: ComponentRegistry) {
-        guard notice.isWarning else { return }
+        guard notice.isWarning || notice.kind == .log || (json && notice.kind == .midiOutput) else { return }
         lock.lock()
         defer { lock.unlock() }
-        warnings += 1
-        let text = notice.text(registry: registry)
+        if notice.isWarning { warnings += 1 }
         if json {
-            var fields = [("type", "\"notice\""), ("kind", Self.quoted("\(notice.kind)")), ("message", Self.quoted(text))]
-            if let unit = notice.unit {
-                fields.append(("node", Self.quoted(unit.node)))
-                fields.append(("unit", Self.quoted(notice.unitKey(in: registry) ?? unit.description.description)))
+            let fields = [("type", "\"notice\"")] + notice.fields(registry: registry).map { name, field in
+                switch field {
+                case .text(let text): (name, Self.quoted(text))
+                case .number(let number): (name, number == number.rounded() && abs(number) < 1e15 ? "\(Int64(number))" : String(format: "%.3f", number))
+                case .numbers(let numbers): (name, "[" + numbers.map { "\(Int64($0))" }.joined(separator: ",") + "]")
+                }
             }
-            fields.append(("sampleTime", "\(notice.sampleTime)"))
-            if let seconds = notice.seconds { fields.append(("seconds", String(format: "%.3f", seconds))) }
             write("{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}\n")
         } else {
             if isTerminal { write("\r\u{1B}[K") }
-            Log.logger.warning("\(text)")
+            let text = notice.text(registry: registry)
+            if notice.isWarning { Log.logger.warning("\(text)") } else { Log.logger.notice("\(text)") }
         }
     }
 
+    /// A JSON string literal.
     private static func quoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
     }
 
     func finish() {

@@ -97,5 +97,5 @@ public struct WatchRequest: Sendable, Equatable {
 
 /// The kinds of notification `watch` streams.
 public enum ControlEventKind: String, Sendable, CaseIterable, Hashable {
-    case meter, xrun, interruption, route, eof, jack, graph, warning
+    case meter, xrun, interruption, route, eof, jack, graph, warning, log, midi
 }

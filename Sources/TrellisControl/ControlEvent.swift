@@ -23,20 +23,28 @@ public struct ControlEvent: Sendable, Equatable {
         .object([("id", id), ("event", .string(kind.rawValue)), ("data", data)])
     }
 
-    /// The event for a warning from the audio thread, naming the node (nil for notices
-    /// watchers do not hear about).
+    /// The event for a notice from the engine's finish step, naming the node: a
+    /// warning (a silenced node, a full queue, a plugin's error or warning line), a
+    /// plugin's other log lines, MIDI a plugin sent; nil for notices watchers do not
+    /// hear about.
     static func from(_ notice: EngineNotice, registry: ComponentRegistry) -> ControlEvent? {
-        guard notice.isWarning else { return nil }
-        let text = notice.text(registry: registry)
-        var fields: [(String, ControlValue)] = [("kind", .string("\(notice.kind)"))]
-        if let unit = notice.unit {
-            fields.append(("node", .string(unit.node)))
-            fields.append(("unit", .string(notice.unitKey(in: registry) ?? unit.description.description)))
+        let kind: ControlEventKind
+        switch notice.kind {
+        case .log: kind = notice.isWarning ? .warning : .log
+        case .midiOutput: kind = .midi
+        case .programSwapped: return nil
+        default:
+            guard notice.isWarning else { return nil }
+            kind = .warning
         }
-        fields.append(("sampleTime", .number(Double(notice.sampleTime))))
-        if let seconds = notice.seconds { fields.append(("seconds", .number(seconds))) }
-        fields.append(("message", .string(text)))
-        return ControlEvent(kind: .warning, text: text, data: .object(fields))
+        let fields = notice.fields(registry: registry).map { name, field -> (String, ControlValue) in
+            switch field {
+            case .text(let text): (name, .string(text))
+            case .number(let number): (name, .number(number))
+            case .numbers(let numbers): (name, .array(numbers.map { .number($0) }))
+            }
+        }
+        return ControlEvent(kind: kind, text: notice.text(registry: registry), data: .object(fields))
     }
 
     /// The event for a JACK notification, if watchers hear about it.

@@ -6,22 +6,32 @@ public struct EngineNotice: Sendable {
     public var kind: EngineNotification.Kind
     /// The unit's id, 0 for notices about the engine as a whole.
     public var unitID: UInt64
-    /// The render clock's sample time of the cycle that raised it.
+    /// The render clock's sample time of the cycle that raised it, of a MIDI
+    /// message's frame; -1 when unknown (log lines).
     public var sampleTime: Int64
     /// The unit, as the published program named it; nil for engine-wide notices and for
     /// units the engine no longer remembers.
     public var unit: UnitLabel?
+    /// What the unit said, for `.log` and `.midiOutput`; for `.messagesDropped`, nil
+    /// and `dropped` counts them.
+    public var message: UnitMessage?
+    public var dropped: Int
 
-    public init(kind: EngineNotification.Kind, unitID: UInt64, sampleTime: Int64, unit: UnitLabel?) {
+    public init(
+        kind: EngineNotification.Kind, unitID: UInt64, sampleTime: Int64, unit: UnitLabel?,
+        message: UnitMessage? = nil, dropped: Int = 0
+    ) {
         self.kind = kind
         self.unitID = unitID
         self.sampleTime = sampleTime
         self.unit = unit
+        self.message = message
+        self.dropped = dropped
     }
 
     /// The sample time in seconds, when the unit's rate is known.
     public var seconds: Double? {
-        guard let rate = unit?.sampleRate, rate > 0 else { return nil }
+        guard let rate = unit?.sampleRate, rate > 0, sampleTime >= 0 else { return nil }
         return Double(sampleTime) / rate
     }
 }
@@ -33,11 +43,14 @@ public struct UnitLabel: Sendable, Hashable {
     public var description: ComponentDescription
     /// The rate the unit runs at; 0 when it reports none.
     public var sampleRate: Double
+    /// Its MIDI output buses' names.
+    public var midiOutputs: [String]
 
-    public init(node: String, description: ComponentDescription, sampleRate: Double) {
+    public init(node: String, description: ComponentDescription, sampleRate: Double, midiOutputs: [String] = []) {
         self.node = node
         self.description = description
         self.sampleRate = sampleRate
+        self.midiOutputs = midiOutputs
     }
 }
 
@@ -47,7 +60,7 @@ public struct UnitLabel: Sendable, Hashable {
 struct UnitLabels {
     static let keptPublishes: UInt64 = 8
 
-    private var entries: [UInt64: (label: UnitLabel, generation: UInt64)] = [:]
+    private var entries: [UInt64: (label: UnitLabel, generation: UInt64, source: WeakMessageSource?)] = [:]
 
     /// Thread: control (allocates).
     mutating func record(_ plan: ProgramPlan, generation: UInt64) {
@@ -55,9 +68,13 @@ struct UnitLabels {
             let unit = planned.unit
             let rate = (unit.elementCount(.output) > 0 ? try? unit.format(scope: .output, element: 0).sampleRate : nil)
                 ?? (unit.elementCount(.input) > 0 ? try? unit.format(scope: .input, element: 0).sampleRate : nil)
+                ?? (unit as? AudioUnitBase)?.sampleRate
                 ?? 0
-            let label = UnitLabel(node: planned.name, description: unit.componentDescription, sampleRate: rate)
-            entries[unit.unitID] = (label, generation)
+            let label = UnitLabel(
+                node: planned.name, description: unit.componentDescription, sampleRate: rate,
+                midiOutputs: unit.midiBusNames(.output))
+            let source = (unit as? any UnitMessageSource).map(WeakMessageSource.init)
+            entries[unit.unitID] = (label, generation, source)
         }
         if generation > Self.keptPublishes {
             entries = entries.filter { $0.value.generation > generation - Self.keptPublishes }
@@ -65,4 +82,16 @@ struct UnitLabels {
     }
 
     func label(of unitID: UInt64) -> UnitLabel? { entries[unitID]?.label }
+
+    /// The units of recent programs that leave messages, with their labels.
+    func messageSources() -> [(unitID: UInt64, label: UnitLabel, source: any UnitMessageSource)] {
+        entries.compactMap { unitID, entry in
+            entry.source?.source.map { (unitID, entry.label, $0) }
+        }
+    }
+}
+
+/// Recent programs' units are remembered without keeping them alive.
+struct WeakMessageSource {
+    weak var source: (any UnitMessageSource)?
 }

@@ -3,8 +3,9 @@ import Synchronization
 import TrellisCore
 
 /// The finish step of an engine's edits, off the audio thread: frees the programs the
-/// audio thread handed back, reads its notifications, names their units and hands them
-/// to listeners.
+/// audio thread handed back, reads its notifications and what recent programs' units
+/// left (log lines, MIDI they sent: `UnitMessageSource`), names their units and hands
+/// them to listeners.
 ///
 /// While the engine renders (`startRendering` to `stopRendering`) a plain thread of
 /// its own makes a pass every 5 ms; any control thread may make one too (`pass`),
@@ -64,6 +65,7 @@ final class FinishService: @unchecked Sendable {
                 notices.append(EngineNotice(
                     kind: notification.kind, unitID: notification.unitID, sampleTime: notification.sampleTime, unit: label))
             }
+            drainUnits(into: &notices)
             return freeRetired()
         }
         if !notices.isEmpty {
@@ -73,6 +75,23 @@ final class FinishService: @unchecked Sendable {
             }
         }
         return FinishReport(freedPrograms: freed, notices: notices.count)
+    }
+
+    private func drainUnits(into notices: inout [EngineNotice]) {
+        for (unitID, label, source) in labels.withLock({ $0.messageSources() }) {
+            let dropped = source.drainMessages { message in
+                switch message {
+                case .log:
+                    notices.append(EngineNotice(kind: .log, unitID: unitID, sampleTime: -1, unit: label, message: message))
+                case .midi(let timed, _):
+                    notices.append(EngineNotice(
+                        kind: .midiOutput, unitID: unitID, sampleTime: timed.sampleTime, unit: label, message: message))
+                }
+            }
+            if dropped > 0 {
+                notices.append(EngineNotice(kind: .messagesDropped, unitID: unitID, sampleTime: -1, unit: label, dropped: dropped))
+            }
+        }
     }
 
     /// Frees retired programs only; returns how many. Thread: any but audio.

@@ -462,6 +462,12 @@ public struct EngineNotification: BitwiseCopyable, Sendable {
         case parameterQueueFull
         /// A new program was adopted.
         case programSwapped
+        /// A unit logged a line (raised by the finish service, from the unit's rings).
+        case log
+        /// A unit sent a MIDI message on one of its MIDI outputs (finish service).
+        case midiOutput
+        /// A unit's message rings were full; some lines or MIDI were lost (finish service).
+        case messagesDropped
     }
     public var kind: Kind
     public var unitID: UInt64

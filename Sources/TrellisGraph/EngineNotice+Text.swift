@@ -11,11 +11,14 @@ extension EngineNotice {
         return component.shortName
     }
 
-    /// True for what a person running a render or a session should be warned of.
+    /// True for what a person running a render or a session should be warned of: a
+    /// silenced node, a full queue, lost messages, a plugin's error or warning line.
     public var isWarning: Bool {
         switch kind {
-        case .nonFiniteOutput, .parameterQueueFull: true
-        case .programSwapped: false
+        case .nonFiniteOutput, .parameterQueueFull, .messagesDropped: true
+        case .log:
+            if case .log(let level, _) = message { level == .error || level == .warning } else { false }
+        case .programSwapped, .midiOutput: false
         }
     }
 
@@ -24,12 +27,54 @@ extension EngineNotice {
     public func text(registry: ComponentRegistry) -> String {
         let node = unit.map { "node \($0.node) (\(unitKey(in: registry) ?? $0.description.description))" } ?? "unit #\(unitID)"
         let when = seconds.map { String(decimals: 2, $0) + " s" } ?? "sample \(sampleTime)"
-        switch kind {
-        case .nonFiniteOutput: return "\(node) produced non-finite samples from \(when); silenced"
-        case .parameterQueueFull: return "\(node): parameter changes waited at \(when), the queue was full"
-        case .programSwapped: return "a new program plays from sample \(sampleTime)"
+        switch (kind, message) {
+        case (.nonFiniteOutput, _): return "\(node) produced non-finite samples from \(when); silenced"
+        case (.parameterQueueFull, _): return "\(node): parameter changes waited at \(when), the queue was full"
+        case (.programSwapped, _): return "a new program plays from sample \(sampleTime)"
+        case (.log, .log(let level, let line)?): return "\(node) logs \(level.rawValue): \(line)"
+        case (.midiOutput, .midi(let timed, let bus)?):
+            return "\(node) sent \(timed.message) on \(midiBusName(bus)) at \(when)"
+        case (.messagesDropped, _):
+            return "\(node): \(dropped) log lines or MIDI messages were lost, the queues were full"
+        default: return "\(node): \(kind)"
         }
     }
+
+    /// The notice's facts for a JSON stream or a `watch` event, the text last.
+    /// Thread: any.
+    public func fields(registry: ComponentRegistry) -> [(String, NoticeField)] {
+        var fields: [(String, NoticeField)] = [("kind", .text("\(kind)"))]
+        if let unit {
+            fields.append(("node", .text(unit.node)))
+            fields.append(("unit", .text(unitKey(in: registry) ?? unit.description.description)))
+        }
+        if sampleTime >= 0 { fields.append(("sampleTime", .number(Double(sampleTime)))) }
+        if let seconds { fields.append(("seconds", .number(seconds))) }
+        switch message {
+        case .log(let level, let line)?:
+            fields.append(("level", .text(level.rawValue)))
+            fields.append(("line", .text(line)))
+        case .midi(let timed, let bus)?:
+            fields.append(("bus", .text(midiBusName(bus))))
+            fields.append(("bytes", .numbers(timed.message.bytes.map(Double.init))))
+        case nil:
+            if kind == .messagesDropped { fields.append(("dropped", .number(Double(dropped)))) }
+        }
+        fields.append(("message", .text(text(registry: registry))))
+        return fields
+    }
+
+    private func midiBusName(_ bus: Int) -> String {
+        guard let names = unit?.midiOutputs, bus >= 0, bus < names.count else { return "MIDI output \(bus)" }
+        return names[bus]
+    }
+}
+
+/// One value of a notice's facts.
+public enum NoticeField: Sendable, Equatable {
+    case text(String)
+    case number(Double)
+    case numbers([Double])
 }
 
 extension String {

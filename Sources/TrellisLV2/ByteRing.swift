@@ -24,6 +24,11 @@ final class ByteRing: @unchecked Sendable {
     /// Thread: the producer.
     func write(_ data: UnsafeRawPointer?, count: Int) -> Bool { end.write(data, count: count) }
 
+    /// Queues one message of `header` then `count` bytes. Thread: the producer.
+    func write(header: UInt8, _ data: UnsafeRawPointer?, count: Int) -> Bool {
+        end.write(header: header, data, count: count)
+    }
+
     /// Thread: the consumer.
     func read(into buffer: UnsafeMutableRawPointer, capacity bufferCapacity: Int) -> Int? {
         end.read(into: buffer, capacity: bufferCapacity)
@@ -39,14 +44,23 @@ struct ByteRingEnd: BitwiseCopyable, @unchecked Sendable {
 
     /// Queues one message; false when there is no room. Thread: the producer.
     @inline(__always)
-    func write(_ data: UnsafeRawPointer?, count: Int) -> Bool {
+    func write(_ data: UnsafeRawPointer?, count: Int) -> Bool { write(header: nil, data, count: count) }
+
+    /// Queues one message made of an optional one-byte `header` and `count` bytes of
+    /// `data`; false when there is no room. Thread: the producer.
+    @inline(__always)
+    func write(header: UInt8?, _ data: UnsafeRawPointer?, count: Int) -> Bool {
+        let headerSize = header == nil ? 0 : 1
         let write = counters[1].load(ordering: .relaxed)
         let used = write &- counters[0].load(ordering: .acquiring)
-        guard count >= 0, used &+ 4 &+ count <= capacity else { return false }
-        var length = UInt32(count)
+        guard count >= 0, used &+ 4 &+ headerSize &+ count <= capacity else { return false }
+        var length = UInt32(count &+ headerSize)
         withUnsafeBytes(of: &length) { copyIn($0.baseAddress.unsafelyUnwrapped, count: 4, at: write) }
-        if let data, count > 0 { copyIn(data, count: count, at: write &+ 4) }
-        counters[1].store(write &+ 4 &+ count, ordering: .releasing)
+        if var first = header {
+            withUnsafeBytes(of: &first) { copyIn($0.baseAddress.unsafelyUnwrapped, count: 1, at: write &+ 4) }
+        }
+        if let data, count > 0 { copyIn(data, count: count, at: write &+ 4 &+ headerSize) }
+        counters[1].store(write &+ 4 &+ headerSize &+ count, ordering: .releasing)
         return true
     }
 

@@ -3,6 +3,7 @@ import CTrellisLV2Shim
 import CTrellisShim
 import Glibc
 import Synchronization
+import TrellisCore
 
 /// The host features one plugin instance is given, and the memory behind them, which
 /// lives as long as the instance: URID map/unmap, options (sample rate, block lengths,
@@ -38,9 +39,19 @@ final class LV2HostFeatures: @unchecked Sendable {
     /// features there, which resolve paths against the state, so ours are left out.
     private(set) var state: UnsafeMutablePointer<UnsafePointer<LV2_Feature>?>!
 
-    /// Audio-thread log lines wait here until a normal thread prints them.
-    let audioLog = ByteRing(capacity: 1 << 14)
+    /// Lines the plugin logs while it runs, each a level byte then the text: the audio
+    /// thread's wait in a ring (no lock or I/O there), other threads' in a bounded
+    /// queue, until the finish service takes them (`drainLog`).
+    private let audioLog = ByteRing(capacity: 1 << 14)
     private let audioLogReader = Mutex<UnsafeMutableRawPointer>(.allocate(byteCount: 1024, alignment: 8))
+    private let otherLog = Mutex<[(UnitMessage.LogLevel, String)]>([])
+    private let droppedLines = Atomic<Int>(0)
+    /// From activation to deactivation: lines logged off the audio thread meanwhile
+    /// wait for the finish service; before and after they go straight to the world.
+    let running = Atomic<Bool>(false)
+    private let levelURIDs: (error: LV2_URID, warning: LV2_URID, trace: LV2_URID)
+
+    static let queuedLineLimit = 256
 
     init(
         world: LV2World, pluginURI: String, unitID: UInt64, sampleRate: Double,
@@ -50,6 +61,7 @@ final class LV2HostFeatures: @unchecked Sendable {
         self.world = world
         directory = FileSystem.temporaryDirectory + "/trellis-lv2/\(getpid())-\(unitID)"
         let urids = world.urids
+        levelURIDs = (urids.map(LV2URI.logError), urids.map(LV2URI.logWarning), urids.map(LV2URI.logTrace))
 
         optionValues = .allocate(capacity: 3)
         optionValues[0] = 1
@@ -150,36 +162,95 @@ final class LV2HostFeatures: @unchecked Sendable {
     }
 
     /// A log line from the plugin. On the audio thread it waits in a ring (no I/O
-    /// there); elsewhere it goes straight to the world's handler.
+    /// there); while the plugin runs, lines from other threads (its worker) queue for
+    /// the finish service too; otherwise they go straight to the world's handler.
     private func received(type: UInt32, message: UnsafePointer<CChar>) {
+        let level = level(of: type)
         if trellis_is_audio_thread() != 0 {
-            // The level is dropped here; the line matters more than its label.
-            _ = audioLog.write(message, count: min(strlen(message), 1000))
+            let written = audioLog.write(header: Self.code(of: level), message, count: min(strlen(message), 1000))
+            if !written { droppedLines.add(1, ordering: .relaxed) }
             return
         }
-        deliver(type: type, text: String(cString: message))
+        let text = String(cString: message)
+        if running.load(ordering: .acquiring) {
+            let queued = otherLog.withLock { lines in
+                guard lines.count < Self.queuedLineLimit else { return false }
+                lines.append((level, text))
+                return true
+            }
+            if queued { return }
+            droppedLines.add(1, ordering: .relaxed)
+            return
+        }
+        deliver(level: level, text: text)
     }
 
-    /// Prints the log lines the audio thread left. Thread: any but audio.
-    func flushAudioLog() {
+    /// Takes the lines logged while the plugin ran, audio thread's first, and returns
+    /// how many were dropped because a queue was full. Thread: any but audio, one at a time.
+    func drainLog(_ deliver: (UnitMessage.LogLevel, String) -> Void) -> Int {
         audioLogReader.withLock { buffer in
             while let size = audioLog.read(into: buffer, capacity: 1024) {
-                let text = String(decoding: UnsafeRawBufferPointer(start: buffer, count: size), as: UTF8.self)
-                deliver(type: 0, text: text)
+                guard size > 0 else { continue }
+                let level = Self.level(code: buffer.load(as: UInt8.self))
+                deliver(level, Self.trimmed(String(decoding: UnsafeRawBufferPointer(start: buffer + 1, count: size - 1), as: UTF8.self)))
             }
+        }
+        for (level, text) in otherLog.withLock({ lines in defer { lines.removeAll() }; return lines }) {
+            deliver(level, Self.trimmed(text))
+        }
+        return droppedLines.exchange(0, ordering: .relaxed)
+    }
+
+    /// Sends what `drainLog` has not taken to the world's handler: for the lines of a
+    /// plugin being freed. Thread: any but audio.
+    func flushLog() {
+        let dropped = drainLog { level, text in deliver(level: level, text: text) }
+        if dropped > 0 { deliver(level: .warning, text: "\(dropped) log lines were dropped: the queue was full") }
+    }
+
+    private func level(of type: UInt32) -> UnitMessage.LogLevel {
+        switch type {
+        case levelURIDs.error: .error
+        case levelURIDs.warning: .warning
+        case levelURIDs.trace: .trace
+        default: .note
         }
     }
 
-    private func deliver(type: UInt32, text: String) {
+    private static func code(of level: UnitMessage.LogLevel) -> UInt8 {
+        switch level {
+        case .error: 0
+        case .warning: 1
+        case .note: 2
+        case .trace: 3
+        }
+    }
+
+    private static func level(code: UInt8) -> UnitMessage.LogLevel {
+        switch code {
+        case 0: .error
+        case 1: .warning
+        case 3: .trace
+        default: .note
+        }
+    }
+
+    /// Plugins end most lines with a newline; a notice is one line.
+    private static func trimmed(_ text: String) -> String {
+        var text = Substring(text)
+        while let last = text.last, last == "\n" || last == "\r" { text = text.dropLast() }
+        return String(text)
+    }
+
+    private func deliver(level: UnitMessage.LogLevel, text: String) {
         guard let world else { return }
-        let urids = world.urids
-        let level: LV2World.LogMessage.Level =
-            switch type {
-            case urids.map(LV2URI.logError): .error
-            case urids.map(LV2URI.logWarning): .warning
-            case urids.map(LV2URI.logTrace): .trace
-            default: .note
+        let worldLevel: LV2World.LogMessage.Level =
+            switch level {
+            case .error: .error
+            case .warning: .warning
+            case .note: .note
+            case .trace: .trace
             }
-        world.log(LV2World.LogMessage(level: level, plugin: pluginURI, text: text))
+        world.log(LV2World.LogMessage(level: worldLevel, plugin: pluginURI, text: text))
     }
 }

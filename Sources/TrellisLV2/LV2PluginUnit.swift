@@ -1,5 +1,6 @@
 import CLilv
 import Glibc
+import Synchronization
 import TrellisCore
 
 /// An installed LV2 plugin hosted as an audio unit.
@@ -14,7 +15,7 @@ import TrellisCore
 /// Out-of-range parameter values are rejected (`AudioUnitBase.setParameter`); values
 /// from a saved state or a preset are checked the same way, before anything changes.
 /// LV2 has no reset, so `reset` leaves the plugin as it is.
-public final class LV2PluginUnit: AudioUnitBase, @unchecked Sendable {
+public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked Sendable {
     enum PendingState {
         case text(String)
         case preset(String)
@@ -30,6 +31,9 @@ public final class LV2PluginUnit: AudioUnitBase, @unchecked Sendable {
     var features: LV2HostFeatures?
     var renderer: LV2Renderer?
     var worker: LV2Worker?
+    /// What the finish service drains (`drainMessages`), set while the plugin runs:
+    /// a lock apart from the control thread's fields, which change under it.
+    private let outlet = Mutex<(renderer: LV2Renderer, features: LV2HostFeatures)?>(nil)
     /// State to apply when the plugin is next instantiated.
     var pendingState: PendingState?
 
@@ -133,7 +137,6 @@ public final class LV2PluginUnit: AudioUnitBase, @unchecked Sendable {
             throw diagnoseInstantiationFailure()
         }
         if let worker, let interface = lilv_instance_get_extension_data(instance, LV2URI.workerInterface) {
-            worker.afterWork = { [weak features] in features?.flushAudioLog() }
             worker.start(interface: interface.assumingMemoryBound(to: LV2_Worker_Interface.self), handle: instance.pointee.lv2_handle)
         }
         let renderer = LV2Renderer(
@@ -164,6 +167,8 @@ public final class LV2PluginUnit: AudioUnitBase, @unchecked Sendable {
             throw error
         }
         lilv_instance_activate(instance)
+        features.running.store(true, ordering: .releasing)
+        outlet.withLock { $0 = (renderer, features) }
     }
 
     private func diagnoseInstantiationFailure() -> LV2Error {
@@ -186,6 +191,8 @@ public final class LV2PluginUnit: AudioUnitBase, @unchecked Sendable {
 
     public override func deallocateRenderResources() {
         guard let instance else { return }
+        outlet.withLock { $0 = nil }
+        features?.running.store(false, ordering: .releasing)
         if pendingState == nil, let text = try? serializeState(instance: instance) { pendingState = .text(text) }
         // work() must not overlap deactivate (an instantiation-class call).
         worker?.stop()
@@ -194,7 +201,7 @@ public final class LV2PluginUnit: AudioUnitBase, @unchecked Sendable {
         // instantiating opens it; the last program using a unit may be released on the
         // engine's finish thread, so both take the world's lock.
         world.withLilv { _, _ in lilv_instance_free(instance) }
-        features?.flushAudioLog()
+        features?.flushLog()
         self.instance = nil
         renderer = nil
         worker = nil
@@ -275,15 +282,15 @@ public final class LV2PluginUnit: AudioUnitBase, @unchecked Sendable {
         renderer?.forEachOutputEvent(slot: port, body)
     }
 
-    /// Takes the MIDI messages the plugin's atom outputs produced since the last call,
-    /// with their sample times. Thread: control (one consumer).
-    public func receiveMIDI() -> [TimedMIDIMessage] {
-        guard let renderer else { return [] }
-        var messages: [TimedMIDIMessage] = []
-        while let message = renderer.midiOutput.pop() { messages.append(message) }
-        return messages
+    /// Hands over what the plugin logged and sent on its MIDI outputs while it ran.
+    /// Thread: any but audio, one caller at a time (the engine's finish service).
+    public func drainMessages(_ deliver: (UnitMessage) -> Void) -> Int {
+        outlet.withLock { outlet in
+            guard let (renderer, features) = outlet else { return 0 }
+            var dropped = features.drainLog { level, text in deliver(.log(level, text)) }
+            while let sent = renderer.sentMIDI.pop() { deliver(.midi(sent.timed, bus: Int(sent.bus))) }
+            dropped += renderer.kernel.pointee.droppedMIDI.pointee.exchange(0, ordering: .relaxed)
+            return dropped
+        }
     }
-
-    /// Delivers log lines the plugin wrote on the audio thread. Thread: control.
-    public func flushLog() { features?.flushAudioLog() }
 }

@@ -14,7 +14,8 @@ import TrellisCore
 final class LV2Renderer: @unchecked Sendable {
     let kernel: UnsafeMutablePointer<LV2Kernel>
     let queuedMIDI = SPSCRing<MIDIMessage>(capacity: 1024)
-    let midiOutput = SPSCRing<TimedMIDIMessage>(capacity: 4096)
+    /// What the plugin sent on its MIDI outputs, for the finish service.
+    let sentMIDI = SPSCRing<LV2SentMIDI>(capacity: 4096)
     /// The ports of the atom buffers, for connecting them.
     private let atomInputPorts: [Int]
     private let atomOutputPorts: [Int]
@@ -31,7 +32,7 @@ final class LV2Renderer: @unchecked Sendable {
         kernel.initialize(to: LV2Kernel(
             instance: instance, layout: layout, portCount: portCount, parameters: parameters, values: values.view,
             maximumFrames: maximumFrames, atomCapacity: atomCapacity, urids: urids, worker: worker?.responder,
-            queuedMIDI: queuedMIDI.end, midiOutput: midiOutput.end))
+            queuedMIDI: queuedMIDI.end, sentMIDI: sentMIDI.end))
         kernel.pointee.connectControlsAndAtoms(atomInputPorts: atomInputPorts, atomOutputPorts: atomOutputPorts)
     }
 
@@ -128,7 +129,9 @@ struct LV2Kernel {
     private let events: UnsafeMutablePointer<PendingMIDI>
     private var eventCount = 0
     private let queuedMIDI: SPSCRingEnd<MIDIMessage>
-    private let midiOutput: SPSCRingEnd<TimedMIDIMessage>
+    private let sentMIDI: SPSCRingEnd<LV2SentMIDI>
+    /// Messages `sentMIDI` had no room for since the finish service last looked.
+    let droppedMIDI: UnsafeMutablePointer<Atomic<Int>>
     private let worker: LV2WorkerResponder?
     let gate: UnsafeMutablePointer<Atomic<Int>>
 
@@ -136,7 +139,7 @@ struct LV2Kernel {
         instance: UnsafeMutablePointer<LilvInstance>, layout: LV2PortLayout, portCount: Int,
         parameters: [ParameterInfo], values: ParameterValues, maximumFrames: Int, atomCapacity: Int,
         urids: URIDMap, worker: LV2WorkerResponder?, queuedMIDI: SPSCRingEnd<MIDIMessage>,
-        midiOutput: SPSCRingEnd<TimedMIDIMessage>
+        sentMIDI: SPSCRingEnd<LV2SentMIDI>
     ) {
         let descriptor = instance.pointee.lv2_descriptor!.pointee
         handle = instance.pointee.lv2_handle
@@ -146,9 +149,11 @@ struct LV2Kernel {
         self.values = values
         self.worker = worker
         self.queuedMIDI = queuedMIDI
-        self.midiOutput = midiOutput
+        self.sentMIDI = sentMIDI
         gate = .allocate(capacity: 1)
         gate.initialize(to: Atomic(0))
+        droppedMIDI = .allocate(capacity: 1)
+        droppedMIDI.initialize(to: Atomic(0))
 
         controls = .allocate(capacity: max(1, portCount))
         controls.initialize(repeating: 0, count: max(1, portCount))
@@ -230,6 +235,8 @@ struct LV2Kernel {
         readBack.deallocate()
         gate.deinitialize(count: 1)
         gate.deallocate()
+        droppedMIDI.deinitialize(count: 1)
+        droppedMIDI.deallocate()
     }
 
     /// Takes a parameter change; ramps run in sub-blocks of `subBlockFrames`.
@@ -416,7 +423,12 @@ struct LV2Kernel {
                     let message = MIDIMessage(
                         status: bytes[0], data1: event.size > 1 ? bytes[1] : 0, data2: event.size > 2 ? bytes[2] : 0,
                         length: UInt8(event.size))
-                    _ = midiOutput.push(TimedMIDIMessage(sampleTime: sampleTime &+ event.frame &+ Int64(offset), message: message))
+                    if bus >= 0 {
+                        let sent = LV2SentMIDI(
+                            timed: TimedMIDIMessage(sampleTime: sampleTime &+ event.frame &+ Int64(offset), message: message),
+                            bus: Int32(truncatingIfNeeded: bus))
+                        if !sentMIDI.push(sent) { droppedMIDI.pointee.add(1, ordering: .relaxed) }
+                    }
                     if bus >= 0 && bus < midiOutputs.count {
                         midiOutputs[bus].append(
                             status: message.status, data1: message.data1, data2: message.data2, length: message.length,
@@ -484,4 +496,10 @@ struct PortBuffers {
         for slot in 0..<count { buffers[slot].deallocate() }
         buffers.deallocate()
     }
+}
+
+/// A MIDI message a plugin sent, and which of its MIDI output buses carried it.
+struct LV2SentMIDI: BitwiseCopyable {
+    var timed: TimedMIDIMessage
+    var bus: Int32
 }

@@ -22,8 +22,6 @@ final class LV2Worker: @unchecked Sendable {
     private var thread: pthread_t?
     private var interface: UnsafePointer<LV2_Worker_Interface>?
     private var handle: LV2_Handle?
-    /// Called on the worker thread after each batch of work (to flush log lines).
-    var afterWork: (@Sendable () -> Void)?
     /// The `worker:schedule` feature data; its handle is `requestEnd`.
     let scheduleFeature: UnsafeMutablePointer<LV2_Worker_Schedule>
     /// What `schedule_work` reaches from the plugin's `run`: plain memory, no reference.
@@ -96,7 +94,6 @@ final class LV2Worker: @unchecked Sendable {
                     return Unmanaged<LV2Worker>.fromOpaque(handle).takeUnretainedValue().respond(size: size, data: data)
                 }, respondHandle, UInt32(size), workerScratch)
             }
-            afterWork?()
         }
     }
 

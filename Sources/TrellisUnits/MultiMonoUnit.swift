@@ -10,7 +10,7 @@ import TrellisCore
 /// instance; meters and latency are read from the first. In a program the compiler
 /// lays the instances out as kernels of their own (`PerChannelInstances`); rendered on
 /// its own, the unit runs them in turn. Thread: as `AudioUnit`.
-public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, PerChannelInstances, @unchecked Sendable {
+public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, PerChannelInstances, UnitMessageSource, @unchecked Sendable {
     /// The instances, one per channel, in channel order.
     public let instances: [any AudioUnit]
     /// Indexes of the parameters the first instance computes (meters), copied after each render.
@@ -134,6 +134,13 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, PerChannelInstanc
     public var instanceRealtimes: [UnitRealtime] { instances.map(\.realtime) }
 
     public var afterInstancesKernel: RenderKernel? { meterStorage?.kernel }
+
+    /// The instances' messages, one instance after another. Thread: as the protocol says.
+    public func drainMessages(_ deliver: (UnitMessage) -> Void) -> Int {
+        var dropped = 0
+        for case let source as any UnitMessageSource in instances { dropped += source.drainMessages(deliver) }
+        return dropped
+    }
 
     public override func deallocateRenderResources() {
         storage?.pointer.pointee.instances.deallocate()

@@ -18,7 +18,7 @@ final class LiveRig: @unchecked Sendable {
     private let jackd: Process
     private let session: Process
 
-    init(session text: String = toneSession, arguments: [String] = []) throws {
+    init(session text: String = toneSession, arguments: [String] = [], environment: [String: String] = [:]) throws {
         folder = try temporaryFolder()
         serverName = "trellis-ctl-\(UUID().uuidString.prefix(8))"
         socketPath = folder + "/control.sock"
@@ -30,7 +30,7 @@ final class LiveRig: @unchecked Sendable {
         session.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         // A crash's backtrace goes to stdout by default; the log should have it.
         session.environment = ProcessInfo.processInfo.environment.merging(
-            ["SWIFT_BACKTRACE": "enable=yes,output-to=stderr"]) { $1 }
+            ["SWIFT_BACKTRACE": "enable=yes,output-to=stderr"].merging(environment) { $1 }) { $1 }
         session.standardError = try Self.logFile(folder + "/run.log")
         try session.run()
         let deadline = Date().addingTimeInterval(10)

@@ -130,7 +130,12 @@ struct HostingTests {
         unit.forEachOutputEvent { frame, _, data in events.append((frame, Array(data))) }
         #expect(events.map(\.0) == [17, 17])
         #expect(events.map(\.1) == [[0x90, 60, 100], [0x90, 67, 100]])
-        #expect(unit.receiveMIDI().map(\.message) == [.noteOn(note: 60, velocity: 100), .noteOn(note: 67, velocity: 100)])
+        var sent: [UnitMessage] = []
+        #expect(unit.drainMessages { sent.append($0) } == 0)
+        #expect(sent == [
+            .midi(TimedMIDIMessage(sampleTime: 17, message: .noteOn(note: 60, velocity: 100)), bus: 0),
+            .midi(TimedMIDIMessage(sampleTime: 17, message: .noteOn(note: 67, velocity: 100)), bus: 0),
+        ])
     }
 
     @Test("a MIDI note-on through the atom port makes mda EPiano sound")

@@ -28,7 +28,10 @@ public struct MIDIMessage: Sendable, BitwiseCopyable, Equatable, CustomStringCon
     /// The bytes, `length` of them. Thread: any (allocates an array).
     public var bytes: [UInt8] { Array([status, data1, data2].prefix(Int(length))) }
 
-    public var description: String { bytes.map { String($0, radix: 16) }.joined(separator: " ") }
+    /// The bytes in hex, e.g. `90 3c 64`.
+    public var description: String {
+        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
+    }
 }
 
 /// A MIDI message at a frame within one render call, or at an absolute sample time.
