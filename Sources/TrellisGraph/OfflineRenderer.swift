@@ -2,9 +2,9 @@ import TrellisAudioFile
 import TrellisCore
 import TrellisEngine
 
-/// The offline backend: pulls a graph's program as fast as the machine allows, from an
-/// optional input file into an output file. It runs the same program, on the same
-/// engine, as the JACK head node does live.
+/// Renders a graph into a file, from optional input files, as fast as the machine
+/// allows: an `OfflineBackend` run by a `GraphDriver`, the same program on the same
+/// engine as the JACK head node runs live.
 ///
 /// Thread: control (the calling thread becomes the render thread for the duration).
 public struct OfflineRenderer {
@@ -47,74 +47,29 @@ public struct OfflineRenderer {
         progress: ((Int, Int) -> Void)? = nil
     ) throws(OfflineRenderError) -> Int {
         guard let plan = graph.plan else { throw .notInitialized }
-        let channels = plan.outputChannelCount
-        let inputChannels = plan.inputChannelCount
         let writer: AudioFileWriter
         let previous = ReplacedFile(path: path)
         do {
-            writer = try AudioFileWriter(path: path, container: container, sampleType: sampleType, sampleRate: graph.sampleRate, channelCount: channels)
+            writer = try AudioFileWriter(
+                path: path, container: container, sampleType: sampleType, sampleRate: graph.sampleRate,
+                channelCount: plan.outputChannelCount)
         } catch {
             previous.restore()
             throw .file(error)
         }
         previous.replaced()
         defer { previous.finish() }
-        let slice = max(1, sliceFrames)
-        let chunkFrames = Self.chunkBytes / (MemoryLayout<Float>.size * max(1, inputChannels + channels))
-        let pipeline = OfflinePipeline(
-            frameCount: max(0, frameCount), chunkFrames: slice * max(1, chunkFrames / slice), depth: Self.chunkDepth,
-            inputs: inputs, inputChannelCount: inputChannels, outputChannelCount: channels, writer: writer)
-        let inputTable = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, inputChannels))
-        let outputTable = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, channels))
-        defer {
-            inputTable.deallocate()
-            outputTable.deallocate()
+        let job = OfflineJob(
+            frameCount: frameCount, sliceFrames: sliceFrames, inputs: inputs, inputChannels: plan.inputChannelCount,
+            outputChannels: plan.outputChannelCount, writer: writer, participants: plan.streamingParticipants, progress: progress)
+        let settings = BackendSettings(maximumFrames: graph.maximumFrames, sampleRate: graph.sampleRate)
+        let driver = GraphDriver(graph: graph) { source, prepare in
+            OfflineBackend(source: source, settings: settings, prepare: prepare, job: job)
         }
-        // Players, recorders and taps stream through their own threads; an offline render
-        // outruns real time, so it waits for them before each cycle instead of underrunning.
-        let participants = plan.streamingParticipants
-        var done = 0
-        var failure: OfflineRenderError?
-        graph.engine.startRendering()
-        let floatState = AudioThread.enter()
-        defer {
-            AudioThread.leave(restoring: floatState)
-            graph.engine.stopRendering()
-        }
-        pipeline.start()
-        chunks: for index in 0..<pipeline.chunkCount {
-            guard pipeline.waitForInput(index), pipeline.waitForOutputSlot(index) else { break }
-            let input = pipeline.inputs[index % pipeline.depth][0], output = pipeline.outputs[index % pipeline.depth][0]
-            let count = pipeline.frames(ofChunk: index)
-            var offset = 0
-            while offset < count {
-                let frames = min(slice, count - offset)
-                for channel in 0..<inputChannels { inputTable[channel] = input[channel] + offset }
-                for channel in 0..<channels { outputTable[channel] = output[channel] + offset }
-                for participant in participants { participant.waitForStreaming(frameCount: frames) }
-                let status = graph.engine.render(
-                    frameCount: frames, timeStamp: AudioTimeStamp(sampleTime: Int64(done), hostTime: HostClock.now()),
-                    input: inputChannels > 0 ? AudioBuffers(channelPointers: UnsafePointer(inputTable), channelCount: inputChannels) : .empty,
-                    output: AudioBuffers(channelPointers: UnsafePointer(outputTable), channelCount: channels))
-                guard status == .ok else {
-                    failure = .render(status)
-                    break chunks
-                }
-                offset += frames
-                done += frames
-                graph.engine.collectRetired()
-            }
-            pipeline.releaseInput(index)
-            pipeline.publishOutput(index)
-            progress?(done, frameCount)
-        }
-        if let error = pipeline.error { failure = failure ?? .file(error) }
-        if failure != nil { pipeline.cancel() }
-        pipeline.join()
-        if failure == nil, let error = pipeline.error { failure = .file(error) }
-        if let failure { throw failure }
+        defer { driver.stop() }
+        try driver.start()
         do { try writer.close() } catch { throw .file(error) }
-        return done
+        return driver.backend.framesRendered
     }
 
     /// Slice length that offline renders run best at: long enough that per-slice work
@@ -177,6 +132,8 @@ public enum OfflineRenderError: Error, CustomStringConvertible {
     case notInitialized
     case file(AudioFileError)
     case render(RenderStatus)
+    case graph(GraphError)
+    case prepare(String)
     case inputRate(path: String, fileRate: Double, graphRate: Double)
 
     public var description: String {
@@ -184,6 +141,8 @@ public enum OfflineRenderError: Error, CustomStringConvertible {
         case .notInitialized: return "the graph must be initialized before it is rendered"
         case .file(let error): return "\(error)"
         case .render(let status): return "rendering failed: \(status)"
+        case .graph(let error): return "\(error)"
+        case .prepare(let message): return "preparing the graph failed: \(message)"
         case .inputRate(let path, let fileRate, let graphRate):
             return "\(path): the file is at \(Int(fileRate)) Hz but the graph runs at \(Int(graphRate)) Hz"
         }

@@ -84,14 +84,3 @@ public struct JACKConnectionRule: Sendable, Hashable {
     }
 }
 
-/// The period and rate a render source must be ready for. Thread: any (a plain value).
-public struct JACKStreamSettings: Sendable, Hashable {
-    /// The largest number of frames a process cycle will ask for.
-    public var maximumFrames: Int
-    public var sampleRate: Double
-
-    public init(maximumFrames: Int, sampleRate: Double) {
-        self.maximumFrames = maximumFrames
-        self.sampleRate = sampleRate
-    }
-}

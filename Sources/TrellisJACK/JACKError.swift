@@ -1,3 +1,5 @@
+import TrellisCore
+
 /// Why a JACK operation on the control side failed. Each case names the client, server
 /// or port involved.
 public enum JACKError: Error, Equatable, CustomStringConvertible {
@@ -5,7 +7,7 @@ public enum JACKError: Error, Equatable, CustomStringConvertible {
     case clientOpenFailed(client: String, server: String, status: UInt32)
     case portRegistrationFailed(port: String, client: String)
     case activationFailed(client: String, code: Int32)
-    case prepareFailed(settings: JACKStreamSettings, message: String)
+    case prepareFailed(settings: BackendSettings, message: String)
     case alreadyStarted(client: String)
     case notRunning(client: String)
     case invalidConfiguration(String)

@@ -1,3 +1,5 @@
+import TrellisCore
+
 /// Something that happened to a running JACK head node, the analog of an audio session
 /// notification. Delivered to listeners on the head node's control thread, never on the
 /// audio thread.
@@ -19,7 +21,7 @@ public enum JACKEvent: Sendable, Equatable, CustomStringConvertible {
     case outputResumed
     /// The render source could not prepare for new settings; output stays silent when
     /// cycles are larger than what it was last prepared for.
-    case prepareFailed(JACKStreamSettings, message: String)
+    case prepareFailed(BackendSettings, message: String)
     /// MIDI input arrived faster than one cycle's event list holds.
     case midiEventsDropped(count: Int)
     /// Something did not work but nothing stops: a connection that could not be made.

@@ -74,7 +74,7 @@ extension JACKHeadNode {
         case .resumed:
             events.append(.outputResumed)
         case .prepareFailed(let frames, let rate):
-            let settings = JACKStreamSettings(maximumFrames: Int(frames), sampleRate: Double(rate))
+            let settings = BackendSettings(maximumFrames: Int(frames), sampleRate: Double(rate))
             events.append(.prepareFailed(settings, message: state.lastPrepareError.withLock { $0 }))
         case .midiDropped(let count):
             events.append(.midiEventsDropped(count: Int(count)))

@@ -17,7 +17,7 @@ import TrellisCore
 /// of it on the head node's control thread.
 ///
 /// Thread: control for every method unless its comment says otherwise.
-public final class JACKHeadNode: @unchecked Sendable {
+public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
     public static let componentDescription = ComponentDescription(
         type: ComponentType.output, subtype: "jack", manufacturer: Manufacturer.trellis)
     public static let shortName = "jack"
@@ -63,7 +63,7 @@ public final class JACKHeadNode: @unchecked Sendable {
     /// never on the audio thread), and must not call back into this head node.
     public init(
         configuration: JACKConfiguration, source: any RenderSource,
-        prepare: @escaping @Sendable (JACKStreamSettings) throws -> Void
+        prepare: @escaping BackendPrepare
     ) throws(JACKError) {
         guard configuration.inputChannels >= 0, configuration.outputChannels >= 0, configuration.midiInputs >= 0,
               configuration.midiOutputs >= 0 else {
@@ -166,7 +166,7 @@ public final class JACKHeadNode: @unchecked Sendable {
         let frames = Int(jack_get_buffer_size(client))
         let rate = Int(jack_get_sample_rate(client))
         if !state.reprepare(frames: frames, rate: rate) {
-            let settings = JACKStreamSettings(maximumFrames: frames, sampleRate: Double(rate))
+            let settings = BackendSettings(maximumFrames: frames, sampleRate: Double(rate))
             throw .prepareFailed(settings: settings, message: state.lastPrepareError.withLock { $0 })
         }
         let context = Unmanaged.passUnretained(state).toOpaque()
@@ -210,6 +210,14 @@ public final class JACKHeadNode: @unchecked Sendable {
     }
 
     // MARK: Status and control
+
+    /// JACK's period and rate as the render source was last prepared for them.
+    /// Thread: any.
+    public var settings: BackendSettings? {
+        let frames = state.preparedFrames.load(ordering: .relaxed)
+        let rate = state.preparedSampleRate.load(ordering: .relaxed)
+        return frames > 0 && rate > 0 ? BackendSettings(maximumFrames: frames, sampleRate: Double(rate)) : nil
+    }
 
     /// A snapshot of the head node; reading it resets the peak meters. Thread: control.
     public func status() -> JACKStatus {

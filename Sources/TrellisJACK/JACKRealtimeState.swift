@@ -13,7 +13,7 @@ final class JACKRealtimeState: @unchecked Sendable {
     /// How the process thread reaches the source: its entry, or a bridge to `render`.
     private let entry: RenderEntry
     private let bridge: UnsafeMutablePointer<BridgedRenderSource>
-    let prepare: @Sendable (JACKStreamSettings) throws -> Void
+    let prepare: BackendPrepare
 
     let inputCount: Int
     let outputCount: Int
@@ -67,7 +67,7 @@ final class JACKRealtimeState: @unchecked Sendable {
     private var silenceReason: JACKSilenceReason?
 
     init(configuration: JACKConfiguration, source: any RenderSource,
-         prepare: @escaping @Sendable (JACKStreamSettings) throws -> Void) {
+         prepare: @escaping BackendPrepare) {
         self.source = source
         bridge = .allocate(capacity: 1)
         bridge.initialize(to: BridgedRenderSource(source: source))
@@ -243,7 +243,7 @@ final class JACKRealtimeState: @unchecked Sendable {
         if frames == preparedFrames.load(ordering: .relaxed) && rate == preparedSampleRate.load(ordering: .relaxed) {
             return true
         }
-        let settings = JACKStreamSettings(maximumFrames: frames, sampleRate: Double(rate))
+        let settings = BackendSettings(maximumFrames: frames, sampleRate: Double(rate))
         do {
             try prepare(settings)
         } catch {

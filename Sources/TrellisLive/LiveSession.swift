@@ -13,16 +13,16 @@ import TrellisSession
 /// Thread: control.
 public final class LiveSession: @unchecked Sendable {
     public private(set) var session: LoadedSession
-    public let head: JACKHeadNode
     public let configuration: JACKConfiguration
-    private let lock: NSLock
+    /// The graph on its JACK head node.
+    public let driver: GraphDriver<JACKHeadNode>
+
+    public var head: JACKHeadNode { driver.backend }
 
     /// Builds the head node for `session`. `clientName` overrides the session's
     /// client name; `serverName` picks a server other than the default.
     public init(session: LoadedSession, serverName: String? = nil, clientName: String? = nil) throws(LiveError) {
         self.session = session
-        let lock = NSLock()
-        self.lock = lock
         let jack = session.jack
         var configuration = JACKConfiguration(
             clientName: clientName ?? jack?.client ?? "trellis",
@@ -39,54 +39,37 @@ public final class LiveSession: @unchecked Sendable {
         if let jack, !jack.outputs.isEmpty { configuration.outputChannels = jack.outputs.count }
         configuration.connections = (jack?.connect ?? []).map { JACKConnectionRule(ports: $0.ours, peers: $0.theirs) }
         self.configuration = configuration
-        let holder = GraphHolder(session.graph)
         do {
-            head = try JACKHeadNode(configuration: configuration, source: session.graph.engine) { settings in
-                lock.lock()
-                defer { lock.unlock() }
-                try holder.graph.prepare(frames: settings.maximumFrames, sampleRate: settings.sampleRate)
+            driver = try GraphDriver(graph: session.graph) { source, prepare throws(JACKError) in
+                try JACKHeadNode(configuration: configuration, source: source, prepare: prepare)
             }
         } catch { throw .jack(error) }
-        self.holder = holder
     }
-
-    private let holder: GraphHolder
 
     /// Joins the server, prepares the graph for its period and rate, activates and
     /// makes the session's connections. Failed connections come back as warnings.
+    /// Parameter changes then travel to the audio thread (ramped) instead of racing it.
     public func start() throws(LiveError) {
-        // Parameter changes then travel to the audio thread (ramped) instead of racing it.
-        session.graph.engine.startRendering()
-        do { try head.start() } catch {
-            session.graph.engine.stopRendering()
-            throw .jack(error)
-        }
+        do { try driver.start() } catch { throw .jack(error) }
     }
 
     /// Deactivates and closes the client; the graph stays as it is.
-    public func stop() {
-        head.stop()
-        session.graph.engine.stopRendering()
-    }
+    public func stop() { driver.stop() }
 
     /// Runs `body` with the graph while no period or rate change re-prepares it.
-    public func withGraph<T>(_ body: (Graph) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(holder.graph)
+    public func withGraph<T, E: Error>(_ body: (Graph) throws(E) -> T) throws(E) -> T {
+        try driver.withGraph(body)
     }
 
     /// Swaps in another session built on this one's engine (see `Graph(engine:)`): its
     /// first program replaces the running one at a cycle boundary.
     public func replace(with next: LoadedSession) throws(LiveError) {
-        guard next.graph.engine === session.graph.engine else { throw .notOnThisEngine }
-        lock.lock()
-        defer { lock.unlock() }
-        let status = head.status()
-        do {
-            try next.graph.prepare(frames: max(status.preparedFrames, 1), sampleRate: status.sampleRate > 0 ? status.sampleRate : next.sampleRate)
-        } catch { throw .graph(error) }
-        holder.graph = next.graph
+        do { try driver.replace(with: next.graph) } catch {
+            switch error {
+            case .graph(let error): throw .graph(error)
+            case .notOnThisEngine: throw .notOnThisEngine
+            }
+        }
         session = next
     }
 
@@ -96,12 +79,6 @@ public final class LiveSession: @unchecked Sendable {
     public func addListener(_ listener: @escaping @Sendable (JACKEvent) -> Void) -> Int {
         head.addListener(listener)
     }
-}
-
-/// The graph the prepare hook re-prepares; replaced when a session is swapped.
-private final class GraphHolder: @unchecked Sendable {
-    var graph: Graph
-    init(_ graph: Graph) { self.graph = graph }
 }
 
 public enum LiveError: Error, CustomStringConvertible {

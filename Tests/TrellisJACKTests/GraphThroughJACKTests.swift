@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisAudioFile
 import TrellisCore
 import TrellisEngine
 import TrellisGraph
@@ -32,37 +33,46 @@ extension JACKIntegration {
             return graph
         }
 
-        /// What the same graph, fresh, makes of `input` on one channel, rendered offline.
+        /// What the same graph, fresh, makes of `input` on one channel, driven by the
+        /// offline backend from a file into a file, in JACK's 256-frame cycles.
         static func expected(for input: [Float], channel: Int) throws -> [Float] {
+            let folder = NSTemporaryDirectory() + "trellis-backends-\(getpid())-\(channel)"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            var channels = [[Float]](repeating: [Float](repeating: 0, count: input.count), count: 2)
+            channels[channel] = input
+            let inputWriter = try AudioFileWriter(path: folder + "/in.wav", sampleType: .float32, sampleRate: 48_000, channelCount: 2)
+            try inputWriter.write(channels: channels)
+            try inputWriter.close()
+
             let graph = try makeGraph()
             try graph.initialize()
-            let slice = 256
-            let source = AudioBufferList(channelCount: 2, frameCapacity: slice)
-            let output = AudioBufferList(channelCount: 2, frameCapacity: slice)
-            var result: [Float] = []
-            var done = 0
-            while done < input.count {
-                let count = min(slice, input.count - done)
-                source[0].clear(frameCount: slice)
-                for frame in 0..<count { source[0][channel][frame] = input[done + frame] }
-                _ = graph.engine.render(frameCount: count, timeStamp: AudioTimeStamp(sampleTime: Int64(done)), input: source[0], output: output[0])
-                result += output.samples(channel: channel, frameCount: count)
-                done += count
+            let writer = try AudioFileWriter(path: folder + "/out.wav", sampleType: .float32, sampleRate: 48_000, channelCount: 2)
+            let job = OfflineJob(
+                frameCount: input.count, sliceFrames: 256, inputs: [FileInput(reader: try AudioFileReader(path: folder + "/in.wav"))],
+                inputChannels: 2, outputChannels: 2, writer: writer)
+            let driver = GraphDriver(graph: graph) { source, prepare in
+                OfflineBackend(source: source, settings: BackendSettings(maximumFrames: 256, sampleRate: 48_000), prepare: prepare, job: job)
             }
-            return result
+            try driver.start()
+            driver.stop()
+            try writer.close()
+            #expect(driver.backend.framesRendered == input.count)
+            return try AudioFileReader(path: folder + "/out.wav").readAll()[channel]
         }
 
-        @Test("a sine played into Trellis' inputs comes out through the graph's gain and EQ, equal to the same graph offline")
+        @Test("one graph driven through both backends: a sine played into JACK comes out as the offline backend renders it from a file")
         func signalThroughRealGraph() throws {
             let server = try TestServer.start()
             defer { server.stop() }
-            let graph = try Self.makeGraph()
             let configuration = JACKConfiguration(clientName: "trellis", serverName: server.name, inputChannels: 2, outputChannels: 2)
-            let head = try JACKHeadNode(configuration: configuration, source: graph.engine) { settings in
-                try graph.prepare(frames: settings.maximumFrames, sampleRate: settings.sampleRate)
+            let driver = try GraphDriver(graph: try Self.makeGraph()) { source, prepare throws(JACKError) in
+                try JACKHeadNode(configuration: configuration, source: source, prepare: prepare)
             }
-            defer { head.stop() }
-            try head.start()
+            defer { driver.stop() }
+            try driver.start()
+            #expect(driver.backend.settings == BackendSettings(maximumFrames: 256, sampleRate: 48_000))
+            let head = driver.backend
             let player = try TestPlayer(server: server.name, frequencies: [440, 3_000])
             defer { player.close() }
             let recorder = try TestRecorder(server: server.name, channels: 4, capacity: 24_000)

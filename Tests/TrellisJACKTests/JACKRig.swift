@@ -19,7 +19,7 @@ final class JACKRig: @unchecked Sendable {
     init(
         channels: Int = 2, gain: Float = 0.5, coefficient: Float = 0.2, recordFrames: Int = 24000,
         configure: (inout JACKConfiguration) -> Void = { _ in },
-        prepare: (@Sendable (JACKStreamSettings, GainFilterSource) throws -> Void)? = nil,
+        prepare: (@Sendable (BackendSettings, GainFilterSource) throws -> Void)? = nil,
         setUpSource: (GainFilterSource) -> Void = { _ in }
     ) throws {
         server = try TestServer.start()

@@ -15,7 +15,7 @@ extension JACKIntegration {
             for frames in [512, 1024, 256] {
                 try jackTool("jack_bufsize", [String(frames)], server: rig.server.name)
                 try rig.log.wait(for: .bufferSizeChanged(frames: frames))
-                #expect(rig.source.preparedSettings.withLock { $0.last } == JACKStreamSettings(maximumFrames: frames, sampleRate: 48000))
+                #expect(rig.source.preparedSettings.withLock { $0.last } == BackendSettings(maximumFrames: frames, sampleRate: 48000))
                 #expect(rig.head.status().bufferFrames == frames)
                 try rig.expectSignalThrough()
             }
@@ -92,7 +92,7 @@ extension JACKIntegration {
             try rig.log.wait(for: .interruptionEnded)
             #expect(rig.log.contains(.sampleRateChanged(44100)))
             #expect(rig.log.contains(.bufferSizeChanged(frames: 512)))
-            #expect(rig.source.preparedSettings.withLock { $0.last } == JACKStreamSettings(maximumFrames: 512, sampleRate: 44100))
+            #expect(rig.source.preparedSettings.withLock { $0.last } == BackendSettings(maximumFrames: 512, sampleRate: 44100))
             #expect(rig.head.status().sampleRate == 44100)
             try rig.startClients(wire: false)
             try waitUntil(timeout: 10, "connections restored") { rig.head.status().connections.count == 4 }

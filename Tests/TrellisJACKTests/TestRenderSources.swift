@@ -14,7 +14,7 @@ final class GainFilterSource: RenderSource, @unchecked Sendable {
     let channels: Int
     private let memory: UnsafeMutablePointer<Float>
 
-    let preparedSettings = Mutex<[JACKStreamSettings]>([])
+    let preparedSettings = Mutex<[BackendSettings]>([])
     let renders = Atomic<Int>(0)
     let renderThread = Atomic<UInt>(0)
 
@@ -46,7 +46,7 @@ final class GainFilterSource: RenderSource, @unchecked Sendable {
         midiBytes.initialize(repeating: 0, count: 24)
     }
 
-    func prepare(_ settings: JACKStreamSettings) {
+    func prepare(_ settings: BackendSettings) {
         preparedSettings.withLock { $0.append(settings) }
     }
 
