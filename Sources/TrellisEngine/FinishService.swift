@@ -63,7 +63,8 @@ final class FinishService: @unchecked Sendable {
             while let notification = notifications.pop() {
                 let label = notification.unitID == 0 ? nil : labels.withLock { $0.label(of: notification.unitID) }
                 notices.append(EngineNotice(
-                    kind: notification.kind, unitID: notification.unitID, sampleTime: notification.sampleTime, unit: label))
+                    kind: notification.kind, unitID: notification.unitID, sampleTime: notification.sampleTime, unit: label,
+                    dropped: Int(notification.count)))
             }
             drainUnits(into: &notices)
             return freeRetired()

@@ -248,8 +248,10 @@ public final class RenderProgram: @unchecked Sendable {
                 observers[Int(observer)].observe(&slice)
             case .fillMIDI(let port, let buffer):
                 fillMIDI(midiBuffers[Int(buffer)], port: Int(port), from: midiInput, frameCount: frameCount)
+                reportDroppedMIDI(midiBuffers[Int(buffer)].takeDropped(), unitID: 0, timeStamp: timeStamp, faults: faults)
             case .emitMIDI(let sink):
-                emitMIDI(midiSinkTable[Int(sink)], to: midiOutput)
+                let dropped = emitMIDI(midiSinkTable[Int(sink)], to: midiOutput)
+                reportDroppedMIDI(dropped, unitID: 0, timeStamp: timeStamp, faults: faults)
             }
         }
         for slot in 0..<unitCount { slots[slot].eventCount = 0 }
@@ -326,6 +328,11 @@ public final class RenderProgram: @unchecked Sendable {
             for bus in 0..<slot.outputs.count { slot.outputs[bus].clear(frameCount: frameCount) }
             for bus in 0..<slot.midiOutputs.count { slot.midiOutputs[bus].clear() }
         }
+        if slot.midiOutputs.count > 0 {
+            var dropped = 0
+            for bus in 0..<slot.midiOutputs.count { dropped &+= slot.midiOutputs[bus].takeDropped() }
+            reportDroppedMIDI(dropped, unitID: slot.unit.unitID, timeStamp: timeStamp, faults: faults)
+        }
         if slot.checkOutput && !outputsAreFinite(slot.outputs, frameCount: frameCount) {
             for bus in 0..<slot.outputs.count { slot.outputs[bus].clear(frameCount: frameCount) }
             for bus in 0..<slot.midiOutputs.count { slot.midiOutputs[bus].clear() }
@@ -336,6 +343,17 @@ public final class RenderProgram: @unchecked Sendable {
 }
 
 extension RenderProgram {
+    /// Reports MIDI dropped this cycle, by a unit or (id 0) the backend's ports, as one
+    /// notification. Thread: audio.
+    @inline(__always)
+    private func reportDroppedMIDI(
+        _ dropped: Int, unitID: UInt64, timeStamp: AudioTimeStamp, faults: SPSCRingEnd<EngineNotification>?
+    ) {
+        guard dropped > 0 else { return }
+        _ = faults?.push(EngineNotification(
+            kind: .midiDropped, unitID: unitID, sampleTime: timeStamp.sampleTime, count: Int32(truncatingIfNeeded: dropped)))
+    }
+
     /// The slot's parameter events and the MIDI its inputs hear, in one time-ordered
     /// list (a parameter change lands before a note at the same frame); each MIDI event
     /// tagged with the input bus it arrived on. `params` itself when no MIDI came.
@@ -373,22 +391,25 @@ extension RenderProgram {
         }
     }
 
-    /// Merges what feeds a MIDI sink into the backend's output port. Thread: audio.
+    /// Merges what feeds a MIDI sink into the backend's output port; returns how many
+    /// messages the port had no room for. Thread: audio.
     @inline(__always)
-    private func emitMIDI(_ sink: MIDISinkEntry, to output: MIDIBuses) {
-        guard Int(sink.port) < output.count else { return }
-        var runCount = 0
+    private func emitMIDI(_ sink: MIDISinkEntry, to output: MIDIBuses) -> Int {
+        guard Int(sink.port) < output.count else { return 0 }
+        var runCount = 0, total = 0
         for position in 0..<Int(sink.sourceCount) {
             let buffer = midiBuffers[Int(midiSourceTable[Int(sink.sourceStart) &+ position].buffer)]
             guard buffer.count > 0 else { continue }
             mergeRuns[runCount] = MergeRun(base: UnsafePointer(buffer.events), count: buffer.count, bus: -1)
             runCount &+= 1
+            total &+= buffer.count
         }
-        guard runCount > 0 else { return }
+        guard runCount > 0 else { return 0 }
         let target = output[Int(sink.port)]
         let used = target.count
         let added = mergeEventRuns(mergeRuns, runCount, into: target.events + used, capacity: target.capacity &- used)
         target.counter.pointee = used &+ added
+        return total &- added
     }
 
 }
@@ -468,10 +489,14 @@ public struct EngineNotification: BitwiseCopyable, Sendable {
         case midiOutput
         /// A unit's message rings were full; some lines or MIDI were lost (finish service).
         case messagesDropped
+        /// MIDI buffers were full this cycle: `count` messages a unit sent (or, with unit
+        /// id 0, the backend's MIDI input or output carried) were dropped.
+        case midiDropped
     }
     public var kind: Kind
     public var unitID: UInt64
     public var sampleTime: Int64
+    public var count: Int32 = 0
 }
 
 /// One unit's place in a program: its kernel and buses, as plain memory.

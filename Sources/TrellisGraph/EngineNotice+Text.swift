@@ -15,7 +15,7 @@ extension EngineNotice {
     /// silenced node, a full queue, lost messages, a plugin's error or warning line.
     public var isWarning: Bool {
         switch kind {
-        case .nonFiniteOutput, .parameterQueueFull, .messagesDropped: true
+        case .nonFiniteOutput, .parameterQueueFull, .messagesDropped, .midiDropped: true
         case .log:
             if case .log(let level, _) = message { level == .error || level == .warning } else { false }
         case .programSwapped, .midiOutput: false
@@ -36,6 +36,9 @@ extension EngineNotice {
             return "\(node) sent \(timed.message) on \(midiBusName(bus)) at \(when)"
         case (.messagesDropped, _):
             return "\(node): \(dropped) log lines or MIDI messages were lost, the queues were full"
+        case (.midiDropped, _):
+            let whose = unitID == 0 ? "the backend's MIDI ports" : node
+            return "\(whose): \(dropped) MIDI messages were dropped at \(when), a cycle's buffer was full"
         default: return "\(node): \(kind)"
         }
     }
@@ -58,7 +61,7 @@ extension EngineNotice {
             fields.append(("bus", .text(midiBusName(bus))))
             fields.append(("bytes", .numbers(timed.message.bytes.map(Double.init))))
         case nil:
-            if kind == .messagesDropped { fields.append(("dropped", .number(Double(dropped)))) }
+            if kind == .messagesDropped || kind == .midiDropped { fields.append(("dropped", .number(Double(dropped)))) }
         }
         fields.append(("message", .text(text(registry: registry))))
         return fields

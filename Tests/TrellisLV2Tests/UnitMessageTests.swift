@@ -103,6 +103,31 @@ struct UnitMessageTests {
         #expect(sent[1].text(registry: graph.registry).hasSuffix(" sent 90 43 64 on out at 0.00 s"))
     }
 
+    @Test("MIDI beyond a cycle's buffer is dropped and reported with its count: 1,100 notes into a 1,024-event buffer lose 76")
+    func droppedMIDIIsReported() throws {
+        let graph = Graph(maximumFrames: 512)
+        let keys = try graph.addNode(MIDIInputPort(port: 0), name: "keys")
+        let piano = try graph.addNode(makeUnit(Fixture.epiano, maxFrames: 512), name: "piano")
+        try graph.connectMIDI(keys, to: piano)
+        try graph.connect(piano, to: try graph.addNode(named: "output"))
+        try graph.initialize()
+        let heard = Heard()
+        graph.engine.addNoticeListener { notice in heard.notices.withLock { $0.append(notice) } }
+        var flood: [(frame: Int, port: Int, status: UInt8, data1: UInt8, data2: UInt8)] = []
+        for index in 0..<1_100 {
+            let note = UInt8(36 + index % 60)
+            flood.append((frame: index * 512 / 1_100, port: 0, status: 0x90, data1: note, data2: 1))
+        }
+        _ = renderCycle(graph, midi: MIDIScript(flood))
+        _ = renderCycle(graph, midi: MIDIScript([]))
+        graph.engine.finish()
+        let dropped = heard.notices.withLock { $0 }.filter { $0.kind == .midiDropped }
+        #expect(dropped.map(\.dropped) == [76])
+        #expect(dropped.first?.unitID == 0)
+        #expect(dropped.first?.isWarning == true)
+        #expect(dropped.first?.text(registry: graph.registry) == "the backend's MIDI ports: 76 MIDI messages were dropped at sample 0, a cycle's buffer was full")
+    }
+
     @Test("audio-thread lines beyond the ring's room are counted as lost; the ones that fit arrive in order")
     func overflowIsCounted() throws {
         let logger = try loggerUnit()

@@ -6,12 +6,23 @@ public struct MIDIBuffer: BitwiseCopyable, @unchecked Sendable {
     public let events: UnsafeMutablePointer<RenderEvent>
     public let counter: UnsafeMutablePointer<Int>
     public let capacity: Int
+    /// Messages `append` had no room for, until the program reports and zeroes it.
+    public let dropped: UnsafeMutablePointer<Int>
 
     @inlinable
-    public init(events: UnsafeMutablePointer<RenderEvent>, counter: UnsafeMutablePointer<Int>, capacity: Int) {
+    public init(events: UnsafeMutablePointer<RenderEvent>, counter: UnsafeMutablePointer<Int>, capacity: Int, dropped: UnsafeMutablePointer<Int>) {
         self.events = events
         self.counter = counter
         self.capacity = capacity
+        self.dropped = dropped
+    }
+
+    /// The messages dropped since the last call. Thread: audio.
+    @inlinable @inline(__always)
+    public func takeDropped() -> Int {
+        let count = dropped.pointee
+        dropped.pointee = 0
+        return count
     }
 
     @inlinable @inline(__always)
@@ -31,7 +42,11 @@ public struct MIDIBuffer: BitwiseCopyable, @unchecked Sendable {
     @discardableResult
     public func append(status: UInt8, data1: UInt8, data2: UInt8, length: UInt8, offset: Int32) -> Bool {
         let count = counter.pointee
-        guard count < capacity, length > 0, length <= 3 else { return false }
+        guard length > 0, length <= 3 else { return false }
+        guard count < capacity else {
+            dropped.pointee &+= 1
+            return false
+        }
         let last = count > 0 ? events[count &- 1].offset : 0
         events[count] = .midi(status: status, data1: data1, data2: data2, length: length, bus: 0, offset: max(offset, last))
         counter.pointee = count &+ 1
@@ -67,6 +82,7 @@ public final class MIDIBufferStorage: @unchecked Sendable {
     public let capacity: Int
     private let events: UnsafeMutablePointer<RenderEvent>
     private let counters: UnsafeMutablePointer<Int>
+    private let drops: UnsafeMutablePointer<Int>
     private let views: UnsafeMutablePointer<MIDIBuffer>
 
     public init(count: Int, capacity: Int) {
@@ -75,15 +91,19 @@ public final class MIDIBufferStorage: @unchecked Sendable {
         events = .allocate(capacity: max(1, count * capacity))
         counters = .allocate(capacity: max(1, count))
         counters.initialize(repeating: 0, count: max(1, count))
+        drops = .allocate(capacity: max(1, count))
+        drops.initialize(repeating: 0, count: max(1, count))
         views = .allocate(capacity: max(1, count))
         for index in 0..<count {
-            (views + index).initialize(to: MIDIBuffer(events: events + index * capacity, counter: counters + index, capacity: capacity))
+            (views + index).initialize(to: MIDIBuffer(
+                events: events + index * capacity, counter: counters + index, capacity: capacity, dropped: drops + index))
         }
     }
 
     deinit {
         events.deallocate()
         counters.deallocate()
+        drops.deallocate()
         views.deallocate()
     }
 
