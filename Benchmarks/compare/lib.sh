@@ -10,7 +10,7 @@ REPO_DIR=$(cd "$COMPARE_DIR/../.." && pwd)
 TRELLIS=${TRELLIS:-$REPO_DIR/.build/release/trellis}
 ROUNDS=${ROUNDS:-5}
 RATE=48000
-SECONDS_LONG=60
+SECONDS_LONG=${SECONDS_LONG:-60}
 FRAMES=$((RATE * SECONDS_LONG))
 # Rows of the summary: case, tool, best s, median s, worst s, start s, ns/frame whole, ns/frame steady.
 RESULTS=${RESULTS:-}
@@ -37,7 +37,7 @@ setup_inputs() {
     fi
     cd "$WORK"
     [[ -f stereo.wav ]] && return
-    # 8 mono files of 60 s float pink noise at -12 dBFS, each from its own seed, and a
+    # 8 mono files of SECONDS_LONG (60) s float pink noise at -12 dBFS, each from its own seed, and a
     # stereo file of two of them at -6 dBFS (sox's synth repeats one noise on every channel).
     for i in 1 2 3 4 5 6 7 8; do
         sox -q -n -r $RATE -c 1 -b 32 -e floating-point mono$i.wav synth $SECONDS_LONG pinknoise vol 0.25
