@@ -23,6 +23,8 @@ struct LiveChain {
         } catch { throw CLIError("chain: \(error)") }
         let privateServer = try LiveRunning.ensureServer(named: server, startIfMissing: startServer)
         defer { privateServer?.stop() }
+        // Listening before the first cycle: what the first cycles report is not lost.
+        let warnings = RenderWarnings(engine: loaded.graph.engine, registry: registry)
         let live: LiveSession
         do {
             live = try LiveSession(session: loaded, serverName: server)
@@ -33,7 +35,7 @@ struct LiveChain {
             live.stop()
             throw CLIError("\(error)")
         }
-        withExtendedLifetime(RenderWarnings(engine: loaded.graph.engine, registry: registry)) {
+        withExtendedLifetime(warnings) {
             LiveRunning.waitForInterrupt(duration: duration)
             live.stop()
         }

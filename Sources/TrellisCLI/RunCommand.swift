@@ -56,9 +56,14 @@ struct RunCommand: ParsableCommand {
         let privateServer = try LiveRunning.ensureServer(named: server, startIfMissing: startServer)
         defer { privateServer?.stop() }
 
+        // Listening before the first cycle: what the first cycles report is not lost.
+        let output = StatusOutput(json: json)
+        let notices = loaded.graph.engine.addNoticeListener { notice in output.notice(notice, registry: registry) }
+        defer { loaded.graph.engine.removeNoticeListener(notices) }
         let live: LiveSession
         do {
             live = try LiveSession(session: loaded, serverName: server, clientName: clientName)
+            live.addListener { event in output.event(event) }
             try live.start()
         } catch { throw CLIError("\(error)") }
         let recorders: [FileRecorder]
@@ -66,10 +71,6 @@ struct RunCommand: ParsableCommand {
             live.stop()
             throw CLIError("\(error)")
         }
-        let output = StatusOutput(json: json)
-        live.addListener { event in output.event(event) }
-        let notices = live.session.graph.engine.addNoticeListener { notice in output.notice(notice, registry: registry) }
-        defer { live.session.graph.engine.removeNoticeListener(notices) }
         let control: ControlServer?
         do { control = try startControl(live, recorders: recorders, loaded: loaded) } catch {
             live.stop()
@@ -144,36 +145,13 @@ final class StatusOutput: @unchecked Sendable {
         defer { lock.unlock() }
         if notice.isWarning { warnings += 1 }
         if json {
-            let fields = [("type", "\"notice\"")] + notice.fields(registry: registry).map { name, field in
-                switch field {
-                case .text(let text): (name, Self.quoted(text))
-                case .number(let number): (name, number == number.rounded() && abs(number) < 1e15 ? "\(Int64(number))" : String(format: "%.3f", number))
-                case .numbers(let numbers): (name, "[" + numbers.map { "\(Int64($0))" }.joined(separator: ",") + "]")
-                }
-            }
-            write("{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}\n")
+            guard case .object(let fields) = notice.controlValue(registry: registry) else { return }
+            write(ControlValue.object([("type", .string("notice"))] + fields).json + "\n")
         } else {
             if isTerminal { write("\r\u{1B}[K") }
             let text = notice.text(registry: registry)
             if notice.isWarning { Log.logger.warning("\(text)") } else { Log.logger.notice("\(text)") }
         }
-    }
-
-    /// A JSON string literal.
-    private static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 
     func finish() {

@@ -37,14 +37,7 @@ public struct ControlEvent: Sendable, Equatable {
             guard notice.isWarning else { return nil }
             kind = .warning
         }
-        let fields = notice.fields(registry: registry).map { name, field -> (String, ControlValue) in
-            switch field {
-            case .text(let text): (name, .string(text))
-            case .number(let number): (name, .number(number))
-            case .numbers(let numbers): (name, .array(numbers.map { .number($0) }))
-            }
-        }
-        return ControlEvent(kind: kind, text: notice.text(registry: registry), data: .object(fields))
+        return ControlEvent(kind: kind, text: notice.text(registry: registry), data: notice.controlValue(registry: registry))
     }
 
     /// The event for a JACK notification, if watchers hear about it.
@@ -63,5 +56,19 @@ public struct ControlEvent: Sendable, Equatable {
         default:
             return ControlEvent(kind: .jack, text: event.description, data: .object([("message", .string(event.description))]))
         }
+    }
+}
+
+extension EngineNotice {
+    /// The notice's facts as a JSON object, for `watch` events and `trellis run --json`.
+    /// Thread: any.
+    public func controlValue(registry: ComponentRegistry) -> ControlValue {
+        .object(fields(registry: registry).map { name, field -> (String, ControlValue) in
+            switch field {
+            case .text(let text): (name, .string(text))
+            case .number(let number): (name, .number(number))
+            case .numbers(let numbers): (name, .array(numbers.map { .number($0) }))
+            }
+        })
     }
 }
