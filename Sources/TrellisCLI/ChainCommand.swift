@@ -130,8 +130,17 @@ struct ChainBuilder {
                     Self.fit(unit, channels: channels)
                 }
                 let node = try graph.addNode(unit)
-                try graph.connect(previous, to: node, converting: true)
+                // The one rule sessions and ctl use: MIDI where only MIDI flows.
+                if graph.impliesMIDI(from: previous, to: node) {
+                    try graph.connectMIDI(previous, to: node)
+                } else {
+                    try graph.connect(previous, to: node, converting: true)
+                }
                 previous = node
+            }
+            if let last = pipeline.units.last, let unit = try? graph.unit(previous), unit.elementCount(.output) == 0, unit.midiBusCount(.output) > 0 {
+                throw CLIError("chain: \(last.word) sends MIDI and no audio, so nothing reaches \(pipeline.sink.word); "
+                    + "end the chain with an instrument (! lv2:URI-of-a-synth ! \(pipeline.sink.word)) or with `midi` to send it to a JACK MIDI port")
             }
             let output = try graph.addNode(GenericOutput(channelCount: channels), name: "output")
             try graph.connect(previous, to: output, converting: true)

@@ -36,6 +36,13 @@ struct UnitInfo: Codable {
         var sampleType: String
     }
 
+    /// A MIDI bus: its scope, index and name (an LV2 port's symbol).
+    struct MIDIBus: Codable {
+        var scope: String
+        var element: Int
+        var name: String
+    }
+
     struct Parameter: Codable {
         var identifier: String
         var name: String
@@ -66,6 +73,7 @@ struct UnitInfo: Codable {
     var latencyFrames: Int
     var tailTime: Double
     var buses: [Bus]
+    var midiBuses: [MIDIBus]
     var parameters: [Parameter]
     var properties: [Property]
     var presets: [String]
@@ -87,6 +95,9 @@ struct UnitInfo: Codable {
                     Bus(scope: scope.rawValue, element: element, channels: $0.channelCount, sampleRate: $0.sampleRate, sampleType: $0.sampleType.rawValue)
                 }
             }
+        }
+        midiBuses = [Scope.input, .output].flatMap { scope in
+            unit.midiBusNames(scope).enumerated().map { MIDIBus(scope: scope.rawValue, element: $0.offset, name: $0.element) }
         }
         parameters = unit.parameters.map { info in
             let names: [(ParameterFlags, String)] = [
@@ -120,6 +131,7 @@ struct UnitInfo: Codable {
         lines.append("latency: \(latencyFrames) frames, tail: \(tailTime) s")
         lines.append("buses:")
         for bus in buses { lines.append("  \(bus.scope) \(bus.element): \(bus.channels) ch, \(bus.sampleType)") }
+        for bus in midiBuses { lines.append("  \(bus.scope) \(bus.element): MIDI (\(bus.name))") }
         lines.append("parameters:")
         for p in parameters {
             let place = p.scope == "global" ? "" : " [\(p.scope) \(p.element)]"

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+@Suite("trellis chain through MIDI")
+struct ChainMIDITests {
+    static let onsets = "lv2:http://gareus.org/oss/lv2/onsettrigger#bassdrum_mono"
+    static let piano = "lv2:http://drobilla.net/plugins/mda/EPiano"
+
+    /// 1 s, mono: silence, a 60 Hz burst from 0.25 s to 0.35 s, silence.
+    static func kick() throws -> String {
+        let path = temporaryPath("kick.wav")
+        let status = try runTool("/usr/bin/sox", [
+            "-n", "-r", "48000", "-c", "1", "-b", "32", "-e", "floating-point", path, "synth", "0.1", "sine", "60", "pad", "0.25", "0.65",
+        ])
+        #expect(status == 0)
+        return path
+    }
+
+    @Test("audio into an onset detector plays an instrument: the chain connects MIDI where only MIDI flows")
+    func onsetsPlayAPiano() throws {
+        let out = temporaryPath("piano.wav")
+        let result = try trellis(["chain", try Self.kick(), "!", Self.onsets, "!", Self.piano, "!", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let samples = try floats(out)
+        #expect(samples.count == 48_000)
+        let first = try #require(samples.firstIndex { abs($0) > 1e-4 }, "the piano plays")
+        // The detector needs a few milliseconds of the burst; it cannot fire before it.
+        #expect(first >= 12_000 && first < 16_800, "first sound at frame \(first), expected 0.25–0.35 s")
+    }
+
+    @Test("a chain that ends in a unit sending only MIDI is refused, saying how to end it")
+    func midiOnlyEndIsRefused() throws {
+        let out = temporaryPath("none.wav")
+        let result = try trellis(["chain", try Self.kick(), "!", Self.onsets, "!", out])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("\(Self.onsets) sends MIDI and no audio, so nothing reaches \(out); end the chain with an instrument"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+}
