@@ -1,5 +1,6 @@
 import Synchronization
 import TrellisCore
+import TrellisEngine
 
 /// A graph run by a backend, live or offline: its engine renders from `start` to
 /// `stop`, and the backend's prepare hook re-prepares the graph (for a new period or
@@ -10,6 +11,8 @@ import TrellisCore
 /// Thread: control, unless a method says otherwise.
 public final class GraphDriver<Backend: AudioBackend>: @unchecked Sendable {
     public let backend: Backend
+    /// The engine every graph the driver runs is built on.
+    public let engine: RenderEngine
     private let current: GraphSlot
 
     /// Makes the backend with `make`, which gets the render source (the graph's engine)
@@ -19,6 +22,7 @@ public final class GraphDriver<Backend: AudioBackend>: @unchecked Sendable {
     ) throws(Failure) {
         let current = GraphSlot(graph)
         self.current = current
+        engine = graph.engine
         backend = try make(graph.engine) { settings in
             try current.withLock { graph throws(GraphError) in
                 try graph.prepare(frames: settings.maximumFrames, sampleRate: settings.sampleRate)
@@ -32,7 +36,6 @@ public final class GraphDriver<Backend: AudioBackend>: @unchecked Sendable {
     /// Starts the engine's rendering (its finish step, ramped parameter changes), then
     /// the backend; a backend that fails to start leaves the engine stopped too.
     public func start() throws(Backend.Failure) {
-        let engine = graph.engine
         engine.startRendering()
         do {
             try backend.start()
@@ -45,7 +48,7 @@ public final class GraphDriver<Backend: AudioBackend>: @unchecked Sendable {
     /// Stops the backend, then the engine's rendering (which delivers what is left).
     public func stop() {
         backend.stop()
-        graph.engine.stopRendering()
+        engine.stopRendering()
     }
 
     /// Runs `body` with the graph while no change of settings re-prepares it.
@@ -57,7 +60,7 @@ public final class GraphDriver<Backend: AudioBackend>: @unchecked Sendable {
     /// for the backend's current settings; its first program replaces the running one
     /// at a cycle boundary.
     public func replace(with next: Graph) throws(GraphDriverError) {
-        guard next.engine === graph.engine else { throw .notOnThisEngine }
+        guard next.engine === engine else { throw .notOnThisEngine }
         let settings = backend.settings ?? BackendSettings(maximumFrames: next.maximumFrames, sampleRate: next.sampleRate)
         try current.replace { () throws(GraphDriverError) -> Graph in
             do throws(GraphError) {
