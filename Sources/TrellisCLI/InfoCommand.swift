@@ -34,6 +34,7 @@ struct UnitInfo: Codable {
         var channels: Int
         var sampleRate: Double
         var sampleType: String
+        var sideChain: Bool?
     }
 
     /// A MIDI bus: its scope, index and name (an LV2 port's symbol).
@@ -90,9 +91,11 @@ struct UnitInfo: Codable {
         latencyFrames = unit.latencyFrames
         tailTime = unit.tailTime
         buses = [Scope.input, .output].flatMap { scope in
-            (0..<unit.elementCount(scope)).compactMap { element in
+            let sideChains = (unit as? LV2PluginUnit)?.sideChainBuses(scope) ?? []
+            return (0..<unit.elementCount(scope)).compactMap { element in
                 (try? unit.format(scope: scope, element: element)).map {
-                    Bus(scope: scope.rawValue, element: element, channels: $0.channelCount, sampleRate: $0.sampleRate, sampleType: $0.sampleType.rawValue)
+                    Bus(scope: scope.rawValue, element: element, channels: $0.channelCount, sampleRate: $0.sampleRate,
+                        sampleType: $0.sampleType.rawValue, sideChain: element < sideChains.count && sideChains[element] ? true : nil)
                 }
             }
         }
@@ -130,7 +133,9 @@ struct UnitInfo: Codable {
         if let uri { lines.append("uri: \(uri)") }
         lines.append("latency: \(latencyFrames) frames, tail: \(tailTime) s")
         lines.append("buses:")
-        for bus in buses { lines.append("  \(bus.scope) \(bus.element): \(bus.channels) ch, \(bus.sampleType)") }
+        for bus in buses {
+            lines.append("  \(bus.scope) \(bus.element): \(bus.channels) ch, \(bus.sampleType)" + (bus.sideChain == true ? ", side-chain" : ""))
+        }
         for bus in midiBuses { lines.append("  \(bus.scope) \(bus.element): MIDI (\(bus.name))") }
         lines.append("parameters:")
         for p in parameters {

@@ -114,6 +114,12 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
         (scope == .input ? layout.inputBuses : layout.outputBuses).map(\.name)
     }
 
+    /// Whether each bus of a scope is a side-chain (`lv2:isSideChain`); side-chains come
+    /// after the main buses. Thread: any.
+    public func sideChainBuses(_ scope: Scope) -> [Bool] {
+        (scope == .input ? layout.inputBuses : layout.outputBuses).map(\.isSideChain)
+    }
+
     // MARK: - Life cycle
 
     public override func allocateRenderResources() throws(AudioUnitError) {

@@ -12,6 +12,8 @@ struct LV2PortLayout {
     struct Bus {
         var name: String
         var ports: [Int]
+        /// Every port of the bus is `lv2:isSideChain`: never the main input.
+        var isSideChain = false
     }
 
     var inputBuses: [Bus] = []
@@ -85,6 +87,11 @@ struct LV2PortLayout {
                 return (rank(a), a) < (rank(b), b)
             }
         }
+        for index in buses.indices {
+            buses[index].isSideChain = buses[index].ports.allSatisfy { byIndex[$0]?.has(.sideChain) == true }
+        }
+        // The main audio comes first, whatever the port order: side-chains after it.
+        buses = buses.filter { !$0.isSideChain } + buses.filter(\.isSideChain)
         for port in ports where port.kind == .cv { buses.append(Bus(name: port.symbol, ports: [port.index])) }
         return buses
     }
@@ -92,11 +99,24 @@ struct LV2PortLayout {
     /// The parameter for a control port, with LV2's hints in Trellis' terms.
     static func parameter(for port: LV2PortInfo, sampleRate: Double) -> ParameterInfo {
         let scale: Float = port.has(.sampleRate) ? Float(sampleRate) : 1
-        var low = (port.minimum ?? 0) * scale
-        var high = (port.maximum ?? (port.has(.toggled) ? 1 : max(1, port.defaultValue ?? 1))) * scale
+        let unscaledLow = port.minimum ?? 0
+        let unscaledHigh = port.maximum ?? (port.has(.toggled) ? 1 : max(1, port.defaultValue ?? 1))
+        var low = unscaledLow * scale, high = unscaledHigh * scale
         if port.has(.toggled) { low = 0; high = 1 }
         if low > high { swap(&low, &high) }
-        let defaultValue = min(max((port.defaultValue ?? low) * scale, low), high)
+        let defaultValue: Float
+        if port.direction == .output {
+            // What a host shows before the first run: the port's default, else 0 (lilv
+            // hosts do the same; some plugins read their own outputs).
+            defaultValue = port.defaultValue ?? 0
+        } else if let given = port.defaultValue, port.has(.sampleRate) {
+            // The spec scales the bounds only. A default inside the unscaled bounds is a
+            // fraction of the rate; one outside them was written in Hz.
+            let inside = given >= min(unscaledLow, unscaledHigh) && given <= max(unscaledLow, unscaledHigh)
+            defaultValue = min(max(inside ? given * scale : given, low), high)
+        } else {
+            defaultValue = min(max((port.defaultValue ?? low) * scale, low), high)
+        }
         var flags: ParameterFlags = port.direction == .output ? .meter : .readWrite
         if port.has(.toggled) { flags.insert(.toggled) }
         if port.has(.integer) { flags.insert(.integer) }

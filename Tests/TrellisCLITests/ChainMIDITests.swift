@@ -37,3 +37,19 @@ struct ChainMIDITests {
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 }
+
+@Suite("trellis chain with side-chain plugins")
+struct ChainSideChainTests {
+    @Test("swh sc2 in a chain compresses its main input (the side-chain, listed first, stays silent)")
+    func sc2ProcessesMainInput() throws {
+        let input = temporaryPath("sine.wav"), out = temporaryPath("sc2.wav")
+        #expect(try runTool("/usr/bin/sox", ["-n", "-r", "48000", "-c", "1", "-b", "32", "-e", "floating-point", input, "synth", "1", "sine", "440", "vol", "0.5"]) == 0)
+        let result = try trellis(["chain", input, "!", "lv2:http://plugin.org.uk/swh-plugins/sc2", "!", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let dry = try floats(input), wet = try floats(out)
+        func rms(_ x: ArraySlice<Float>) -> Float { (x.reduce(0) { $0 + $1 * $1 } / Float(x.count)).squareRoot() }
+        // A silent side-chain never triggers the compressor: the input passes at unity.
+        let ratio = rms(wet[24_000...]) / rms(dry[24_000...])
+        #expect(abs(20 * log10(ratio)) < 0.5, "output is \(20 * log10(ratio)) dB from the input")
+    }
+}
