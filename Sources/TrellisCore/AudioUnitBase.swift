@@ -105,6 +105,8 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
     open func validateConfiguration() throws(AudioUnitError) {}
     /// Called after an element count changed, to declare per-element parameters. Thread: control.
     open func elementCountDidChange(scope: Scope) {}
+    /// After the OfflineRender property changed (`isOfflineRender`). Thread: control.
+    open func offlineRenderDidChange() {}
     /// Processing delay in frames. Thread: any.
     open var latencyFrames: Int { 0 }
     /// Seconds of output after input stops. Thread: any.
@@ -309,6 +311,9 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
 
     public var isBypassed: Bool { bypassFlag.pointee.load(ordering: .relaxed) }
 
+    /// The OfflineRender property. Thread: control.
+    public private(set) var isOfflineRender = false
+
     public var realtime: UnitRealtime {
         precondition(isInitialized, "\(name) has no kernel before initialize")
         return UnitRealtime(unitID: unitID, kernel: renderKernel ?? bridge!.kernel, values: values.view, bypass: bypassFlag)
@@ -333,7 +338,7 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
             return PropertyInfo(isWritable: false, kindName: "number")
         case .parameterList:
             return PropertyInfo(isWritable: false, kindName: "parameter list")
-        case .bypassEffect:
+        case .bypassEffect, .offlineRender:
             try requireGlobal(id, scope)
             return PropertyInfo(isWritable: true, kindName: "boolean")
         case .factoryPresets:
@@ -358,6 +363,7 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
         case .tailTime: return .double(tailTime)
         case .parameterList: return .parameters(parameters.filter { $0.address.scope == scope })
         case .bypassEffect: return .bool(isBypassed)
+        case .offlineRender: return .bool(isOfflineRender)
         case .factoryPresets: return .strings(factoryPresets.map(\.name))
         case .presentPreset: return .string(currentPreset?.name ?? "")
         default: throw .invalidProperty(id, unit: name)
@@ -400,6 +406,10 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
             maximumFramesPerSlice = frames
         case (.bypassEffect, .bool(let on)):
             bypassFlag.pointee.store(on, ordering: .relaxed)
+        case (.offlineRender, .bool(let on)):
+            guard on != isOfflineRender else { break }
+            isOfflineRender = on
+            offlineRenderDidChange()
         case (.presentPreset, .string(let presetName)):
             guard let preset = factoryPresets.first(where: { $0.name.lowercased() == presetName.lowercased() })
                 ?? Int(presetName).flatMap({ number in factoryPresets.first { $0.number == number } })

@@ -19,10 +19,14 @@ public struct PropertyID: Hashable, Sendable, CustomStringConvertible {
     public static let factoryPresets = PropertyID(rawValue: 24, name: "FactoryPresets")
     public static let presentPreset = PropertyID(rawValue: 36, name: "PresentPreset")
     public static let elementName = PropertyID(rawValue: 30, name: "ElementName")
+    /// The unit renders offline, faster than real time: work it would do on another
+    /// thread live (an LV2 worker) it may do in the render call, so a render does not
+    /// depend on thread timing.
+    public static let offlineRender = PropertyID(rawValue: 37, name: "OfflineRender")
 
     public static let standard: [PropertyID] = [
         .parameterList, .streamFormat, .elementCount, .latency, .maximumFramesPerSlice,
-        .tailTime, .bypassEffect, .lastRenderError, .factoryPresets, .presentPreset, .elementName,
+        .tailTime, .bypassEffect, .lastRenderError, .factoryPresets, .presentPreset, .elementName, .offlineRender,
     ]
 
     public var description: String { "\(name) (\(rawValue))" }

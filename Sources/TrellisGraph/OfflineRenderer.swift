@@ -62,6 +62,11 @@ public struct OfflineRenderer {
         let job = OfflineJob(
             frameCount: frameCount, sliceFrames: sliceFrames, inputs: inputs, inputChannels: plan.inputChannelCount,
             outputChannels: plan.outputChannelCount, writer: writer, participants: plan.streamingParticipants, progress: progress)
+        // Offline, units do in the render call what they do on other threads live (an
+        // LV2 worker), so two renders of a session are the same file.
+        let units = Self.distinct(plan.units.map(\.unit))
+        for unit in units { try? unit.setProperty(.offlineRender, .bool(true), scope: .global, element: 0) }
+        defer { for unit in units { try? unit.setProperty(.offlineRender, .bool(false), scope: .global, element: 0) } }
         let settings = BackendSettings(maximumFrames: graph.maximumFrames, sampleRate: graph.sampleRate)
         let driver = GraphDriver(graph: graph) { source, prepare in
             OfflineBackend(source: source, settings: settings, prepare: prepare, job: job)
@@ -70,6 +75,11 @@ public struct OfflineRenderer {
         try driver.start()
         do { try writer.close() } catch { throw .file(error) }
         return driver.backend.framesRendered
+    }
+
+    private static func distinct(_ units: [any AudioUnit]) -> [any AudioUnit] {
+        var seen = Set<ObjectIdentifier>()
+        return units.filter { seen.insert(ObjectIdentifier($0)).inserted }
     }
 
     /// Slice length that offline renders run best at: long enough that per-slice work

@@ -29,6 +29,11 @@ final class ByteRing: @unchecked Sendable {
         end.write(header: header, data, count: count)
     }
 
+    /// Whether a message waits. Thread: any (a snapshot).
+    var hasMessages: Bool {
+        end.counters[0].load(ordering: .acquiring) != end.counters[1].load(ordering: .acquiring)
+    }
+
     /// Thread: the consumer.
     func read(into buffer: UnsafeMutableRawPointer, capacity bufferCapacity: Int) -> Int? {
         end.read(into: buffer, capacity: bufferCapacity)

@@ -144,6 +144,7 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
         }
         if let worker, let interface = lilv_instance_get_extension_data(instance, LV2URI.workerInterface) {
             worker.start(interface: interface.assumingMemoryBound(to: LV2_Worker_Interface.self), handle: instance.pointee.lv2_handle)
+            worker.setSynchronous(isOfflineRender)
         }
         let renderer = LV2Renderer(
             instance: instance, layout: layout, portCount: info.ports.count, parameters: parameters,
@@ -215,6 +216,12 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
     }
 
     // MARK: - Rendering
+
+    /// Offline, the worker's work runs in the render call (deterministic renders);
+    /// live, on the worker thread.
+    public override func offlineRenderDidChange() {
+        worker?.setSynchronous(isOfflineRender)
+    }
 
     public override var renderKernel: RenderKernel? { renderer?.renderKernel }
 

@@ -1,6 +1,7 @@
 import CLilv
 import Glibc
 import Synchronization
+import TrellisCore
 
 /// The LV2 worker: the plugin schedules non-real-time work from `run` (requests ring,
 /// audio → worker thread), the worker thread calls the plugin's `work`, whose
@@ -26,6 +27,10 @@ final class LV2Worker: @unchecked Sendable {
     let scheduleFeature: UnsafeMutablePointer<LV2_Worker_Schedule>
     /// What `schedule_work` reaches from the plugin's `run`: plain memory, no reference.
     private let requestEnd: UnsafeMutablePointer<LV2WorkerRequests>
+    /// The respond handle of work run synchronously: the responses ring's end.
+    private let synchronousResponses: UnsafeMutablePointer<ByteRingEnd>
+    /// Requests the worker thread has taken and not finished.
+    private let busy = Atomic<Bool>(false)
 
     init() {
         semaphore = .allocate(capacity: 1)
@@ -33,7 +38,9 @@ final class LV2Worker: @unchecked Sendable {
         workerScratch = .allocate(byteCount: Self.ringCapacity, alignment: 16)
         audioScratch = .allocate(byteCount: Self.ringCapacity, alignment: 16)
         requestEnd = .allocate(capacity: 1)
-        requestEnd.initialize(to: LV2WorkerRequests(ring: requests.end, semaphore: semaphore))
+        synchronousResponses = .allocate(capacity: 1)
+        synchronousResponses.initialize(to: responses.end)
+        requestEnd.initialize(to: LV2WorkerRequests(ring: requests.end, semaphore: semaphore, responses: synchronousResponses))
         scheduleFeature = .allocate(capacity: 1)
         scheduleFeature.initialize(to: LV2_Worker_Schedule(
             handle: UnsafeMutableRawPointer(requestEnd),
@@ -51,6 +58,7 @@ final class LV2Worker: @unchecked Sendable {
         audioScratch.deallocate()
         scheduleFeature.deallocate()
         requestEnd.deallocate()
+        synchronousResponses.deallocate()
     }
 
     /// Binds to an instance that has the worker interface and starts the thread.
@@ -58,6 +66,8 @@ final class LV2Worker: @unchecked Sendable {
     func start(interface: UnsafePointer<LV2_Worker_Interface>, handle: LV2_Handle) {
         self.interface = interface
         self.handle = handle
+        requestEnd.pointee.work = interface.pointee.work
+        requestEnd.pointee.handle = handle
         let context = Unmanaged.passRetained(self).toOpaque()
         var created = pthread_t()
         let status = pthread_create(&created, nil, { context in
@@ -82,10 +92,28 @@ final class LV2Worker: @unchecked Sendable {
         responses.write(data, count: Int(size)) ? LV2_WORKER_SUCCESS : LV2_WORKER_ERR_NO_SPACE
     }
 
+    /// Offline (`true`): the plugin's `schedule_work` runs `work` at once, on the thread
+    /// that calls it, so a render does not depend on when a thread gets to run; first
+    /// the worker thread finishes what it has (at most `timeout` seconds), since the
+    /// responses ring has one producer at a time. Live (`false`): the worker thread.
+    /// Thread: control, while the plugin does not run.
+    func setSynchronous(_ on: Bool, timeoutSeconds: Double = 10) {
+        if on {
+            let deadline = HostClock.now() + UInt64(timeoutSeconds * 1e9)
+            while (requests.hasMessages || busy.load(ordering: .acquiring)) && HostClock.now() < deadline {
+                var pause = timespec(tv_sec: 0, tv_nsec: 200_000)
+                nanosleep(&pause, nil)
+            }
+        }
+        requestEnd.pointee.synchronous = on
+    }
+
     private func loop() {
         while true {
             sem_wait(semaphore)
             if stopping.load(ordering: .acquiring) { return }
+            busy.store(true, ordering: .releasing)
+            defer { busy.store(false, ordering: .releasing) }
             while let size = requests.read(into: workerScratch, capacity: Self.ringCapacity) {
                 guard let work = interface?.pointee.work else { continue }
                 let respondHandle = Unmanaged.passUnretained(self).toOpaque()
@@ -108,14 +136,29 @@ final class LV2Worker: @unchecked Sendable {
 }
 
 /// `worker:schedule` as the plugin calls it from `run`: the requests ring and the
-/// semaphore that wakes the worker thread.
+/// semaphore that wakes the worker thread; offline, the plugin's `work` to run at once.
 struct LV2WorkerRequests {
     let ring: ByteRingEnd
     let semaphore: UnsafeMutablePointer<sem_t>
+    /// Where work run at once responds: the responses ring's end.
+    let responses: UnsafeMutablePointer<ByteRingEnd>
+    var synchronous = false
+    var work: (@convention(c) (LV2_Handle?, LV2_Worker_Respond_Function?, LV2_Worker_Respond_Handle?, UInt32, UnsafeRawPointer?) -> LV2_Worker_Status)?
+    var handle: LV2_Handle?
 
-    /// Queues a request. Thread: audio (from `run`), or the control thread during state
-    /// restore while the render gate keeps `run` out.
+    /// Queues a request, or offline runs it. Thread: audio (from `run`), or the control
+    /// thread during state restore while the render gate keeps `run` out.
     func schedule(size: UInt32, data: UnsafeRawPointer?) -> LV2_Worker_Status {
+        if synchronous, let work {
+            // Offline only: the render thread does the plugin's non-real-time work itself.
+            return _unsafePerformance {
+                work(handle, { handle, size, data in
+                    guard let handle else { return LV2_WORKER_ERR_UNKNOWN }
+                    let written = handle.assumingMemoryBound(to: ByteRingEnd.self).pointee.write(data, count: Int(size))
+                    return written ? LV2_WORKER_SUCCESS : LV2_WORKER_ERR_NO_SPACE
+                }, UnsafeMutableRawPointer(responses), size, data)
+            }
+        }
         guard ring.write(data, count: Int(size)) else { return LV2_WORKER_ERR_NO_SPACE }
         // sem_post is async-signal-safe and never blocks; it is the one system call on
         // the audio path, as in jalv, and the checker cannot see into it.

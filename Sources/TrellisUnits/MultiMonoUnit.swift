@@ -135,6 +135,10 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, PerChannelInstanc
 
     public var afterInstancesKernel: RenderKernel? { meterStorage?.kernel }
 
+    public override func offlineRenderDidChange() {
+        for instance in instances { try? instance.setProperty(.offlineRender, .bool(isOfflineRender), scope: .global, element: 0) }
+    }
+
     /// The instances' messages, one instance after another. Thread: as the protocol says.
     public func drainMessages(_ deliver: (UnitMessage) -> Void) -> Int {
         var dropped = 0

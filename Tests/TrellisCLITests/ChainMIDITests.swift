@@ -53,3 +53,22 @@ struct ChainSideChainTests {
         #expect(abs(20 * log10(ratio)) < 0.5, "output is \(20 * log10(ratio)) dB from the input")
     }
 }
+
+@Suite("Offline renders are deterministic")
+struct DeterministicRenderTests {
+    @Test("gx_cabinet, which loads its impulse response through the worker, renders the same file three times")
+    func workerPluginRendersAlike() throws {
+        let input = temporaryPath("noise.wav")
+        #expect(try runTool("/usr/bin/sox", ["-n", "-r", "48000", "-c", "1", "-b", "32", "-e", "floating-point", input, "synth", "2", "pinknoise", "vol", "0.3"]) == 0)
+        var renders: [[Float]] = []
+        for take in 1...3 {
+            let out = temporaryPath("cab\(take).wav")
+            let result = try trellis(["chain", input, "!", "lv2:http://guitarix.sourceforge.net/plugins/gx_cabinet#CABINET", "c_model=5", "!", out])
+            #expect(result.status == 0, "\(result.stderr)")
+            renders.append(try floats(out))
+        }
+        #expect(renders[0].count == 96_000)
+        #expect(renders[0].contains { $0 != 0 }, "the cabinet passes sound")
+        #expect(renders[1] == renders[0] && renders[2] == renders[0], "three renders, one file")
+    }
+}
