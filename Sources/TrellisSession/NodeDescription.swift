@@ -55,7 +55,7 @@ public struct NodeDescription: Sendable, Equatable {
     /// Bus counts and channel widths a node may ask for; the limits keep a typo from
     /// allocating gigabytes.
     public static let busLimit = 0...128
-    public static let channelLimit = 1...32
+    public static let channelLimit = 1...256
 
     public init(unit: String, parameters: [Setting] = []) {
         self.unit = unit
