@@ -30,13 +30,7 @@ extension LiveControlTests {
         #expect(warning == "event warning node fx (lv2:\(TestPlugins.loggerURI)) logs warning: mark -2 is below zero")
 
         let expected = "node fx (lv2:\(TestPlugins.loggerURI)) logs note: mark 9"
-        let deadline = Date().addingTimeInterval(3)
-        var log = ""
-        while Date() < deadline {
-            log = (try? String(contentsOfFile: rig.folder + "/run.log", encoding: .utf8)) ?? ""
-            if log.contains(expected) { break }
-            usleep(20_000)
-        }
+        let log = rig.log(containing: expected)
         #expect(log.contains(expected), "\(log)")
     }
 

@@ -84,6 +84,18 @@ final class LiveRig: @unchecked Sendable {
 
     func client() throws -> ControlClient { try ControlClient(endpoint: .unix(path: socketPath)) }
 
+    /// What `trellis run` has logged, once it holds `text` or `seconds` have passed.
+    func log(containing text: String, within seconds: Double = 3) -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        var log = ""
+        while Date() < deadline {
+            log = (try? String(contentsOfFile: folder + "/run.log", encoding: .utf8)) ?? ""
+            if log.contains(text) { break }
+            usleep(20_000)
+        }
+        return log
+    }
+
     func ask(_ line: String) throws -> String { try client().request(line) }
 
     /// `trellis run` ends on SIGTERM as on Ctrl-C, then jackd does.

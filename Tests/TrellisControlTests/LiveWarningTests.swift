@@ -48,13 +48,7 @@ extension LiveControlTests {
         let rig = try LiveRig(session: Self.nanSession(in: folder))
         defer { rig.stop() }
         let expected = "node amp (lv2:\(Self.amp)) produced non-finite samples from "
-        let deadline = Date().addingTimeInterval(3)
-        var log = ""
-        while Date() < deadline {
-            log = (try? String(contentsOfFile: rig.folder + "/run.log", encoding: .utf8)) ?? ""
-            if log.contains(expected) { break }
-            usleep(20_000)
-        }
+        let log = rig.log(containing: expected)
         let line = log.split(separator: "\n").first { $0.contains(expected) }
         #expect(line?.contains(" warning ") == true, "\(log)")
     }
