@@ -41,6 +41,7 @@ public final class LV2World: @unchecked Sendable {
     /// A world searching `path` (colon-separated directories), or `LV2_PATH`, or lilv's
     /// default when nil. Nothing is loaded yet. Thread: control.
     public init(path: String? = nil) {
+        HeadlessToolkits.prepare()
         guard let world = lilv_world_new() else { fatalError("lilv_world_new failed: out of memory") }
         self.world = world
         index = LV2BundleIndex(path: path)

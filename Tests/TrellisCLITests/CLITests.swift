@@ -2,13 +2,14 @@ import Foundation
 import Testing
 import TrellisTestSupport
 
-/// Runs the built `trellis` executable, which sits beside the test bundle.
-func trellis(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+/// Runs the built `trellis` executable, which sits beside the test bundle, with
+/// `environment` added to the test's own and the variables in `removing` taken out.
+func trellis(_ arguments: [String], environment: [String: String] = [:], removing: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     let process = Process()
     process.executableURL = directory.appendingPathComponent("trellis")
     process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.filter { !removing.contains($0.key) }
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err

@@ -28,6 +28,19 @@ struct ChainMIDITests {
         #expect(first >= 12_000 && first < 16_800, "first sound at frame \(first), expected 0.25–0.35 s")
     }
 
+    @Test("synthv1, which starts Qt when instantiated, loads and plays a note with no display")
+    func qtInstrumentWithoutDisplay() throws {
+        let out = temporaryPath("synthv1.wav")
+        let result = try trellis(
+            ["chain", try Self.kick(), "!", Self.onsets, "!", "lv2:http://synthv1.sourceforge.net/lv2", "!", out],
+            removing: ["DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let samples = try floats(out)
+        let first = try #require(samples.firstIndex { abs($0) > 1e-3 }, "synthv1 plays")
+        #expect(first >= 12_000 && first < 16_800, "first sound at frame \(first), expected 0.25–0.35 s")
+        #expect(samples.allSatisfy { $0.isFinite })
+    }
+
     @Test("a chain that ends in a unit sending only MIDI is refused, saying how to end it")
     func midiOnlyEndIsRefused() throws {
         let out = temporaryPath("none.wav")
