@@ -52,7 +52,7 @@ struct ChainCommand: ParsableCommand {
         let parsed = try ChainPipeline(arguments: pipeline)
         if let save {
             let rate = (try? AudioFileReader(path: parsed.source.word).info.sampleRate) ?? sampleRate
-            let document = try ChainSession.withoutConvertOnMIDI(
+            let document = try ChainSession.forSaving(
                 ChainSession.document(parsed, file: save, sampleRate: rate, blockSize: blockSize), registry: try Units.registry())
             do { try SessionWriter.save(document, to: save) } catch { throw CLIError("chain: \(error)") }
         }

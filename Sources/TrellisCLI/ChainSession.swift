@@ -101,10 +101,11 @@ enum ChainSession {
         return document
     }
 
-    /// The document with `convert` dropped from the connections the graph reads as
-    /// MIDI (the chain asks every neighbouring pair to convert; MIDI has no channels),
-    /// so a saved chain reads as a person would write it.
-    static func withoutConvertOnMIDI(_ document: SessionDocument, registry: ComponentRegistry) throws(CLIError) -> SessionDocument {
+    /// The document as a person would write it: `convert` dropped from the connections
+    /// the graph reads as MIDI (the chain asks every neighbouring pair to convert; MIDI
+    /// has no channels), and plugins named by URI (`lv2: URI`), which never changes,
+    /// rather than by the short name the command line used.
+    static func forSaving(_ document: SessionDocument, registry: ComponentRegistry) throws(CLIError) -> SessionDocument {
         let graph: Graph
         do {
             graph = try SessionLoader.load(
@@ -119,6 +120,11 @@ enum ChainSession {
             if midi.contains("\(connection.from.node) \(connection.to.node)") {
                 document.graph.connections[index] = ConnectionSpec(from: connection.from, to: connection.to, location: connection.location)
             }
+        }
+        for index in document.graph.nodes.indices {
+            guard case .unit(let key) = document.graph.nodes[index].source,
+                  let uri = (try? registry.component(named: key))?.uri else { continue }
+            document.graph.nodes[index].source = .lv2(uri)
         }
         return document
     }

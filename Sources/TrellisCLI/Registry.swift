@@ -6,7 +6,9 @@ import TrellisUnits
 /// Every unit the command line can name.
 enum Units {
     /// Built-in units always; LV2 plugins either all at once (for listings) or on
-    /// demand by URI, so that naming one plugin loads one bundle, not every plugin.
+    /// demand, so that naming one plugin loads its bundles, not every plugin. Discovery
+    /// is kept in the user's cache and short names in the user's state directory
+    /// (`LV2CatalogStore.user`).
     static func registry(scanningLV2 scan: Bool = false) throws -> ComponentRegistry {
         let registry = ComponentRegistry()
         try BuiltInUnits.register(into: registry)
@@ -16,8 +18,8 @@ enum Units {
             Log.logger.log(level: message.level == .error ? .error : (message.level == .warning ? .warning : .debug),
                            "\(message.plugin): \(message.text)")
         }
-        if scan { LV2Components.register(into: registry, world: world) }
-        LV2Components.addResolver(to: registry, world: world)
+        if scan { LV2Components.registerAll(into: registry, world: world, store: .user) }
+        LV2Components.addResolver(to: registry, world: world, store: .user)
         return registry
     }
 }

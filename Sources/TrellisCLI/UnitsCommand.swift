@@ -4,7 +4,13 @@ import TrellisCore
 
 struct UnitsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "units", abstract: "List every unit: its type:subtype:manufacturer triple, short name and kind.")
+        commandName: "units", abstract: "List every unit: its type:subtype:manufacturer triple, short name and kind.",
+        discussion: """
+            LV2 plugins that cannot load (a library that does not open, a feature Trellis does not \
+            provide) are listed with `[cannot load: why]`. What discovery learns is kept in \
+            $XDG_CACHE_HOME/trellis and read again until a bundle changes; short names, once \
+            given, are kept in $XDG_STATE_HOME/trellis/lv2-names.
+            """)
 
     @Flag(help: "Write JSON instead of a table.")
     var json = false
@@ -21,7 +27,7 @@ struct UnitsCommand: ParsableCommand {
         if json {
             let entries = components.map {
                 UnitEntry(triple: $0.description.description, name: $0.shortName, displayName: $0.displayName,
-                          kind: $0.kind, origin: $0.origin.rawValue, uri: $0.uri)
+                          kind: $0.kind, origin: $0.origin.rawValue, uri: $0.uri, problem: $0.problem)
             }
             print(try JSONText.encode(entries))
             return
@@ -30,7 +36,9 @@ struct UnitsCommand: ParsableCommand {
         for component in components {
             let name = component.shortName.padding(toLength: width, withPad: " ", startingAt: 0)
             let kind = component.kind.padding(toLength: 16, withPad: " ", startingAt: 0)
-            print("\(component.description)  \(name)  \(kind)  \(component.displayName)\(component.uri.map { "  <\($0)>" } ?? "")")
+            let uri = component.uri.map { "  <\($0)>" } ?? ""
+            let problem = component.problem.map { "  [cannot load: \($0)]" } ?? ""
+            print("\(component.description)  \(name)  \(kind)  \(component.displayName)\(uri)\(problem)")
         }
     }
 }
@@ -42,6 +50,8 @@ struct UnitEntry: Codable {
     var kind: String
     var origin: String
     var uri: String?
+    /// Why the unit cannot be loaded, when discovery found it cannot.
+    var problem: String?
 }
 
 enum JSONText {

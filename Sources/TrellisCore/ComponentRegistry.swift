@@ -16,6 +16,9 @@ public struct Component: Sendable {
     public var origin: Origin
     /// The plugin URI of an LV2 component.
     public var uri: String?
+    /// Why discovery found the component cannot be made (a plugin's library does not
+    /// load, it needs a feature the host lacks); nil when nothing is known against it.
+    public var problem: String?
     public let factory: @Sendable () throws(AudioUnitError) -> any AudioUnit
 
     public init(
@@ -24,6 +27,7 @@ public struct Component: Sendable {
         displayName: String,
         origin: Origin = .builtIn,
         uri: String? = nil,
+        problem: String? = nil,
         factory: @escaping @Sendable () throws(AudioUnitError) -> any AudioUnit
     ) {
         self.description = description
@@ -31,6 +35,7 @@ public struct Component: Sendable {
         self.displayName = displayName
         self.origin = origin
         self.uri = uri
+        self.problem = problem
         self.factory = factory
     }
 
@@ -50,6 +55,9 @@ public final class ComponentRegistry: Sendable {
     private struct State {
         var components: [Component] = []
         var resolvers: [Resolver] = []
+        var descriptions: [ComponentDescription: String] = [:]
+        var lowercasedNames: Set<String> = []
+        var uris: Set<String> = []
     }
 
     private let state = Mutex(State())
@@ -58,17 +66,17 @@ public final class ComponentRegistry: Sendable {
 
     /// Adds a component; a second with the same description, short name or URI is refused.
     public func register(_ component: Component) throws(RegistryError) {
+        let name = component.shortName.lowercased()
         let conflict: RegistryError? = state.withLock { state in
-            if let existing = state.components.first(where: { $0.description == component.description }) {
-                return .duplicateDescription(component.description, existing: existing.shortName)
+            if let existing = state.descriptions[component.description] {
+                return .duplicateDescription(component.description, existing: existing)
             }
-            if state.components.contains(where: { $0.shortName.lowercased() == component.shortName.lowercased() }) {
-                return .duplicateName(component.shortName)
-            }
-            if let uri = component.uri, state.components.contains(where: { $0.uri == uri }) {
-                return .duplicateName(uri)
-            }
+            if state.lowercasedNames.contains(name) { return .duplicateName(component.shortName) }
+            if let uri = component.uri, state.uris.contains(uri) { return .duplicateName(uri) }
             state.components.append(component)
+            state.descriptions[component.description] = component.shortName
+            state.lowercasedNames.insert(name)
+            if let uri = component.uri { state.uris.insert(uri) }
             return nil
         }
         if let conflict { throw conflict }
@@ -77,6 +85,21 @@ public final class ComponentRegistry: Sendable {
     /// Adds a resolver consulted when a name, description or URI is not registered.
     public func addResolver(_ resolver: @escaping Resolver) {
         state.withLock { $0.resolvers.append(resolver) }
+    }
+
+    /// The registered component with this plugin URI, without asking resolvers.
+    public func registered(uri: String) -> Component? {
+        state.withLock { state in state.uris.contains(uri) ? state.components.first { $0.uri == uri } : nil }
+    }
+
+    /// Whether a registered component has this short name, compared without case.
+    public func hasName(_ name: String) -> Bool {
+        state.withLock { $0.lowercasedNames.contains(name.lowercased()) }
+    }
+
+    /// The short name of the registered component with exactly this description.
+    public func registeredName(of description: ComponentDescription) -> String? {
+        state.withLock { $0.descriptions[description] }
     }
 
     /// Every registered component, sorted by type, then subtype, then manufacturer.

@@ -42,6 +42,22 @@ public struct LV2BundleIndex: Sendable {
         return found
     }
 
+    /// What a bundle looked like on disk: its path, the modification times of the
+    /// directory and of its manifest, and the manifest's size. Installing, removing or
+    /// upgrading a package replaces files, which changes the directory's time.
+    public struct Stamp: Sendable, Equatable {
+        public var bundle: String
+        public var text: String
+    }
+
+    /// A stamp for every bundle, in search-path order: what a cache of discovery is
+    /// checked against.
+    public func stamps() -> [Stamp] {
+        bundles().map { bundle in
+            Stamp(bundle: bundle, text: "\(FileSystem.modified(bundle)) \(FileSystem.modified(bundle + "manifest.ttl")) \(FileSystem.size(bundle + "manifest.ttl"))")
+        }
+    }
+
     /// The bundles whose manifest mentions `uri`.
     public func bundles(mentioning uri: String) -> [String] {
         bundles().filter { bundle in
@@ -67,6 +83,43 @@ public struct LV2BundleIndex: Sendable {
             if containsName(text, prefix + ":" + local) { return true }
         }
         return false
+    }
+
+    /// Every URI a Turtle text names, in full (`<uri>`) or through a declared prefix
+    /// (`pfx:local`): the inverse of `manifest(_:mentions:)`, for indexing many URIs at
+    /// once. Relative references and words in literals come along; they match nothing.
+    static func mentionedURIs(in text: String) -> Set<String> {
+        let namespaces = Dictionary(prefixes(in: text), uniquingKeysWith: { _, last in last })
+        var found: Set<String> = []
+        let bytes = Array(text.utf8)
+        func isNameByte(_ byte: UInt8) -> Bool {
+            (byte >= 0x30 && byte <= 0x3A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x5F || byte == 0x2D || byte == 0x2E || byte >= 0x80
+        }
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "<") {
+                var end = index + 1
+                while end < bytes.count, bytes[end] != UInt8(ascii: ">"), bytes[end] != 0x0A { end += 1 }
+                if end < bytes.count, bytes[end] == UInt8(ascii: ">") {
+                    found.insert(String(decoding: bytes[(index + 1)..<end], as: UTF8.self))
+                }
+                index = end + 1
+            } else if isNameByte(bytes[index]) {
+                var end = index
+                while end < bytes.count, isNameByte(bytes[end]) { end += 1 }
+                var word = bytes[index..<end]
+                while word.last == UInt8(ascii: ".") { word = word.dropLast() }
+                if let colon = word.firstIndex(of: UInt8(ascii: ":")),
+                   let namespace = namespaces[String(decoding: word[word.startIndex..<colon], as: UTF8.self)] {
+                    found.insert(namespace + String(decoding: word[(colon + 1)...], as: UTF8.self))
+                }
+                index = end
+            } else {
+                index += 1
+            }
+        }
+        return found
     }
 
     /// `@prefix name: <namespace> .` declarations.
@@ -128,6 +181,34 @@ enum FileSystem {
     static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The modification time in nanoseconds, or 0 when `path` cannot be read.
+    static func modified(_ path: String) -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return 0 }
+        return info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec
+    }
+
+    static func size(_ path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : -1
+    }
+
+    /// Writes `text` to `path` through a temporary file renamed over it, so a reader
+    /// sees the old file or the new one, never half of one. Returns false on failure.
+    @discardableResult
+    static func replace(_ path: String, with text: String) -> Bool {
+        let temporary = "\(path).\(getpid()).tmp"
+        guard let file = fopen(temporary, "wb") else { return false }
+        let written = text.utf8.withContiguousStorageIfAvailable { fwrite($0.baseAddress, 1, $0.count, file) }
+            ?? Array(text.utf8).withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+        let closed = fclose(file) == 0
+        guard written == text.utf8.count, closed, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
     }
 
     static func contents(of path: String) -> String? {

@@ -19,6 +19,10 @@ public final class LV2World: @unchecked Sendable {
     struct State {
         var loadedBundles: Set<String> = []
         var loadedEverything = false
+        /// Bundles to load per plugin URI, from a catalog (`use(_:)`).
+        var catalogBundles: [String: [String]] = [:]
+        /// The catalog `scannedCatalog()` made, kept for the world's life.
+        var scanned: LV2Catalog?
         var nodes: [String: OpaquePointer] = [:]
     }
 
@@ -96,22 +100,44 @@ public final class LV2World: @unchecked Sendable {
         }
     }
 
+    /// A catalog of every installed plugin, scanned once in the world's life: without a
+    /// store on disk, every later unknown name would otherwise cost a scan. Thread: control.
+    public func scannedCatalog() -> LV2Catalog {
+        if let catalog = withLilv({ _, state in state.scanned }) { return catalog }
+        let catalog = LV2Catalog.scan(world: self)
+        withLilv { _, state in state.scanned = catalog }
+        return catalog
+    }
+
+    /// Lets `load(uri:)` take a plugin's bundles from `catalog` instead of searching the
+    /// manifests. Thread: control.
+    public func use(_ catalog: LV2Catalog) {
+        let bundles = Dictionary(catalog.entries.map { ($0.uri, $0.bundles) }, uniquingKeysWith: { first, _ in first })
+        withLilv { _, state in state.catalogBundles = bundles }
+    }
+
     /// Loads just the bundles that mention `uri` (the plugin's own and any preset
-    /// bundles), so using one plugin costs a text search of the manifests rather than a
-    /// scan of every plugin. Thread: control.
+    /// bundles): those a catalog lists (`use(_:)`), else those a text search of the
+    /// manifests finds. Using one plugin never costs a scan of every plugin. Thread: control.
     public func load(uri: String) throws(LV2Error) {
-        if withLilv({ world, state in Self.findPlugin(uri, world: world, state: &state) }) != nil { return }
-        let bundles = index.bundles(mentioning: uri)
-        let found = withLilv { world, state in
+        let (loaded, listed) = withLilv { world, state in
+            (Self.findPlugin(uri, world: world, state: &state) != nil, state.catalogBundles[uri] ?? [])
+        }
+        if loaded { return }
+        if !listed.isEmpty, load(listed, finding: uri) { return }
+        guard load(index.bundles(mentioning: uri), finding: uri) else {
+            // Only an error pays for the full scan, to suggest what was meant.
+            loadAll()
+            throw .unknownPlugin(uri, suggestions: Suggestions.closest(to: uri, among: pluginURIs))
+        }
+    }
+
+    private func load(_ bundles: [String], finding uri: String) -> Bool {
+        withLilv { world, state in
             for bundle in bundles where !state.loadedBundles.contains(bundle) {
                 Self.loadBundle(bundle, world: world, state: &state)
             }
             return Self.findPlugin(uri, world: world, state: &state) != nil
-        }
-        guard found else {
-            // Only an error pays for the full scan, to suggest what was meant.
-            loadAll()
-            throw .unknownPlugin(uri, suggestions: Suggestions.closest(to: uri, among: pluginURIs))
         }
     }
 

@@ -4,12 +4,15 @@ import TrellisTestSupport
 
 /// Runs the built `trellis` executable, which sits beside the test bundle, with
 /// `environment` added to the test's own and the variables in `removing` taken out.
+/// Discovery's cache and name table go to a folder of the test process, not the user's.
 func trellis(_ arguments: [String], environment: [String: String] = [:], removing: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     let process = Process()
     process.executableURL = directory.appendingPathComponent("trellis")
     process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.filter { !removing.contains($0.key) }
+    let kept = ["XDG_CACHE_HOME": testStateFolder + "/cache", "XDG_STATE_HOME": testStateFolder + "/state"]
+    process.environment = ProcessInfo.processInfo.environment.merging(kept) { $1 }.merging(environment) { $1 }
+        .filter { !removing.contains($0.key) }
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err
@@ -19,6 +22,9 @@ func trellis(_ arguments: [String], environment: [String: String] = [:], removin
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
 }
+
+/// Where `trellis` keeps its cache and state during this test process.
+let testStateFolder = temporaryPath("xdg")
 
 /// A file path in a fresh temporary folder.
 func temporaryPath(_ name: String) -> String {

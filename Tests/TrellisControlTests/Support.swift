@@ -23,7 +23,13 @@ func controlRegistry() -> ComponentRegistry {
     return registry
 }
 
-nonisolated(unsafe) let sharedWorld = LV2World()
+/// Scanned before any test's session starts, as `trellis run`'s kept catalog would be:
+/// a first scan inside a request would outlast the clients' reply timeout.
+nonisolated(unsafe) let sharedWorld: LV2World = {
+    let world = LV2World()
+    _ = world.scannedCatalog()
+    return world
+}()
 
 /// A mono 1 kHz sine at amplitude 0.5 through a gain stage to the output.
 let toneSession = """
