@@ -47,8 +47,8 @@ let package = Package(
         // The variadic jack_client_open, which Swift cannot call.
         .target(name: "CTrellisJACKShim", dependencies: ["CJack"]),
         .target(name: "CAllocationCounter"),
-        // The LV2 log feature's variadic printf, which Swift cannot implement.
-        .target(name: "CTrellisLV2Shim"),
+        // The LV2 log feature's variadic printf (which Swift cannot implement), the library probe, serd's error text.
+        .target(name: "CTrellisLV2Shim", dependencies: ["CLilv"]),
 
         // The model: descriptions, formats, buffers, the unit contract. No Foundation.
         .target(name: "TrellisCore", dependencies: ["CTrellisShim"], swiftSettings: realtimeChecks),

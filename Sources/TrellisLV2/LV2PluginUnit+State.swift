@@ -111,11 +111,14 @@ extension LV2PluginUnit {
     }
 
     private func loadState(_ pending: PendingState) throws(LV2Error) -> OpaquePointer {
+        if case .text(let text) = pending, let error = LV2StateText.syntaxError(text, plugin: uri) {
+            throw .stateFailed("not Turtle: \(error)", plugin: uri)
+        }
         let urids = world.urids
         let state: OpaquePointer? = world.withLilv { world, state in
             switch pending {
             case .text(let text):
-                return lilv_state_new_from_string(world, urids.mapFeature, text)
+                return lilv_state_new_from_string(world, urids.mapFeature, LV2StateText.document(text, plugin: uri))
             case .preset(let presetURI):
                 let node = LV2World.node(presetURI, world: world, state: &state)
                 lilv_world_load_resource(world, node)
@@ -124,7 +127,12 @@ extension LV2PluginUnit {
         }
         guard let state else {
             switch pending {
-            case .text: throw .stateFailed("the text is not a state lilv can read", plugin: uri)
+            case .text(let text) where LV2StateText.isFullForm(text):
+                throw .stateFailed("the text is not a state lilv can read", plugin: uri)
+            case .text:
+                throw .stateFailed(
+                    "the text is not a list of the plugin's properties in Turtle (`<property> value ;` ..., after any @prefix lines)",
+                    plugin: uri)
             case .preset(let presetURI): throw .stateFailed("preset <\(presetURI)> could not be read", plugin: uri)
             }
         }
