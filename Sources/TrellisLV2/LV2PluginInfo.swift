@@ -20,6 +20,9 @@ public struct LV2PluginInfo: Codable, Sendable, Equatable {
     public var extensionData: [String]
     /// Index of the control output that reports latency in frames.
     public var latencyPort: Int?
+    /// Controls the plugin exposes as properties (`patch:writable`, `patch:readable`),
+    /// set and read with `patch:Set` and `patch:Get` messages on its control atom ports.
+    public var properties: [LV2PropertyInfo] = []
 
     /// Required features Trellis does not provide; loading fails when not empty.
     public var missingFeatures: [String] {
@@ -27,6 +30,28 @@ public struct LV2PluginInfo: Codable, Sendable, Equatable {
     }
 
     public var hasLatency: Bool { latencyPort != nil }
+}
+
+/// A `patch:writable` or `patch:readable` property of a plugin (an `lv2:Parameter`).
+public struct LV2PropertyInfo: Codable, Sendable, Equatable {
+    /// The property's value type, from its `rdfs:range`.
+    public enum ValueType: String, Codable, Sendable {
+        case int, long, float, double, bool, string, path, uri, other
+
+        /// Numbers and booleans: the ones that are audio-unit parameters.
+        public var isNumeric: Bool { [.int, .long, .float, .double, .bool].contains(self) }
+    }
+
+    public var uri: String
+    public var label: String
+    public var type: ValueType
+    /// `patch:writable`; a property only `patch:readable` is the plugin's to change.
+    public var isWritable: Bool
+    public var minimum: Float?
+    public var maximum: Float?
+    /// The property's `lv2:default`.
+    public var defaultValue: Float?
+    public var unit: String?
 }
 
 public struct LV2PortInfo: Codable, Sendable, Equatable {
@@ -55,6 +80,8 @@ public struct LV2PortInfo: Codable, Sendable, Equatable {
     public var minimumBufferSize: Int?
     /// Class URIs the port declared, for ports of a kind Trellis does not know.
     public var types: [String]
+    /// Atom ports: whether they carry `patch:Message`s (property changes).
+    public var supportsPatch = false
 
     public func has(_ hint: LV2PortHint) -> Bool { hints.contains(hint) }
 }

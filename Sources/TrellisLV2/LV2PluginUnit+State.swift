@@ -66,6 +66,7 @@ extension LV2PluginUnit {
             renderer.releaseControl()
             throw error
         }
+        renderer.askForPropertyValues()
         renderer.releaseControl()
         apply(values)
     }

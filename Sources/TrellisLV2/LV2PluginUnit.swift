@@ -36,6 +36,9 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
     private let outlet = Mutex<(renderer: LV2Renderer, features: LV2HostFeatures)?>(nil)
     /// State to apply when the plugin is next instantiated.
     var pendingState: PendingState?
+    /// Property parameters set while no instance existed: sent to the plugin, after its
+    /// state, when it is instantiated (by parameter index).
+    private var pendingProperties: [Int: Float] = [:]
 
     /// The plugin's URI.
     public var uri: String { info.uri }
@@ -79,6 +82,12 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
         let ports = Dictionary(uniqueKeysWithValues: info.ports.map { ($0.index, $0) })
         for port in layout.controlPorts {
             declareParameter(LV2PortLayout.parameter(for: ports[port]!, sampleRate: sampleRate))
+        }
+        var taken = Set(info.ports.map(\.symbol))
+        for (number, property) in layout.properties.enumerated() {
+            let parameter = LV2PortLayout.parameter(for: property, number: number, portCount: info.ports.count, taken: taken)
+            taken.insert(parameter.identifier)
+            declareParameter(parameter)
         }
     }
 
@@ -173,6 +182,10 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
             deallocateRenderResources()
             throw error
         }
+        for (index, value) in pendingProperties.sorted(by: { $0.key < $1.key }) {
+            renderer.setParameter(index: index, value: value, rampFrames: 0)
+        }
+        pendingProperties = [:]
         lilv_instance_activate(instance)
         features.running.store(true, ordering: .releasing)
         outlet.withLock { $0 = (renderer, features) }
@@ -226,7 +239,15 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
     public override var renderKernel: RenderKernel? { renderer?.renderKernel }
 
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        renderer?.setParameter(index: index, value: value, rampFrames: rampFrames)
+        let isProperty = parameters[index].address.id >= UInt32(info.ports.count)
+        if let renderer {
+            // Initialization hands every value over again; a property's value is the
+            // plugin's own (its state), so only those set meanwhile were sent.
+            guard isInitialized || !isProperty else { return }
+            renderer.setParameter(index: index, value: value, rampFrames: rampFrames)
+        } else if isProperty {
+            pendingProperties[index] = value
+        }
     }
 
     public override var latencyFrames: Int {

@@ -29,6 +29,12 @@ struct LV2PortLayout {
     /// The atom input that MIDI queued from the control side goes to (the first).
     var midiInput: Int?
     var latencyPort: Int?
+    /// The atom ports that carry `patch:Message`s to and from the plugin (those
+    /// designated lv2:control first), when it has numeric properties.
+    var patchInput: Int?
+    var patchOutput: Int?
+    /// The plugin's numeric properties, in parameter order after the control ports.
+    var properties: [LV2PropertyInfo] = []
 
     init(info: LV2PluginInfo) throws(LV2Error) {
         for port in info.ports {
@@ -48,6 +54,13 @@ struct LV2PortLayout {
         midiInput = main?.index
         midiOutputs = info.ports.filter { $0.kind == .atom && $0.direction == .output && $0.supportsMIDI }.map(\.index)
         latencyPort = info.latencyPort
+        func patchPort(_ direction: LV2PortInfo.Direction) -> Int? {
+            let candidates = info.ports.filter { $0.kind == .atom && $0.direction == direction && $0.supportsPatch }
+            return (candidates.first { $0.designation == LV2URI.control } ?? candidates.first)?.index
+        }
+        patchInput = patchPort(.input)
+        patchOutput = patchPort(.output)
+        if patchInput != nil { properties = info.properties.filter(\.type.isNumeric) }
         inputBuses = Self.buses(info.ports.filter { $0.direction == .input })
         outputBuses = Self.buses(info.ports.filter { $0.direction == .output })
     }
@@ -136,6 +149,39 @@ struct LV2PortLayout {
             defaultValue: defaultValue,
             flags: flags,
             valueStrings: indexed ? points.map(\.label) : [])
+    }
+
+    /// The parameter for numeric property `number` (0-based) of a plugin with
+    /// `portCount` ports: its id follows the port indices; its identifier is the URI's
+    /// last part (`eg-params#int` is `int`) unless a port symbol or another property
+    /// has it, then the whole URI. Unbounded numbers get a range wide enough for any
+    /// setting a person types.
+    static func parameter(for property: LV2PropertyInfo, number: Int, portCount: Int, taken: Set<String>) -> ParameterInfo {
+        let tail = String(property.uri.split(whereSeparator: { $0 == "#" || $0 == "/" }).last ?? Substring(property.uri))
+        let identifier = taken.contains(tail) ? property.uri : tail
+        var low: Float, high: Float
+        var flags: ParameterFlags = property.isWritable ? .readWrite : .meter
+        var unit = parameterUnit(property.unit)
+        switch property.type {
+        case .bool:
+            (low, high) = (0, 1)
+            flags.insert(.toggled)
+            unit = .boolean
+        case .int, .long:
+            (low, high) = (property.minimum ?? -16_777_216, property.maximum ?? 16_777_216)
+            flags.insert(.integer)
+        default:
+            (low, high) = (property.minimum ?? -1e9, property.maximum ?? 1e9)
+        }
+        if low > high { swap(&low, &high) }
+        return ParameterInfo(
+            address: ParameterAddress(UInt32(portCount + number)),
+            identifier: identifier,
+            name: property.label,
+            unit: unit,
+            range: low...high,
+            defaultValue: min(max(property.defaultValue ?? min(max(0, low), high), low), high),
+            flags: flags)
     }
 
     static func parameterUnit(_ uri: String?) -> ParameterUnit {

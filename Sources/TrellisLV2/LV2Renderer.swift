@@ -33,6 +33,7 @@ final class LV2Renderer: @unchecked Sendable {
             instance: instance, layout: layout, portCount: portCount, parameters: parameters, values: values.view,
             maximumFrames: maximumFrames, atomCapacity: atomCapacity, urids: urids, worker: worker?.responder,
             queuedMIDI: queuedMIDI.end, sentMIDI: sentMIDI.end))
+
         kernel.pointee.connectControlsAndAtoms(atomInputPorts: atomInputPorts, atomOutputPorts: atomOutputPorts)
     }
 
@@ -62,6 +63,10 @@ final class LV2Renderer: @unchecked Sendable {
         }
         return true
     }
+
+    /// Has the plugin report its properties' values at the next render, as after a
+    /// state was restored. Thread: control, after `acquireForControl` returned true.
+    func askForPropertyValues() { kernel.pointee.properties.askForValues() }
 
     /// Thread: control, after `acquireForControl` returned true.
     func releaseControl() { kernel.pointee.gate.pointee.store(0, ordering: .releasing) }
@@ -108,6 +113,12 @@ struct LV2Kernel {
     private let rampTarget: UnsafeMutablePointer<Float>
     private let rampRemaining: UnsafeMutablePointer<Int32>
     private let values: ParameterValues
+    /// Parameters with an id at or past this are properties, set through `properties`.
+    private let portCount: Int
+    let properties: PatchMessages
+    /// The atom input and output slots that carry patch messages, or -1.
+    private let patchInputSlot: Int
+    private let patchOutputSlot: Int
 
     private let inputBuses: PortTable
     private let outputBuses: PortTable
@@ -147,6 +158,13 @@ struct LV2Kernel {
         connectFunction = descriptor.connect_port
         self.maximumFrames = maximumFrames
         self.values = values
+        self.portCount = portCount
+        let propertyParameters = layout.properties.indices.map { number in
+            parameters.firstIndex { Int($0.address.id) == portCount + number } ?? 0
+        }
+        properties = PatchMessages(properties: layout.properties, parameterIndices: propertyParameters, urids: urids)
+        patchInputSlot = layout.patchInput.flatMap { layout.atomInputs.firstIndex(of: $0) } ?? -1
+        patchOutputSlot = layout.patchOutput.flatMap { layout.atomOutputs.firstIndex(of: $0) } ?? -1
         self.worker = worker
         self.queuedMIDI = queuedMIDI
         self.sentMIDI = sentMIDI
@@ -169,7 +187,7 @@ struct LV2Kernel {
             rampStep[index] = 0
             rampTarget[index] = values[index]
             rampRemaining[index] = 0
-            controls[Int(parameter.address.id)] = values[index]
+            if Int(parameter.address.id) < portCount { controls[Int(parameter.address.id)] = values[index] }
         }
 
         inputBuses = PortTable(layout.inputBuses.map(\.ports))
@@ -233,6 +251,7 @@ struct LV2Kernel {
         atomInputs.deallocate()
         atomOutputs.deallocate()
         readBack.deallocate()
+        properties.deallocate()
         gate.deinitialize(count: 1)
         gate.deallocate()
         droppedMIDI.deinitialize(count: 1)
@@ -245,6 +264,10 @@ struct LV2Kernel {
     func setParameter(index: Int, value: Float, rampFrames: Int) {
         guard index >= 0, index < parameterCount, !parameterIsOutput[index] else { return }
         let port = Int(parameterPorts[index])
+        if port >= portCount {
+            properties.set(slot: port &- portCount, value: value)
+            return
+        }
         if rampFrames <= 0 {
             controls[port] = value
             rampRemaining[index] = 0
@@ -336,7 +359,7 @@ struct LV2Kernel {
             offset &+= count
         }
         eventCount = 0
-        for index in 0..<parameterCount where parameterIsOutput[index] {
+        for index in 0..<parameterCount where parameterIsOutput[index] && Int(parameterPorts[index]) < portCount {
             values[index] = controls[Int(parameterPorts[index])]
         }
         gate.pointee.store(0, ordering: .releasing)
@@ -392,6 +415,8 @@ struct LV2Kernel {
     @inline(__always)
     private func writeMIDI(offset: Int, count: Int, last: Bool) {
         for slot in 0..<atomInputs.count { AtomSequence.clear(atomInputs.buffers[slot], sequenceType: sequenceType) }
+        // Property changes come first: they take effect at the piece's first frame.
+        if patchInputSlot >= 0 { properties.write(into: atomInputs.buffers[patchInputSlot], capacity: atomCapacity) }
         for index in 0..<eventCount {
             let event = events[index]
             let buffer = atomInputs.buffers[Int(midiInputSlots[Int(event.bus)])]
@@ -418,6 +443,9 @@ struct LV2Kernel {
             while let event = AtomSequence.event(output, at: position, end: end) {
                 _ = AtomSequence.append(target, capacity: atomCapacity, frame: event.frame + Int64(offset), type: event.type,
                                         data: event.data, size: event.size)
+                if slot == patchOutputSlot {
+                    properties.read(type: event.type, data: event.data, size: event.size) { index, value in values[index] = value }
+                }
                 if event.type == midiType, event.size >= 1, event.size <= 3 {
                     let bytes = event.data.assumingMemoryBound(to: UInt8.self)
                     let message = MIDIMessage(

@@ -61,7 +61,50 @@ extension LV2World {
             requiredFeatures: strings(lilv_plugin_get_required_features(plugin), free: true),
             optionalFeatures: strings(lilv_plugin_get_optional_features(plugin), free: true),
             extensionData: strings(lilv_plugin_get_extension_data(plugin), free: true),
-            latencyPort: latencyIndex)
+            latencyPort: latencyIndex,
+            properties: describeProperties(plugin, world: world, state: &state))
+    }
+
+    /// The plugin's `patch:writable` and `patch:readable` properties, writable first,
+    /// each in URI order. Defaults are the properties' `lv2:default`: the values of the
+    /// plugin's default `state:state` are typed (xsd:float, xsd:long) in ways lilv's node
+    /// reader complains about, and the running plugin reports them anyway.
+    private static func describeProperties(_ plugin: OpaquePointer, world: OpaquePointer, state: inout State) -> [LV2PropertyInfo] {
+        let writable = strings(lilv_plugin_get_value(plugin, node(LV2URI.patchWritable, world: world, state: &state)), free: true)
+        let readable = strings(lilv_plugin_get_value(plugin, node(LV2URI.patchReadable, world: world, state: &state)), free: true)
+        func get(_ subject: OpaquePointer?, _ predicate: String, state: inout State) -> OpaquePointer? {
+            guard let subject else { return nil }
+            return lilv_world_get(world, subject, node(predicate, world: world, state: &state), nil)
+        }
+        func number(_ found: OpaquePointer?) -> Float? {
+            guard let found else { return nil }
+            defer { lilv_node_free(found) }
+            if lilv_node_is_bool(found) { return lilv_node_as_bool(found) ? 1 : 0 }
+            if lilv_node_is_float(found) || lilv_node_is_int(found) { return lilv_node_as_float(found) }
+            return Float(String(cString: lilv_node_as_string(found)))
+        }
+        let types: [String: LV2PropertyInfo.ValueType] = [
+            LV2URI.atomInt: .int, LV2URI.atomLong: .long, LV2URI.atomFloat: .float, LV2URI.atomDouble: .double,
+            LV2URI.atomBool: .bool, LV2URI.atomString: .string, LV2URI.atomPath: .path, LV2URI.atomURI: .uri,
+            LV2URI.atomURID: .uri,
+        ]
+        var result: [LV2PropertyInfo] = []
+        for uri in writable.sorted() + readable.filter({ !writable.contains($0) }).sorted() {
+            let property = node(uri, world: world, state: &state)
+            let range = takeString(get(property, LV2URI.rdfsRange, state: &state))
+            let label = takeString(get(property, LV2URI.rdfsLabel, state: &state))
+                ?? String(uri.split(whereSeparator: { $0 == "#" || $0 == "/" }).last ?? Substring(uri))
+            // Properties of the parameters vocabulary (param:gain) are floats; their
+            // ranges sit in a specification bundle that may not be loaded.
+            let type = range.flatMap { types[$0] } ?? (uri.hasPrefix(LV2URI.parametersNS) ? .float : .other)
+            result.append(LV2PropertyInfo(
+                uri: uri, label: label, type: type, isWritable: writable.contains(uri),
+                minimum: number(get(property, LV2URI.minimum, state: &state)),
+                maximum: number(get(property, LV2URI.maximum, state: &state)),
+                defaultValue: number(get(property, LV2URI.defaultValue, state: &state)),
+                unit: takeString(get(property, LV2URI.unit, state: &state))))
+        }
+        return result
     }
 
     private static func describePort(
@@ -133,7 +176,8 @@ extension LV2World {
             designation: designation,
             supportsMIDI: supports.contains(LV2URI.midiEvent),
             minimumBufferSize: minimumSize,
-            types: types)
+            types: types,
+            supportsPatch: supports.contains(LV2URI.patchMessage))
     }
 
     // MARK: - Node helpers

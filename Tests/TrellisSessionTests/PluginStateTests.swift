@@ -78,4 +78,23 @@ struct PluginStateTests {
             #expect("\(error)".contains("not Turtle: line 1, column"))
         }
     }
+
+    @Test("eg-params' properties set as parameters in a session are saved as parameters and load back")
+    func propertiesAsParameters() throws {
+        let session = """
+            version: 1
+            nodes:
+              params:
+                lv2: http://lv2plug.in/plugins/eg-params
+                parameters: { int: 4, double: 0.75, bool: on }
+              out: output
+            connections: []
+            """
+        let saved = SessionWriter.text(try MIDISessionTests.loaded(session).document())
+        #expect(saved.contains("int: 4"))
+        #expect(saved.contains("double: 0.75"))
+        let unit = try #require(try MIDISessionTests.loaded(saved).graph.node(named: "params").unit as? LV2PluginUnit)
+        #expect(try unit.parameterValue(try unit.parameter(named: "int").address) == 4)
+        #expect(try unit.parameterValue(try unit.parameter(named: "bool").address) == 1)
+    }
 }
