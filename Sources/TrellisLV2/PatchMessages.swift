@@ -107,6 +107,8 @@ struct PatchMessages {
         }
     }
 
+    /// Integers round half away from zero (truncating after the half step: `rounded()`
+    /// is off limits on the audio thread).
     @inline(__always)
     private func writeSet(slot: Int) -> Int {
         let value = pending[slot]
@@ -122,13 +124,13 @@ struct PatchMessages {
         switch type {
         case uris.long:
             scratch.storeBytes(of: 8, toByteOffset: 40, as: UInt32.self)
-            scratch.storeBytes(of: Int64(value.rounded()), toByteOffset: 48, as: Int64.self)
+            scratch.storeBytes(of: Int64(value + (value < 0 ? -0.5 : 0.5)), toByteOffset: 48, as: Int64.self)
         case uris.double:
             scratch.storeBytes(of: 8, toByteOffset: 40, as: UInt32.self)
             scratch.storeBytes(of: Double(value), toByteOffset: 48, as: Double.self)
         case uris.int, uris.bool:
             scratch.storeBytes(of: 4, toByteOffset: 40, as: UInt32.self)
-            scratch.storeBytes(of: Int32(value.rounded()), toByteOffset: 48, as: Int32.self)
+            scratch.storeBytes(of: Int32(value + (value < 0 ? -0.5 : 0.5)), toByteOffset: 48, as: Int32.self)
         default:
             scratch.storeBytes(of: 4, toByteOffset: 40, as: UInt32.self)
             scratch.storeBytes(of: value, toByteOffset: 48, as: Float.self)
