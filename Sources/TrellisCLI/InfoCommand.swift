@@ -13,6 +13,9 @@ struct InfoCommand: ParsableCommand {
     @Flag(help: "Write JSON instead of text.")
     var json = false
 
+    @Option(help: "The sample rate the unit is initialized at, for the latency it reports (Hz).")
+    var sampleRate: Double = 48_000
+
     func run() throws {
         let registry = try Units.registry()
         let component: Component
@@ -21,8 +24,32 @@ struct InfoCommand: ParsableCommand {
         }
         let instance: any AudioUnit
         do { instance = try registry.instantiate(component) } catch { throw CLIError("\(error)") }
-        let info = UnitInfo(component: component, unit: instance)
+        guard sampleRate.isFinite, sampleRate >= 1_000, sampleRate <= 768_000 else {
+            throw CLIError("--sample-rate \(sampleRate): give a rate from 1000 to 768000 Hz")
+        }
+        // A plugin reports its latency once it runs, which initializing does.
+        let failure = Self.initialize(instance, sampleRate: sampleRate)
+        var info = UnitInfo(component: component, unit: instance)
+        info.sampleRate = sampleRate
+        info.initializationError = failure
         print(json ? try JSONText.encode(info) : info.text)
+    }
+
+    /// Initializes `unit` at `sampleRate`; the error's text when it cannot be.
+    static func initialize(_ unit: any AudioUnit, sampleRate: Double) -> String? {
+        do {
+            for scope in [Scope.input, .output] {
+                for element in 0..<unit.elementCount(scope) {
+                    var format = try unit.format(scope: scope, element: element)
+                    format.sampleRate = sampleRate
+                    try unit.setFormat(format, scope: scope, element: element)
+                }
+            }
+            try unit.initialize()
+            return nil
+        } catch {
+            return "\(error)"
+        }
     }
 }
 
@@ -72,6 +99,10 @@ struct UnitInfo: Codable {
     var origin: String
     var uri: String?
     var latencyFrames: Int
+    /// The rate the unit was initialized at, which its latency is in frames of.
+    var sampleRate: Double?
+    /// Why the unit could not be initialized, when it could not.
+    var initializationError: String?
     var tailTime: Double
     var buses: [Bus]
     var midiBuses: [MIDIBus]
@@ -131,7 +162,11 @@ struct UnitInfo: Codable {
     var text: String {
         var lines = ["\(displayName) — \(name) (\(triple)), \(kind), \(origin)"]
         if let uri { lines.append("uri: \(uri)") }
-        lines.append("latency: \(latencyFrames) frames, tail: \(tailTime) s")
+        if let initializationError {
+            lines.append("latency: unknown, the unit cannot be initialized: \(initializationError)")
+        } else {
+            lines.append("latency: \(latencyFrames) frames" + (sampleRate.map { " at \(Int($0)) Hz" } ?? "") + ", tail: \(tailTime) s")
+        }
         lines.append("buses:")
         for bus in buses {
             lines.append("  \(bus.scope) \(bus.element): \(bus.channels) ch, \(bus.sampleType)" + (bus.sideChain == true ? ", side-chain" : ""))

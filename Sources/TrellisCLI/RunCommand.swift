@@ -140,7 +140,7 @@ final class StatusOutput: @unchecked Sendable {
     /// status line) and log lines; MIDI is left to `ctl watch`. Thread: any (the
     /// engine's finish thread).
     func notice(_ notice: EngineNotice, registry: ComponentRegistry) {
-        guard notice.isWarning || notice.kind == .log || (json && notice.kind == .midiOutput) else { return }
+        guard notice.isWarning || notice.kind == .log || notice.kind == .latencyChanged || (json && notice.kind == .midiOutput) else { return }
         lock.lock()
         defer { lock.unlock() }
         if notice.isWarning { warnings += 1 }

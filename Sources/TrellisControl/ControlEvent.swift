@@ -33,6 +33,7 @@ public struct ControlEvent: Sendable, Equatable {
         case .log: kind = notice.isWarning ? .warning : .log
         case .midiOutput: kind = .midi
         case .programSwapped: return nil
+        case .latencyChanged: kind = notice.isWarning ? .warning : .graph
         default:
             guard notice.isWarning else { return nil }
             kind = .warning

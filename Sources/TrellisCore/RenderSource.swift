@@ -9,10 +9,14 @@ public protocol RenderSource: AnyObject, Sendable {
     /// to the source; nil for a source that has none (the backend then bridges to
     /// `render`). Valid while the source lives. Thread: control.
     var renderEntry: RenderEntry? { get }
+    /// Frames from the input to the output of what the source renders now, for a backend
+    /// to publish (JACK's port latency ranges). Thread: any.
+    var latencyFrames: Int { get }
 }
 
 extension RenderSource {
     public var renderEntry: RenderEntry? { nil }
+    public var latencyFrames: Int { 0 }
 }
 
 /// One backend cycle as a render entry receives it.

@@ -16,11 +16,15 @@ public struct EngineNotice: Sendable {
     /// and `dropped` counts them.
     public var message: UnitMessage?
     public var dropped: Int
+    /// For `.latencyChanged`: the frames the old program compensated and the unit's
+    /// latency now.
+    public var latencyChange: (from: Int, to: Int)?
 
     public init(
         kind: EngineNotification.Kind, unitID: UInt64, sampleTime: Int64, unit: UnitLabel?,
-        message: UnitMessage? = nil, dropped: Int = 0
+        message: UnitMessage? = nil, dropped: Int = 0, latencyChange: (from: Int, to: Int)? = nil
     ) {
+        self.latencyChange = latencyChange
         self.kind = kind
         self.unitID = unitID
         self.sampleTime = sampleTime

@@ -23,6 +23,7 @@ final class FinishService: @unchecked Sendable {
 
     private let consumer = Mutex(())
     private let listeners = Mutex<[(token: UInt64, handler: @Sendable (EngineNotice) -> Void)]>([])
+    private let upkeep = Mutex<(@Sendable () -> [EngineNotice])?>(nil)
     private let nextToken = Atomic<UInt64>(0)
     private let wakeup = Wakeup()
     /// The running thread and its stop flag; starting and stopping are serialized by this lock.
@@ -69,13 +70,21 @@ final class FinishService: @unchecked Sendable {
             drainUnits(into: &notices)
             return freeRetired()
         }
-        if !notices.isEmpty {
-            let current = listeners.withLock { $0.map(\.handler) }
-            for notice in notices {
-                for handler in current { handler(notice) }
-            }
-        }
+        deliver(notices)
         return FinishReport(freedPrograms: freed, notices: notices.count)
+    }
+
+    /// Thread: any.
+    func setUpkeep(_ body: (@Sendable () -> [EngineNotice])?) {
+        upkeep.withLock { $0 = body }
+    }
+
+    private func deliver(_ notices: [EngineNotice]) {
+        guard !notices.isEmpty else { return }
+        let current = listeners.withLock { $0.map(\.handler) }
+        for notice in notices {
+            for handler in current { handler(notice) }
+        }
     }
 
     private func drainUnits(into notices: inout [EngineNotice]) {
@@ -153,6 +162,7 @@ final class FinishService: @unchecked Sendable {
     private func run(until stopping: StopFlag) {
         while !stopping.flag.load(ordering: .acquiring) {
             pass()
+            if let body = upkeep.withLock({ $0 }) { deliver(body()) }
             wakeup.wait(nanoseconds: Self.intervalNanoseconds)
         }
     }

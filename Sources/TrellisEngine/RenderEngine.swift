@@ -23,6 +23,7 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
 
     /// Serializes publishers, so generations reach the pending slot in order.
     private let publisher = Mutex<UInt64>(0)
+    private let publishedLatency = Atomic<Int>(0)
 
     /// The audio thread's state (a control thread's too while it holds the cycle gate),
     /// reached through `process`: plain memory, no reference.
@@ -65,6 +66,7 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
         let generation = publisher.withLock { last in
             last += 1
             finishing.labels.withLock { $0.record(program.plan, generation: last) }
+            publishedLatency.store(program.plan.latency, ordering: .relaxed)
             let handoff = ProgramHandoff.make(program, generation: last)
             if let displaced = pending.pointee.exchange(handoff, ordering: .acquiringAndReleasing) {
                 ProgramHandoff.release(displaced)
@@ -79,6 +81,9 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
     /// service does this on its own while rendering. Thread: any but audio.
     @discardableResult
     public func collectRetired() -> Int { finishing.collectRetired() }
+
+    /// The latency of the program last published. Thread: any.
+    public var latencyFrames: Int { publishedLatency.load(ordering: .relaxed) }
 
     /// True while a published program waits for the audio thread. Thread: any.
     public var hasPendingProgram: Bool { pending.pointee.load(ordering: .acquiring) != nil }
@@ -137,6 +142,15 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
     /// Thread: any. A pass under way may still call the listener once.
     public func removeNoticeListener(_ token: NoticeListenerToken) {
         finishing.removeListener(token.rawValue)
+    }
+
+    /// Has the finish service's thread call `body` after each of its passes, outside
+    /// every lock of the engine, and deliver the notices it returns to the listeners:
+    /// upkeep that reacts to what the units did (a graph re-compensating a latency that
+    /// changed). `body` must not wait for the thread that calls `stopRendering`.
+    /// nil removes it. Thread: any.
+    public func setUpkeep(_ body: (@Sendable () -> [EngineNotice])?) {
+        finishing.setUpkeep(body)
     }
 
     /// Makes one finish pass on the calling thread: frees retired programs, delivers

@@ -492,6 +492,9 @@ public struct EngineNotification: BitwiseCopyable, Sendable {
         /// MIDI buffers were full this cycle: `count` messages a unit sent (or, with unit
         /// id 0, the backend's MIDI input or output carried) were dropped.
         case midiDropped
+        /// A unit's latency changed and the graph was compiled again to compensate it
+        /// (raised on the control side, never by the audio thread).
+        case latencyChanged
     }
     public var kind: Kind
     public var unitID: UInt64

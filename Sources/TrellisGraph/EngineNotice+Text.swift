@@ -18,6 +18,7 @@ extension EngineNotice {
         case .nonFiniteOutput, .parameterQueueFull, .messagesDropped, .midiDropped: true
         case .log:
             if case .log(let level, _) = message { level == .error || level == .warning } else { false }
+        case .latencyChanged: message != nil
         case .programSwapped, .midiOutput: false
         }
     }
@@ -36,6 +37,10 @@ extension EngineNotice {
             return "\(node) sent \(timed.message) on \(midiBusName(bus)) at \(when)"
         case (.messagesDropped, _):
             return "\(node): \(dropped) log lines or MIDI messages were lost, the queues were full"
+        case (.latencyChanged, .log(_, let failure)?):
+            return "\(node): latency now \(latencyChange?.to ?? 0) frames, but the graph could not be compiled again: \(failure)"
+        case (.latencyChanged, _):
+            return "\(node): latency now \(latencyChange?.to ?? 0) frames (was \(latencyChange?.from ?? 0)); paths re-aligned"
         case (.midiDropped, _):
             let whose = unitID == 0 ? "the backend's MIDI ports" : node
             return "\(whose): \(dropped) MIDI messages were dropped at \(when), a cycle's buffer was full"
@@ -61,6 +66,10 @@ extension EngineNotice {
             fields.append(("bus", .text(midiBusName(bus))))
             fields.append(("bytes", .numbers(timed.message.bytes.map(Double.init))))
         case nil:
+            if let change = latencyChange {
+                fields.append(("latencyFrom", .number(Double(change.from))))
+                fields.append(("latency", .number(Double(change.to))))
+            }
             if kind == .messagesDropped || kind == .midiDropped { fields.append(("dropped", .number(Double(dropped)))) }
         }
         fields.append(("message", .text(text(registry: registry))))

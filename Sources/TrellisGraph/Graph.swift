@@ -364,6 +364,31 @@ public final class Graph: @unchecked Sendable {
         }
     }
 
+    // MARK: - Latency
+
+    /// The units whose latency is not what the published program compensates: a plugin
+    /// that reports another latency once it runs, or after a parameter or state change.
+    /// Thread: control.
+    public var latencyChanges: [LatencyChange] {
+        guard isInitialized, let plan else { return [] }
+        var changes: [LatencyChange] = []
+        for entry in plan.compensatedLatencies {
+            let now = max(0, entry.unit.latencyFrames)
+            if now != entry.frames { changes.append(LatencyChange(node: entry.node, unit: entry.unit, from: entry.frames, to: now)) }
+        }
+        return changes
+    }
+
+    /// Compiles and publishes a program that compensates the units' latencies as they
+    /// are now, if any changed; returns the changes. The delay lines that keep their
+    /// length keep their contents. Thread: control.
+    @discardableResult
+    public func compensateLatencyChanges() throws(GraphError) -> [LatencyChange] {
+        let changes = latencyChanges
+        if !changes.isEmpty { try commitProgram() }
+        return changes
+    }
+
     // MARK: - Internals
 
     private func edit(_ change: (inout Model) throws(GraphError) -> Void) throws(GraphError) {

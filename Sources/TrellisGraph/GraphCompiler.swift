@@ -248,6 +248,7 @@ struct GraphCompiler {
 
         for index in order {
             let node = nodes[index]
+            if node.role == .unit { plan.compensatedLatencies.append((node.unit, node.name, latency(index))) }
             let sources = node.inputs
             let readyAt = sources.compactMap { $0 }.map { arrival[$0.node] + latency($0.node) }
             arrival[index] = readyAt.max() ?? 0

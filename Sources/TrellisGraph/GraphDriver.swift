@@ -47,8 +47,33 @@ public final class GraphDriver<Backend: AudioBackend>: @unchecked Sendable {
 
     /// Stops the backend, then the engine's rendering (which delivers what is left).
     public func stop() {
+        engine.setUpkeep(nil)
         backend.stop()
         engine.stopRendering()
+    }
+
+    /// Keeps the graph's paths aligned while it renders live: after each finish pass the
+    /// engine's finish thread compiles the graph again when a unit's latency changed
+    /// (unless an edit holds the graph then; the next pass tries again), and tells the
+    /// engine's notice listeners. An offline render checks between its slices instead,
+    /// so that it stays deterministic. Thread: control.
+    public func followLatencyChanges() {
+        engine.setUpkeep { [weak current] in
+            current?.withLockIfAvailable { graph in Self.compensate(graph) } ?? []
+        }
+    }
+
+    private static func compensate(_ graph: Graph) -> [EngineNotice] {
+        let changes = graph.latencyChanges
+        guard !changes.isEmpty else { return [] }
+        var failure: UnitMessage?
+        do { try graph.compensateLatencyChanges() } catch { failure = .log(.error, "\(error)") }
+        return changes.map { change in
+            EngineNotice(
+                kind: .latencyChanged, unitID: change.unit.unitID, sampleTime: -1,
+                unit: UnitLabel(node: change.node, description: change.unit.componentDescription, sampleRate: graph.sampleRate),
+                message: failure, latencyChange: (change.from, change.to))
+        }
     }
 
     /// Runs `body` with the graph while no change of settings re-prepares it.
@@ -93,6 +118,11 @@ private final class GraphSlot: Sendable {
 
     func withLock<T, E: Error>(_ body: (Graph) throws(E) -> T) throws(E) -> T {
         try graph.withLock { (graph: inout Graph) throws(E) -> T in try body(graph) }
+    }
+
+    /// nil, without waiting, when another thread holds the graph.
+    func withLockIfAvailable<T>(_ body: (Graph) -> T) -> T? {
+        graph.withLockIfAvailable { (graph: inout Graph) -> T in body(graph) }
     }
 
     func replace<E: Error>(_ make: () throws(E) -> Graph) throws(E) {

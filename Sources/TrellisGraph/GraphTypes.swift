@@ -120,3 +120,13 @@ public enum GraphError: Error, CustomStringConvertible {
 public struct ObserverToken: Hashable, Sendable {
     public let rawValue: Int
 }
+
+/// A unit's latency that changed after the program was compiled.
+public struct LatencyChange: @unchecked Sendable {
+    /// The node's name in the flat program (`strip/limiter` inside a subgraph).
+    public var node: String
+    public var unit: any AudioUnit
+    /// The frames the program compensated, and those the unit reports now.
+    public var from: Int
+    public var to: Int
+}

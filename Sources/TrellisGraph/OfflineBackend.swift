@@ -17,11 +17,16 @@ public struct OfflineJob {
     public var participants: [any OfflineStreaming]
     /// Gets (frames done, total) after each chunk.
     public var progress: ((Int, Int) -> Void)?
+    /// Runs after each slice, off the audio-thread role, on the render thread: the
+    /// graph re-compensates a latency that changed there, at the same frame every render.
+    public var betweenSlices: (() throws(GraphError) -> Void)?
 
     public init(
         frameCount: Int, sliceFrames: Int, inputs: [any OfflineInput], inputChannels: Int, outputChannels: Int,
-        writer: AudioFileWriter, participants: [any OfflineStreaming] = [], progress: ((Int, Int) -> Void)? = nil
+        writer: AudioFileWriter, participants: [any OfflineStreaming] = [], progress: ((Int, Int) -> Void)? = nil,
+        betweenSlices: (() throws(GraphError) -> Void)? = nil
     ) {
+        self.betweenSlices = betweenSlices
         self.frameCount = max(0, frameCount)
         self.sliceFrames = max(1, sliceFrames)
         self.inputs = inputs
@@ -84,7 +89,7 @@ public final class OfflineBackend: AudioBackend, @unchecked Sendable {
         }
         let entry = source.renderEntry
         var failure: OfflineRenderError?
-        let floatState = AudioThread.enter()
+        var floatState = AudioThread.enter()
         defer { AudioThread.leave(restoring: floatState) }
         pipeline.start()
         chunks: for index in 0..<pipeline.chunkCount {
@@ -109,6 +114,14 @@ public final class OfflineBackend: AudioBackend, @unchecked Sendable {
                 }
                 offset += frames
                 done.add(frames, ordering: .releasing)
+                if let betweenSlices = job.betweenSlices {
+                    AudioThread.leave(restoring: floatState)
+                    defer { floatState = AudioThread.enter() }
+                    do { try betweenSlices() } catch {
+                        failure = .graph(error)
+                        break chunks
+                    }
+                }
             }
             pipeline.releaseInput(index)
             pipeline.publishOutput(index)

@@ -40,6 +40,11 @@ enum JACKCallbacks {
         state(arg)._withUnsafeGuaranteedRef { _ = $0.notificationEvents.push(.portRegistration) }
     }
 
+    /// Thread: JACK's notification thread.
+    static let latency: JackLatencyCallback = { mode, arg in
+        state(arg)._withUnsafeGuaranteedRef { $0.publishLatency(mode) }
+    }
+
     /// Must not call JACK: the server is gone, and this may run on the process thread.
     static let shutdown: JackInfoShutdownCallback = { _, reason, arg in
         state(arg)._withUnsafeGuaranteedRef { $0.serverWentAway(reason: reason) }

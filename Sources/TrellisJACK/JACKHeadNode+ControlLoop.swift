@@ -41,6 +41,7 @@ extension JACKHeadNode {
                             control.nextRetry = HostClock.now() + retryInterval
                         }
                         if linksChanged { rescanLinks(&control, events: &events) }
+                        if let client = control.client { followLatency(client) }
                     }
                 case .interrupted:
                     if HostClock.now() >= control.nextRetry { reopen(&control, events: &events) }
@@ -79,6 +80,15 @@ extension JACKHeadNode {
         case .midiDropped(let count):
             events.append(.midiEventsDropped(count: Int(count)))
         }
+    }
+
+    /// Has JACK ask for the ports' latency ranges again when the graph's latency changed
+    /// since they were last given.
+    private func followLatency(_ client: OpaquePointer) {
+        let latency = state.source.latencyFrames
+        guard latency != state.publishedLatency.load(ordering: .relaxed) else { return }
+        state.publishedLatency.store(latency, ordering: .relaxed)
+        _ = jack_recompute_total_latencies(client)
     }
 
     /// The server went away: keep everything, remember the connections, let the dead

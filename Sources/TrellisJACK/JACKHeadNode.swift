@@ -177,6 +177,7 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
         jack_set_freewheel_callback(client, JACKCallbacks.freewheel, context)
         jack_set_port_connect_callback(client, JACKCallbacks.portConnect, context)
         jack_set_port_registration_callback(client, JACKCallbacks.portRegistration, context)
+        jack_set_latency_callback(client, JACKCallbacks.latency, context)
         jack_on_info_shutdown(client, JACKCallbacks.shutdown, context)
 
         let audio = JACKPortKind.audioType, midi = JACKPortKind.midiType

@@ -55,6 +55,8 @@ final class JACKRealtimeState: @unchecked Sendable {
 
     /// Set by JACK's shutdown callback, which may run on either of JACK's threads.
     let serverLost = Atomic<Bool>(false)
+    /// The graph latency last given to JACK's latency callback.
+    let publishedLatency = Atomic<Int>(0)
     private let lossClaimed = Atomic<Bool>(false)
     private let lossReasonText: UnsafeMutablePointer<CChar>
     private let lossReasonCapacity = 256
@@ -284,6 +286,33 @@ final class JACKRealtimeState: @unchecked Sendable {
     func xrun() {
         xruns.wrappingAdd(1, ordering: .relaxed)
         notificationEvents.push(.xrun)
+    }
+
+    /// JACK's latency callback. Every audio port is on the one path through the graph,
+    /// so each output adds the graph's latency to the widest range of the inputs
+    /// (capture), and each input adds it to the widest range of the outputs (playback).
+    /// Thread: JACK notification.
+    func publishLatency(_ mode: jack_latency_callback_mode_t) {
+        let latency = source.latencyFrames
+        publishedLatency.store(latency, ordering: .relaxed)
+        let capture = mode == JackCaptureLatency
+        let (from, fromCount) = capture ? (inputPorts, inputCount) : (outputPorts, outputCount)
+        let (to, toCount) = capture ? (outputPorts, outputCount) : (inputPorts, inputCount)
+        var widest: jack_latency_range_t?
+        for index in 0..<fromCount {
+            guard let port = from[index] else { continue }
+            var range = jack_latency_range_t()
+            jack_port_get_latency_range(port, mode, &range)
+            widest = widest.map { jack_latency_range_t(min: Swift.min($0.min, range.min), max: Swift.max($0.max, range.max)) } ?? range
+        }
+        let added = UInt32(clamping: latency)
+        var range = widest ?? jack_latency_range_t(min: 0, max: 0)
+        range.min &+= added
+        range.max &+= added
+        for index in 0..<toCount {
+            guard let port = to[index] else { continue }
+            jack_port_set_latency_range(port, mode, &range)
+        }
     }
 
     /// Thread: JACK notification.

@@ -39,6 +39,8 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
     /// Property parameters set while no instance existed: sent to the plugin, after its
     /// state, when it is instantiated (by parameter index).
     private var pendingProperties: [Int: Float] = [:]
+    /// The parameter that shows the latency port, if the plugin has one.
+    private var latencyParameter: Int?
 
     /// The plugin's URI.
     public var uri: String { info.uri }
@@ -69,6 +71,7 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
             inputs: layout.inputBuses.map(\.ports.count),
             outputs: layout.outputBuses.map(\.ports.count))
         declareParameters(sampleRate: 48_000)
+        latencyParameter = layout.latencyPort.flatMap { port in parameters.firstIndex { $0.address.id == UInt32(port) } }
     }
 
     deinit {
@@ -187,8 +190,18 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
         }
         pendingProperties = [:]
         lilv_instance_activate(instance)
+        if latencyParameter != nil { runOnceForLatency(renderer) }
         features.running.store(true, ordering: .releasing)
         outlet.withLock { $0 = (renderer, features) }
+    }
+
+    /// A plugin writes its latency port when it runs, so it runs once here, on silence,
+    /// as Ardour does: the first program is then compiled with the latency to
+    /// compensate. Its worker, if any, answers within the run.
+    private func runOnceForLatency(_ renderer: LV2Renderer) {
+        worker?.setSynchronous(true)
+        renderer.runOnSilence(frames: maximumFramesPerSlice)
+        worker?.setSynchronous(isOfflineRender)
     }
 
     private func diagnoseInstantiationFailure() -> LV2Error {
@@ -250,11 +263,11 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
         }
     }
 
+    /// What the latency port said after the plugin last ran. Thread: any.
     public override var latencyFrames: Int {
-        guard let port = layout.latencyPort,
-              let index = parameters.firstIndex(where: { $0.address.id == UInt32(port) }) else { return 0 }
-        let value = values[index]
-        return value.isFinite ? max(0, Int(value.rounded())) : 0
+        guard let latencyParameter else { return 0 }
+        let value = values[latencyParameter]
+        return value.isFinite ? Int(min(max(value.rounded(), 0), 16_777_216)) : 0
     }
 
     // MARK: - Presets (the AudioUnit view)

@@ -68,6 +68,15 @@ final class LV2Renderer: @unchecked Sendable {
     /// state was restored. Thread: control, after `acquireForControl` returned true.
     func askForPropertyValues() { kernel.pointee.properties.askForValues() }
 
+    /// Runs the plugin over `frames` frames of silence, outside any program, with no
+    /// events: what it writes to its control outputs (its latency) reaches the unit's
+    /// values. Thread: control, while no program runs the kernel.
+    func runOnSilence(frames: Int) {
+        let none = BusBuffers(buses: nil, count: 0)
+        let context = RenderContext(frameCount: frames, timeStamp: AudioTimeStamp(sampleTime: 0), inputs: none, outputs: none)
+        _ = kernel.pointee.render(context)
+    }
+
     /// Thread: control, after `acquireForControl` returned true.
     func releaseControl() { kernel.pointee.gate.pointee.store(0, ordering: .releasing) }
 

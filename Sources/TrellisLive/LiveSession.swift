@@ -48,9 +48,11 @@ public final class LiveSession: @unchecked Sendable {
 
     /// Joins the server, prepares the graph for its period and rate, activates and
     /// makes the session's connections. Failed connections come back as warnings.
-    /// Parameter changes then travel to the audio thread (ramped) instead of racing it.
+    /// Parameter changes then travel to the audio thread (ramped) instead of racing it,
+    /// and a unit's latency that changes is compensated anew (`followLatencyChanges`).
     public func start() throws(LiveError) {
         do { try driver.start() } catch { throw .jack(error) }
+        driver.followLatencyChanges()
     }
 
     /// Deactivates and closes the client; the graph stays as it is.
