@@ -24,7 +24,7 @@ need() {
 ensure_trellis() {
     # Always asked: a binary left from older sources would be measured silently.
     echo "building trellis (release, if anything changed)..." >&2
-    (cd "$REPO_DIR" && swift build -c release --product trellis >&2)
+    (cd "$REPO_DIR" && swift build -c release --static-swift-stdlib --product trellis >&2)
 }
 
 # A temporary directory with the inputs, made once per run-all (WORK is exported).

@@ -52,10 +52,20 @@ public struct LV2BundleIndex: Sendable {
 
     /// A stamp for every bundle, in search-path order: what a cache of discovery is
     /// checked against.
+    /// Two `stat` calls a bundle: start-up reads every stamp, whatever it runs.
     public func stamps() -> [Stamp] {
-        bundles().map { bundle in
-            Stamp(bundle: bundle, text: "\(FileSystem.modified(bundle)) \(FileSystem.modified(bundle + "manifest.ttl")) \(FileSystem.size(bundle + "manifest.ttl"))")
+        var found: [Stamp] = []
+        for directory in directories {
+            for entry in FileSystem.entries(of: directory).sorted() {
+                let bundle = directory + (directory.hasSuffix("/") ? "" : "/") + entry + "/"
+                var manifest = stat()
+                guard stat(bundle + "manifest.ttl", &manifest) == 0, (manifest.st_mode & S_IFMT) == S_IFREG else { continue }
+                let text = String(FileSystem.modified(bundle)) + " " + String(FileSystem.nanoseconds(manifest.st_mtim))
+                    + " " + String(manifest.st_size)
+                found.append(Stamp(bundle: bundle, text: text))
+            }
         }
+        return found
     }
 
     /// The bundles whose manifest mentions `uri`.
@@ -187,8 +197,10 @@ enum FileSystem {
     static func modified(_ path: String) -> Int {
         var info = stat()
         guard stat(path, &info) == 0 else { return 0 }
-        return info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec
+        return nanoseconds(info.st_mtim)
     }
+
+    static func nanoseconds(_ time: timespec) -> Int { time.tv_sec * 1_000_000_000 + time.tv_nsec }
 
     static func size(_ path: String) -> Int {
         var info = stat()
