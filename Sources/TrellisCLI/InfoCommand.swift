@@ -27,12 +27,13 @@ struct InfoCommand: ParsableCommand {
         guard sampleRate.isFinite, sampleRate >= 1_000, sampleRate <= 768_000 else {
             throw CLIError("--sample-rate \(sampleRate): give a rate from 1000 to 768000 Hz")
         }
+        let output = OwnStandardOutput.divertPlugins()
         // A plugin reports its latency once it runs, which initializing does.
         let failure = Self.initialize(instance, sampleRate: sampleRate)
         var info = UnitInfo(component: component, unit: instance)
         info.sampleRate = sampleRate
         info.initializationError = failure
-        print(json ? try JSONText.encode(info) : info.text)
+        output.write(Data(((json ? try JSONText.encode(info) : info.text) + "\n").utf8))
     }
 
     /// Initializes `unit` at `sampleRate`; the error's text when it cannot be.

@@ -46,6 +46,8 @@ struct RunCommand: ParsableCommand {
     var oscPort: Int?
 
     func run() throws {
+        // Made before any plugin loads: with --json, what plugins print stays out of it.
+        let output = StatusOutput(json: json)
         let registry = try Units.registry()
         let loaded: LoadedSession
         do { loaded = try SessionLoader.load(path: session, registry: registry, options: SessionLoadOptions()) } catch {
@@ -57,7 +59,6 @@ struct RunCommand: ParsableCommand {
         defer { privateServer?.stop() }
 
         // Listening before the first cycle: what the first cycles report is not lost.
-        let output = StatusOutput(json: json)
         let notices = loaded.graph.engine.addNoticeListener { notice in output.notice(notice, registry: registry) }
         defer { loaded.graph.engine.removeNoticeListener(notices) }
         let live: LiveSession
@@ -109,7 +110,14 @@ final class StatusOutput: @unchecked Sendable {
     private let lock = NSLock()
     private var warnings = 0
 
-    init(json: Bool) { self.json = json }
+    /// What the status lines or JSON events go to: standard output, kept from plugins
+    /// when it carries JSON.
+    private let output: FileHandle
+
+    init(json: Bool) {
+        self.json = json
+        output = json ? OwnStandardOutput.divertPlugins() : FileHandle.standardOutput
+    }
 
     func status(_ status: JACKStatus) {
         lock.lock()
@@ -159,6 +167,6 @@ final class StatusOutput: @unchecked Sendable {
     }
 
     private func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        output.write(Data(text.utf8))
     }
 }

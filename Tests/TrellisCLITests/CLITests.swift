@@ -90,6 +90,15 @@ struct CLITests {
         #expect(frequency["defaultValue"] as? Double == 440)
     }
 
+    @Test("info --json stays JSON when the plugin prints to standard output as it starts (guitarix)")
+    func infoJSONKeptFromPlugins() throws {
+        let result = try trellis(["info", "lv2:http://guitarix.sourceforge.net/plugins/gx_amp#GUITARIX", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("using block size"), "what the plugin printed goes to standard error")
+        let info = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(info["uri"] as? String == "http://guitarix.sourceforge.net/plugins/gx_amp#GUITARIX")
+    }
+
     @Test("info finds a unit by its triple")
     func infoByTriple() throws {
         let result = try trellis(["info", "aufx:gain:trls"])
