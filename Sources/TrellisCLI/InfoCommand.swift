@@ -17,6 +17,9 @@ struct InfoCommand: ParsableCommand {
     var sampleRate: Double = 48_000
 
     func run() throws {
+        guard sampleRate.isFinite, sampleRate >= 1_000, sampleRate <= 768_000 else {
+            throw CLIError("--sample-rate \(sampleRate): give a rate from 1000 to 768000 Hz")
+        }
         let registry = try Units.registry()
         let component: Component
         do { component = try registry.component(named: unit) } catch {
@@ -24,9 +27,6 @@ struct InfoCommand: ParsableCommand {
         }
         let instance: any AudioUnit
         do { instance = try registry.instantiate(component) } catch { throw CLIError("\(error)") }
-        guard sampleRate.isFinite, sampleRate >= 1_000, sampleRate <= 768_000 else {
-            throw CLIError("--sample-rate \(sampleRate): give a rate from 1000 to 768000 Hz")
-        }
         let output = OwnStandardOutput.divertPlugins()
         // A plugin reports its latency once it runs, which initializing does.
         let failure = Self.initialize(instance, sampleRate: sampleRate)

@@ -51,8 +51,7 @@ public struct LV2BundleIndex: Sendable {
     }
 
     /// A stamp for every bundle, in search-path order: what a cache of discovery is
-    /// checked against.
-    /// Two `stat` calls a bundle: start-up reads every stamp, whatever it runs.
+    /// checked against. Two `stat` calls a bundle, since every start-up reads them all.
     public func stamps() -> [Stamp] {
         var found: [Stamp] = []
         for directory in directories {
