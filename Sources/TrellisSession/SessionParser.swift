@@ -33,6 +33,7 @@ public enum SessionParser {
 
     static func compose(_ text: String, _ reader: YAMLReader) throws(SessionError) -> Node {
         let start = SourceLocation(file: reader.file, line: 1, column: 1)
+        try NestingCheck.check(text, file: reader.file)
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
