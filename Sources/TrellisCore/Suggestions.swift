@@ -4,19 +4,44 @@ public enum Suggestions {
     /// candidates that contain `name` count as close.
     public static func closest(to name: String, among candidates: [String], limit: Int = 3) -> [String] {
         let needle = name.lowercased()
-        let threshold = max(2, needle.count / 3)
+        let needleBytes = Array(needle.utf8)
+        let length = needle.unicodeScalars.count
+        let threshold = max(2, length / 3)
         var scored: [(String, Int)] = []
         for candidate in candidates {
             let lowered = candidate.lowercased()
-            var distance = editDistance(needle, lowered)
-            if !needle.isEmpty, lowered.contains(needle) || needle.contains(lowered) {
-                distance = min(distance, 1)
+            let bytes = Array(lowered.utf8)
+            if !needle.isEmpty, contains(bytes, needleBytes) || contains(needleBytes, bytes) {
+                scored.append((candidate, needle == lowered ? 0 : 1))
+                continue
             }
+            // The distance is at least the difference in length: a 100 KB name is not
+            // compared cell by cell with every unit's name.
+            guard abs(lowered.unicodeScalars.count - length) <= threshold else { continue }
+            let distance = editDistance(needle, lowered)
             if distance <= threshold { scored.append((candidate, distance)) }
         }
         scored.sort { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }
         var seen = Set<String>()
         return scored.map(\.0).filter { seen.insert($0).inserted }.prefix(limit).map { $0 }
+    }
+
+    /// Whether `part` occurs in `whole`, byte by byte (UTF-8 matches only at scalar
+    /// boundaries): linear in practice, where String's search weighs every Character.
+    private static func contains(_ whole: [UInt8], _ part: [UInt8]) -> Bool {
+        guard !part.isEmpty else { return true }
+        guard part.count <= whole.count else { return false }
+        let first = part[0]
+        var start = 0
+        while start <= whole.count - part.count {
+            if whole[start] == first {
+                var matched = 1
+                while matched < part.count && whole[start + matched] == part[matched] { matched += 1 }
+                if matched == part.count { return true }
+            }
+            start += 1
+        }
+        return false
     }
 
     /// Levenshtein distance over Unicode scalars.
