@@ -15,6 +15,8 @@ import TrellisUnits
 public final class Graph: @unchecked Sendable {
     struct Model {
         var nodes: [NodeID: Node] = [:]
+        /// Node names to ids: a name is checked and found in constant time.
+        var names: [String: NodeID] = [:]
         var order: [NodeID] = []
         var connections: [Connection] = []
         var midiConnections: [MIDIConnection] = []
@@ -69,7 +71,7 @@ public final class Graph: @unchecked Sendable {
     }
 
     public func node(named name: String) throws(GraphError) -> Node {
-        if let node = model.nodes.values.first(where: { $0.name == name }) { return node }
+        if let id = model.names[name], let node = model.nodes[id] { return node }
         throw .unknownNodeName(name, suggestions: Suggestions.closest(to: name, among: model.nodes.values.map(\.name)))
     }
 
@@ -89,10 +91,11 @@ public final class Graph: @unchecked Sendable {
         var added = NodeID(rawValue: 0)
         try edit { model throws(GraphError) in
             let nodeName = name ?? Self.defaultName(for: unit, in: model)
-            guard !model.nodes.values.contains(where: { $0.name == nodeName }) else { throw .duplicateNodeName(nodeName) }
+            guard model.names[nodeName] == nil else { throw .duplicateNodeName(nodeName) }
             added = NodeID(rawValue: model.nextID)
             model.nextID += 1
             model.nodes[added] = Node(id: added, name: nodeName, unit: unit)
+            model.names[nodeName] = added
             model.order.append(added)
         }
         return added
@@ -121,8 +124,9 @@ public final class Graph: @unchecked Sendable {
     /// Removes a node and every connection to or from it.
     public func removeNode(_ id: NodeID) throws(GraphError) {
         try edit { model throws(GraphError) in
-            guard model.nodes[id] != nil else { throw .unknownNode(id) }
+            guard let node = model.nodes[id] else { throw .unknownNode(id) }
             model.nodes[id] = nil
+            model.names[node.name] = nil
             model.order.removeAll { $0 == id }
             model.connections.removeAll { $0.source == id || $0.destination == id }
             model.midiConnections.removeAll { $0.source == id || $0.destination == id }
@@ -134,13 +138,15 @@ public final class Graph: @unchecked Sendable {
     public func replaceUnit(of id: NodeID, with unit: any AudioUnit) throws(GraphError) {
         try edit { model throws(GraphError) in
             guard let node = model.nodes[id] else { throw .unknownNode(id) }
-            model.nodes[id] = Node(id: id, name: node.name, unit: unit)
-            for connection in model.connections where connection.source == id || connection.destination == id {
-                try Self.checkElements(connection, in: model)
+            var trial = model
+            trial.nodes[id] = Node(id: id, name: node.name, unit: unit)
+            for connection in trial.connections where connection.source == id || connection.destination == id {
+                try Self.checkElements(connection, in: trial)
             }
-            for connection in model.midiConnections where connection.source == id || connection.destination == id {
-                try Self.checkMIDIElements(connection, in: model)
+            for connection in trial.midiConnections where connection.source == id || connection.destination == id {
+                try Self.checkMIDIElements(connection, in: trial)
             }
+            model = trial
         }
     }
 
@@ -391,14 +397,15 @@ public final class Graph: @unchecked Sendable {
 
     // MARK: - Internals
 
+    /// Every edit checks before it changes anything, so one it refuses leaves the model
+    /// as it was; the copy taken here is for a compilation that fails. Building a graph
+    /// (not initialized yet) copies nothing, so it stays linear in the number of nodes.
     private func edit(_ change: (inout Model) throws(GraphError) -> Void) throws(GraphError) {
         AudioThread.assertNotCurrent("Graph edits")
-        let snapshot = model
-        do { try change(&model) } catch {
-            model = snapshot
-            throw error
-        }
-        guard batchDepth == 0, isInitialized else { return }
+        let compiles = batchDepth == 0 && isInitialized
+        let snapshot = compiles ? model : nil
+        try change(&model)
+        guard compiles, let snapshot else { return }
         do { try commitProgram() } catch {
             model = snapshot
             throw error
@@ -455,7 +462,7 @@ public final class Graph: @unchecked Sendable {
     static func defaultName(for unit: any AudioUnit, in model: Model) -> String {
         let base = (unit as? AudioUnitBase)?.shortName ?? unit.componentDescription.subtype.description.trimmingCharacters(in: " ")
         var number = 1
-        while model.nodes.values.contains(where: { $0.name == "\(base)\(number)" }) { number += 1 }
+        while model.names["\(base)\(number)"] != nil { number += 1 }
         return "\(base)\(number)"
     }
 

@@ -57,14 +57,16 @@ struct YAMLReader {
             throw error("expected \(expected), found \(Self.kind(node))", node)
         }
         var result: [Entry] = []
+        var seen: [String: Int] = [:]
         for (key, value) in mapping {
             try checkTag(key)
             guard case .scalar(let scalar) = key, !scalar.string.isEmpty else {
                 throw error("expected a name as the key here, found \(Self.kind(key))", key)
             }
-            if let earlier = result.first(where: { $0.key == scalar.string }) {
-                throw error("\(quoted(scalar.string)) appears twice in this mapping (first at line \(location(earlier.keyNode).line))", key)
+            if let earlier = seen[scalar.string] {
+                throw error("\(quoted(scalar.string)) appears twice in this mapping (first at line \(location(result[earlier].keyNode).line))", key)
             }
+            seen[scalar.string] = result.count
             result.append(Entry(key: scalar.string, keyNode: key, value: value))
         }
         return result

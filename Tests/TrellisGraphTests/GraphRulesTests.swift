@@ -110,6 +110,30 @@ struct GraphRulesTests {
         #expect(maxDifference(out[0], sine(frequency: 440, amplitude: 0.5 * decibels(-6), frames: 256)) < 1e-5)
     }
 
+    @Test("a node name is taken once; a removed node's name is free again and finds the new node")
+    func namesFollowNodes() throws {
+        let graph = Graph()
+        let first = try graph.addNode(named: "gain", name: "trim")
+        #expect(throws: GraphError.self) { try graph.addNode(named: "gain", name: "trim") }
+        try graph.removeNode(first)
+        #expect(throws: GraphError.self) { try graph.node(named: "trim") }
+        let second = try graph.addNode(named: "tone", name: "trim")
+        #expect(try graph.node(named: "trim").id == second)
+        #expect(try graph.addNode(named: "gain") != second)
+        #expect(graph.nodes.map(\.name) == ["trim", "gain1"])
+    }
+
+    @Test("a unit that does not fit a node's connections is refused and the node keeps its unit")
+    func refusedReplacementChangesNothing() throws {
+        let graph = Graph()
+        let tone = try graph.addNode(named: "tone")
+        let mixer = try graph.addNode(MultichannelMixer(inputCount: 2), name: "mix")
+        try graph.connect(tone, to: mixer, 1)
+        #expect(throws: GraphError.self) { try graph.replaceUnit(of: mixer, with: Gain()) }
+        #expect(try graph.unit(mixer) is MultichannelMixer)
+        #expect(graph.connections.count == 1)
+    }
+
     @Test("a transaction with a bad edit changes nothing")
     func transactionIsAtomic() throws {
         let (graph, ids) = try chain(gains: [0])
