@@ -59,6 +59,14 @@ final class GraphBuilder {
     var baselines: [String: [String: Float]] = [:]
     /// Session files being built, to refuse a file that includes itself.
     var fileStack: [String] = []
+    /// Nodes made so far, a subgraph's counted at every use: a few kilobytes of
+    /// definitions that each use the one before twice would expand without bound.
+    var nodeCount = 0
+    /// Subgraph nodes made so far; each is a graph of its own, far heavier than a unit.
+    var subgraphCount = 0
+    static let nodeLimit = 65_536
+    static let subgraphLimit = 4_096
+    static let subgraphDepthLimit = 32
 
     /// The engine the top-level graph publishes into, when a running backend already
     /// pulls one; taken by the first (outermost) graph built.
@@ -144,6 +152,12 @@ final class GraphBuilder {
     /// The unit a node names, configured; nil when it must become a placeholder.
     private func makeUnit(_ spec: NodeSpec, scope: Definitions, prefix: String, stack: [String]) throws(SessionError) -> (any AudioUnit)? {
         let path = prefix + spec.name
+        nodeCount += 1
+        guard nodeCount <= Self.nodeLimit else {
+            throw SessionError(
+                "node \(quoted(path)): the session expands to more than \(Self.nodeLimit) nodes (a subgraph's nodes count at every use)",
+                at: spec.location)
+        }
         let unit: any AudioUnit
         if let description = spec.unitDescription {
             guard let made = try instantiate(description, spec: spec) else { return nil }
@@ -211,6 +225,15 @@ final class GraphBuilder {
         let identity = home.file + "#" + name
         guard !stack.contains(identity) else {
             throw SessionError("node \(quoted(spec.name)): subgraph \(quoted(name)) contains itself", at: location)
+        }
+        subgraphCount += 1
+        guard subgraphCount <= Self.subgraphLimit else {
+            throw SessionError(
+                "node \(quoted(path)): the session uses subgraphs more than \(Self.subgraphLimit) times (counting uses inside subgraphs)",
+                at: location)
+        }
+        guard stack.count < Self.subgraphDepthLimit else {
+            throw SessionError("node \(quoted(spec.name)): subgraphs nest more than \(Self.subgraphDepthLimit) deep here", at: location)
         }
         let inner: Built
         switch definition.definition {
