@@ -95,7 +95,7 @@ public enum SessionWriter {
                 out.line(inner + "  \(YAMLText.scalar(parameter.name)): \(YAMLText.scalar(parameter.value))", path + "/parameters/" + parameter.name)
             }
         }
-        if let state = node.state { out.line(inner + "state: " + YAMLText.block(state, indent: inner + "  "), path + "/state") }
+        if let state = node.state { out.line(inner + "state: " + YAMLText.doubleQuoted(state), path + "/state") }
     }
 
     private static func write(_ jack: JackSpec, _ out: inout CommentedOutput) {
@@ -108,7 +108,7 @@ public enum SessionWriter {
         if let client = jack.client { out.line("  client: \(YAMLText.scalar(client))", "jack/client") }
         for (key, ports) in [("inputs", jack.inputs), ("outputs", jack.outputs), ("midi-inputs", jack.midiInputs), ("midi-outputs", jack.midiOutputs)]
         where !ports.isEmpty {
-            out.line("  \(key): [\(ports.joined(separator: ", "))]", "jack/" + key)
+            out.line("  \(key): [\(ports.map(YAMLText.scalar).joined(separator: ", "))]", "jack/" + key)
         }
         if !jack.connect.isEmpty {
             out.line("  connect:", "jack/connect")

@@ -1,5 +1,11 @@
 /// Scalars written so that YAML reads back exactly the text meant: plain where that
-/// is unambiguous, double-quoted otherwise, literal blocks for multi-line text.
+/// is unambiguous, double-quoted otherwise.
+///
+/// A saved session may land where a shell reads it (a start-up file named by mistake or
+/// by someone else), so no text from a session's values can become a command there:
+/// every value stays on its `key:` line, plain only with characters a shell treats as
+/// a word, and in double quotes with `$` and `` ` `` escaped, which YAML reads back and
+/// a shell leaves inert.
 enum YAMLText {
     /// Words a YAML 1.1 or 1.2 reader would turn into something other than text.
     private static let specialWords: Set<String> = [
@@ -17,7 +23,7 @@ enum YAMLText {
         guard let first = text.unicodeScalars.first, let last = text.unicodeScalars.last else { return false }
         if specialWords.contains(text.lowercased()) { return false }
         if StrictScalar.ambiguity(text) != nil { return false }
-        if "-?:,[]{}#&*!|>'\"%@` \t".unicodeScalars.contains(first) { return false }
+        if "-?:,[]{}#&*!|>'\"%@` \t~".unicodeScalars.contains(first) { return false }
         if last == " " || last == ":" { return false }
         if (first >= "0" && first <= "9") || first == "." || first == "+" { return false }
         if text.contains(": ") || text.contains(" #") { return false }
@@ -25,8 +31,12 @@ enum YAMLText {
             if scalar.value < 0x20 || scalar.value == 0x7F || ",[]{}\"'".unicodeScalars.contains(scalar) { return false }
             if scalar.value >= 0x80 && !scalar.properties.isAlphabetic { return false }
         }
-        return true
+        // A connection's arrow stays readable; any other redirection is quoted.
+        return !text.replacing(" -> ", with: " ").unicodeScalars.contains { shellSpecial.unicodeScalars.contains($0) }
     }
+
+    /// Characters that make a shell do more than read a word.
+    private static let shellSpecial = "$`;&|<>()\\*?!="
 
     static func doubleQuoted(_ text: String) -> String {
         var result = "\""
@@ -37,6 +47,8 @@ enum YAMLText {
             case "\n": result += "\\n"
             case "\t": result += "\\t"
             case "\r": result += "\\r"
+            case "$": result += "\\u0024"
+            case "`": result += "\\u0060"
             default:
                 if scalar.value < 0x20 || scalar.value == 0x7F || (scalar.value >= 0x80 && scalar.value < 0xA0)
                     || scalar.value == 0xFEFF || scalar.value == 0x2028 || scalar.value == 0x2029 {
@@ -49,19 +61,4 @@ enum YAMLText {
         }
         return result + "\""
     }
-
-    /// A value for `key:` at `indent`: a literal block for well-behaved multi-line
-    /// text (state), a scalar otherwise.
-    static func block(_ text: String, indent: String) -> String {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        let blockSafe = text.contains("\n") && text.hasSuffix("\n") && !text.hasSuffix("\n\n")
-            && !(lines.first?.hasPrefix(" ") ?? true) && !(lines.first?.isEmpty ?? true)
-            && text.unicodeScalars.allSatisfy { $0 == "\n" || ($0.value >= 0x20 && $0.value != 0x7F && !($0.value >= 0x80 && $0.value < 0xA0) && $0.value != 0xFEFF && $0.value != 0x2028 && $0.value != 0x2029) }
-            && lines.allSatisfy { !$0.hasSuffix(" ") }
-        guard blockSafe else { return scalar(text) }
-        var result = "|"
-        for line in lines.dropLast() { result += "\n" + (line.isEmpty ? "" : indent + line) }
-        return result
-    }
 }
-

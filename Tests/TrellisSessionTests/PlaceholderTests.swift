@@ -67,6 +67,45 @@ struct PlaceholderTests {
     }
 }
 
+
+@Suite("A saved session is inert to a shell")
+struct ShellInertSaveTests {
+    /// Text a hostile client might leave in a placeholder's state, parameters and preset.
+    static let hostile = [
+        "x\n$(touch PWNED1)\n`touch PWNED2`\n; touch PWNED3\ntouch PWNED4 # \n", "a;touch PWNED5", "a|touch PWNED6",
+        "a&&touch PWNED7", "a>PWNED8", "$(touch PWNED9)", "x=y touch PWNED10", "\\\"; touch PWNED11; \\\"",
+    ]
+
+    @Test("every value stays on its line: sh reading the saved file runs none of the text, and it loads back the same")
+    func shellFindsNothingToRun() throws {
+        let folder = try temporaryFolder()
+        var document = SessionDocument(file: folder + "/saved.yaml")
+        for (index, text) in Self.hostile.enumerated() {
+            var node = NodeSpec(name: "n\(index)", source: .lv2("http://example.org/absent"), location: document.location)
+            node.parameters = [ParameterSetting(name: "p", value: text, location: document.location)]
+            node.preset = text
+            node.state = text
+            document.graph.nodes.append(node)
+        }
+        let saved = SessionWriter.text(document)
+        try saved.write(toFile: folder + "/saved.yaml", atomically: false, encoding: .utf8)
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = [folder + "/saved.yaml"]
+        shell.currentDirectoryURL = URL(fileURLWithPath: folder)
+        shell.standardError = FileHandle.nullDevice
+        shell.standardOutput = FileHandle.nullDevice
+        try shell.run()
+        shell.waitUntilExit()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["saved.yaml"], "\(saved)")
+        let read = try SessionParser.parse(saved, file: "saved.yaml")
+        for (index, text) in Self.hostile.enumerated() {
+            let node = try #require(read.graph.nodes.first { $0.name == "n\(index)" })
+            #expect(node.state == text && node.preset == text && node.parameters.first?.value == text, "\(text.debugDescription)")
+        }
+    }
+}
+
 @Suite("Saving")
 struct SaveTests {
     @Test("a parameter changed on the running graph is saved and loads back")
