@@ -20,16 +20,20 @@ struct CtlCommand: ParsableCommand {
     @Argument(parsing: .captureForPassthrough, help: "The command and its words; none reads standard input.")
     var command: [String] = []
 
-    @Option(name: .customLong("tcp"), help: "Connect to 127.0.0.1:PORT instead of a socket.")
+    @Option(name: .customLong("tcp"), help: "Connect to 127.0.0.1:PORT instead of a socket, showing the session's secret.")
     var tcpPort: Int?
+
+    @Option(help: "The session's secret file for --tcp (default: NAME.secret beside its socket).")
+    var secretFile: String?
 
     @Option(help: "Seconds to wait for each reply.")
     var timeout: Double = 30
 
     func run() throws {
         let endpoint = tcpPort.map { ControlEndpoint.tcp(port: $0) } ?? ControlEndpoint.named(name)
+        let secret = try tcpPort.map(secret(forPort:))
         let client: ControlClient
-        do { client = try ControlClient(endpoint: endpoint) } catch {
+        do { client = try ControlClient(endpoint: endpoint, secret: secret) } catch {
             throw CLIError("\(error) (is the session running?)")
         }
         var failed = false
@@ -58,6 +62,19 @@ struct CtlCommand: ParsableCommand {
             }
         }
         if failed { throw ExitCode.failure }
+    }
+
+    /// The secret of the session that serves TCP on `port`. The file names the port, so
+    /// a mistyped port never hands the secret to whoever listens there.
+    private func secret(forPort port: Int) throws -> ControlSecret {
+        let path = secretFile ?? ControlEndpoint.secretPath(named: name)
+        let file: ControlSecretFile
+        do { file = try ControlSecretFile.read(path) } catch { throw CLIError("\(error) (is the session running with --control-tcp?)") }
+        guard file.tcpPort == port else {
+            let serving = file.tcpPort.map { "serves TCP on port \($0)" } ?? "serves no TCP"
+            throw CLIError("the session of \(path) \(serving), not on port \(port); its secret is not sent there")
+        }
+        return file.secret
     }
 
     private func exchange(words: [String], _ client: ControlClient) throws -> Bool {

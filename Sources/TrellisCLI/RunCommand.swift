@@ -94,11 +94,13 @@ extension RunCommand {
         let name = URL(fileURLWithPath: session).deletingPathExtension().lastPathComponent
         let socket = noControl ? nil : controlSocket ?? ControlEndpoint.defaultSocketPath(name: name)
         guard socket != nil || controlTcp != nil || oscPort != nil else { return nil }
-        let server = try ControlServer(target: live, socketPath: socket, tcpPort: controlTcp, oscPort: oscPort)
+        let secretPath = ControlSecretFile.path(besideSocket: controlSocket ?? ControlEndpoint.defaultSocketPath(name: name))
+        let server = try ControlServer(target: live, socketPath: socket, tcpPort: controlTcp, oscPort: oscPort, secretPath: secretPath)
         server.dispatcher.setRecorders(Dictionary(uniqueKeysWithValues: zip(loaded.recorders.map(\.name), recorders)))
         server.start()
         for endpoint in server.endpoints { Log.logger.info("control: \(endpoint)") }
         if let osc = server.osc { Log.logger.info("OSC: 127.0.0.1:\(osc.port)") }
+        if let path = server.secretPath { Log.logger.info("control secret (for TCP and OSC clients): \(path)") }
         return server
     }
 }

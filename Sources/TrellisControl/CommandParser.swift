@@ -1,4 +1,5 @@
 import TrellisCore
+import TrellisSession
 
 /// Reads a command from its words. Checks form only (word counts, names, numbers);
 /// whether a node or parameter exists is the dispatcher's business. Thread: any.
@@ -186,6 +187,9 @@ public enum CommandParser {
 
     /// Node names as sessions allow them: letters, digits, `_` and `-`, not starting with a digit or `-`.
     static func nodeName(_ word: String) throws(ControlError) -> String {
+        guard word.unicodeScalars.count <= SessionName.maximumLength else {
+            throw ControlError(.syntax, "a node name may have at most \(SessionName.maximumLength) characters; this one has \(word.unicodeScalars.count)")
+        }
         guard let first = word.unicodeScalars.first, first == "_" || isLetter(first),
               word.unicodeScalars.allSatisfy({ isLetter($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" })
         else {

@@ -11,9 +11,15 @@ public final class ControlClient: @unchecked Sendable {
     /// Event lines that arrived while waiting for replies, oldest first.
     public private(set) var events: [String] = []
 
-    public init(endpoint: ControlEndpoint) throws(ControlSocketError) {
+    /// Connects; a Unix socket must be served by this user. With a secret (TCP), shows
+    /// it before anything else and fails when the session refuses it.
+    public init(endpoint: ControlEndpoint, secret: ControlSecret? = nil) throws(ControlSocketError) {
         self.endpoint = endpoint
         fd = try Sockets.connect(endpoint)
+        if let secret {
+            let reply = try request("auth \(secret.text)")
+            guard reply.hasPrefix("ok") else { throw ControlSocketError(endpoint, "authenticate", reason: reply) }
+        }
     }
 
     deinit { close() }

@@ -7,9 +7,20 @@ import TrellisMedia
 import TrellisSession
 
 extension ControlDispatcher {
+    /// A path from the protocol: a relative one is in the session's folder, not in
+    /// whatever folder `trellis run` happened to start in.
+    func resolve(_ path: String) throws(ControlError) -> String {
+        if path.hasPrefix("/") { return path }
+        guard let sessionPath = target.session.path else {
+            throw ControlError(.session, "\(path) is relative and the session was not loaded from a file: give an absolute path")
+        }
+        let folder = URL(fileURLWithPath: sessionPath).deletingLastPathComponent().path
+        return (folder.hasSuffix("/") ? folder : folder + "/") + path
+    }
+
     func save(_ path: String?) throws(ControlError) -> ControlReply {
         let session = target.session
-        guard let destination = path ?? session.path else {
+        guard let destination = try path.map(resolve) ?? session.path else {
             throw ControlError(.session, "the session was not loaded from a file: name one (save PATH)")
         }
         let edits = jackEdits
@@ -37,9 +48,11 @@ extension ControlDispatcher {
     /// first program replaces the old one at a cycle boundary. A file that fails to
     /// load changes nothing.
     func load(_ path: String) throws(ControlError) -> ControlReply {
+        let path = try resolve(path)
         let current = target.session
-        let options = SessionLoadOptions(
+        var options = SessionLoadOptions(
             sampleRate: current.graph.sampleRate, blockSize: current.graph.maximumFrames, engine: current.graph.engine)
+        options.onlySessions = true
         let loaded: LoadedSession
         do { loaded = try SessionLoader.load(path: path, registry: target.registry, options: options) } catch {
             throw ControlError(.session, error.description)

@@ -19,10 +19,17 @@ public enum ControlEndpoint: Sendable, Hashable, CustomStringConvertible {
         "\(runtimeDirectory)/\(name).sock"
     }
 
-    /// The folder that holds the sessions' sockets.
+    /// The folder that holds the sessions' sockets and secrets; private to its user
+    /// (`Sockets.preparePrivateFolder`).
     public static var runtimeDirectory: String {
         if let base = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !base.isEmpty { return base + "/trellis" }
         return "/tmp/trellis-\(getuid())"
+    }
+
+    /// The secret file of the session `trellis ctl NAME` names: beside its socket.
+    public static func secretPath(named name: String) -> String {
+        guard case .unix(let socket) = named(name) else { return "" }
+        return ControlSecretFile.path(besideSocket: socket)
     }
 
     /// What `trellis ctl NAME` means: a path when it holds a slash or ends in `.sock`,
@@ -120,7 +127,26 @@ enum Sockets {
             close(fd)
             throw error
         }
+        if endpoint.isUnix, let owner = peerUser(fd), owner != geteuid() {
+            close(fd)
+            throw ControlSocketError(endpoint, "trust the socket", reason: "it is served by user \(owner), not by this user (\(geteuid()))")
+        }
         return fd
+    }
+
+    /// `struct ucred`, which Glibc's module leaves out (it needs _GNU_SOURCE).
+    private struct PeerCredentials {
+        var pid: pid_t = 0
+        var uid: uid_t = 0
+        var gid: gid_t = 0
+    }
+
+    /// The user of the process at the other end of a Unix socket, as the kernel saw it
+    /// connect (SO_PEERCRED); nil when it cannot be told.
+    static func peerUser(_ fd: Int32) -> uid_t? {
+        var credentials = PeerCredentials()
+        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
+        return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 ? credentials.uid : nil
     }
 
     /// Non-blocking and close-on-exec.
@@ -161,17 +187,48 @@ enum Sockets {
         return address
     }
 
-    /// Makes the socket's folder (private to the user) and clears a socket left by a
-    /// session that died; refuses one that a running session still answers on.
-    private static func prepareSocketPath(_ path: String, _ endpoint: ControlEndpoint) throws(ControlSocketError) {
+    /// Makes the folder of a socket or secret file, private to the user (0700). The
+    /// shared runtime folder must then be a real folder of this user that no one else
+    /// may enter: under /tmp another user could have made it first, to take the
+    /// session's commands and answer in its place. A folder named by the user is theirs
+    /// to choose. Thread: control.
+    static func preparePrivateFolder(of path: String) throws(ControlSocketError) {
+        let endpoint = ControlEndpoint.unix(path: path)
         let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
+        guard !folder.isEmpty else { return }
+        let shared = folder == ControlEndpoint.runtimeDirectory
+        if shared {
+            if mkdir(folder, 0o700) != 0 && errno != EEXIST {
+                throw ControlSocketError(.unix(path: folder), "create the runtime folder")
+            }
+        } else if !FileManager.default.fileExists(atPath: folder) {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
                 throw ControlSocketError(endpoint, "create its folder", reason: "\(error.localizedDescription)")
             }
         }
+        guard shared else { return }
+        var info = stat()
+        guard lstat(folder, &info) == 0 else { throw ControlSocketError(.unix(path: folder), "inspect the runtime folder") }
+        let advice = "remove it, or set XDG_RUNTIME_DIR to a folder of your own"
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw ControlSocketError(.unix(path: folder), "use the runtime folder", reason: "it is not a folder (a link or a file is in its place); \(advice)")
+        }
+        guard info.st_uid == geteuid() else {
+            throw ControlSocketError(.unix(path: folder), "use the runtime folder", reason: "it belongs to user \(info.st_uid), not to this user (\(geteuid())); \(advice)")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw ControlSocketError(
+                .unix(path: folder), "use the runtime folder",
+                reason: "others may use it (mode \(String(info.st_mode & 0o777, radix: 8))); it must be 700: chmod 700 it or \(advice)")
+        }
+    }
+
+    /// Makes the socket's folder (private to the user) and clears a socket left by a
+    /// session that died; refuses one that a running session still answers on.
+    private static func prepareSocketPath(_ path: String, _ endpoint: ControlEndpoint) throws(ControlSocketError) {
+        try preparePrivateFolder(of: path)
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         guard (info.st_mode & S_IFMT) == S_IFSOCK else {

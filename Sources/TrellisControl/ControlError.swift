@@ -37,6 +37,8 @@ public struct ControlError: Error, Sendable, Equatable, CustomStringConvertible 
         /// A session file could not be loaded or saved.
         case session = "SESSION"
         case lineTooLong = "LINE_TOO_LONG"
+        /// The client is not this session's user, or did not show the session's secret.
+        case auth = "AUTH"
         case `internal` = "INTERNAL"
     }
 }

@@ -23,9 +23,12 @@ final class LineConnection: @unchecked Sendable {
     var input: [UInt8] = []
     var discardingLongLine = false
     var inputClosed = false
+    /// False until a TCP client shows the secret; a socket's peer is checked on accept.
+    var authenticated: Bool
 
-    init(fd: Int32, name: String, eventLimit: Int, wake: @escaping @Sendable () -> Void) {
+    init(fd: Int32, name: String, authenticated: Bool, eventLimit: Int, wake: @escaping @Sendable () -> Void) {
         self.fd = fd
+        self.authenticated = authenticated
         peer = ControlPeer(name: name) { [weak self] line in
             guard let self else { return false }
             let queued = self.outbox.withLock { outbox in

@@ -8,6 +8,11 @@ import Synchronization
 /// (its own commands wait; nobody else's do) and loses events past the bound; it
 /// never blocks the dispatcher, the audio or the other clients.
 ///
+/// Who may send commands: on a Unix socket, only a process of the session's own user
+/// (the kernel's SO_PEERCRED, checked at accept, beside the file's mode); on TCP, only a
+/// client whose first line is `auth SECRET` with the session's secret. Anyone else gets
+/// one `error AUTH` line and is disconnected before any command runs.
+///
 /// Thread: control for `start`/`stop`.
 public final class LineServer: @unchecked Sendable {
     public struct Limits: Sendable {
@@ -27,6 +32,8 @@ public final class LineServer: @unchecked Sendable {
     /// Where it listens (for TCP, with the port actually bound).
     public let endpoint: ControlEndpoint
     public let limits: Limits
+    /// What a TCP client must show first; nil for a Unix socket.
+    private let secret: ControlSecret?
     private let listener: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -35,8 +42,14 @@ public final class LineServer: @unchecked Sendable {
     private var connections: [Int32: LineConnection] = [:]
     private var nextClient = 1
 
-    /// Listens at once; serves from `start()`. Thread: control.
-    public init(endpoint: ControlEndpoint, dispatcher: ControlDispatcher, limits: Limits = Limits()) throws(ControlSocketError) {
+    /// Listens at once; serves from `start()`. TCP needs the secret its clients must
+    /// show. Thread: control.
+    public init(endpoint: ControlEndpoint, dispatcher: ControlDispatcher, secret: ControlSecret? = nil, limits: Limits = Limits())
+        throws(ControlSocketError)
+    {
+        if case .tcp = endpoint, secret == nil {
+            throw ControlSocketError(endpoint, "listen", reason: "TCP is served only with a secret its clients must show")
+        }
         let (fd, port) = try Sockets.listen(endpoint)
         var pipeEnds: [Int32] = [0, 0]
         guard pipe(&pipeEnds) == 0 else {
@@ -50,6 +63,7 @@ public final class LineServer: @unchecked Sendable {
         if case .tcp = endpoint, let port { self.endpoint = .tcp(port: port) } else { self.endpoint = endpoint }
         self.dispatcher = dispatcher
         self.limits = limits
+        self.secret = secret
     }
 
     deinit {
@@ -145,10 +159,31 @@ public final class LineServer: @unchecked Sendable {
             let fd = accept(listener, nil, nil)
             guard fd >= 0 else { return }
             Sockets.setNonBlocking(fd)
-            let connection = LineConnection(fd: fd, name: "client \(nextClient)", eventLimit: limits.eventBytes) { [weak self] in self?.wake() }
+            if endpoint.isUnix, let refusal = Self.refusal(ofPeer: fd) {
+                // The socket's reply buffer is empty: one short line always fits.
+                let line = Array("error \(refusal)\n".utf8)
+                _ = send(fd, line, line.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+                close(fd)
+                continue
+            }
+            let connection = LineConnection(
+                fd: fd, name: "client \(nextClient)", authenticated: secret == nil, eventLimit: limits.eventBytes
+            ) { [weak self] in self?.wake() }
             nextClient += 1
             connections[fd] = connection
         }
+    }
+
+    /// Why the process at the other end of a Unix socket may not control the session:
+    /// it runs as another user. Nil when it is this session's user.
+    static func refusal(ofPeer fd: Int32) -> ControlError? {
+        guard let user = Sockets.peerUser(fd) else {
+            return ControlError(.auth, "cannot tell which user connected (\(String(cString: strerror(errno))))")
+        }
+        guard user == geteuid() else {
+            return ControlError(.auth, "this session serves only user \(geteuid()); the connection is closed")
+        }
+        return nil
     }
 
     /// Reads what is there and hands complete lines to the dispatcher. False when the
@@ -191,10 +226,16 @@ public final class LineServer: @unchecked Sendable {
     }
 
     private func submit(_ bytes: ArraySlice<UInt8>, from connection: LineConnection) {
+        // After a refused `auth`, the rest of what the client sent is not read.
+        if !connection.authenticated && connection.inputClosed { return }
         // Blank lines and `#` comments get no reply, so scripts may have them.
         if bytes.allSatisfy({ $0 == 32 || $0 == 9 }) || bytes.first == 35 { return }
         guard let line = String(validating: bytes, as: UTF8.self) else {
             submit(reply: .error(ControlError(.syntax, "the line is not UTF-8 text")), to: connection)
+            return
+        }
+        if let reply = authenticate(line, connection) {
+            submit(reply: reply, to: connection)
             return
         }
         connection.outbox.withLock { $0.inflight += 1 }
@@ -203,6 +244,25 @@ public final class LineServer: @unchecked Sendable {
             connection?.reply(reply, close: peer.wantsToClose)
             self?.wake()
         }
+    }
+
+    /// Answers `auth SECRET`, and anything a client sends before it has shown the
+    /// secret (which also closes the connection); nil for a line the dispatcher runs.
+    private func authenticate(_ line: String, _ connection: LineConnection) -> ControlReply? {
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        let isAuth = words.first?.lowercased() == "auth"
+        if connection.authenticated {
+            guard isAuth else { return nil }
+            return .ok(text: "authenticated", value: .object([("authenticated", .bool(true))]))
+        }
+        if isAuth, words.count == 2, let secret, secret.matches(words[1]) {
+            connection.authenticated = true
+            return .ok(text: "authenticated", value: .object([("authenticated", .bool(true))]))
+        }
+        connection.outbox.withLock { $0.closeAfterFlush = true }
+        connection.inputClosed = true
+        let reason = isAuth ? "the secret is wrong" : "the first line must be \"auth SECRET\" (the secret is in the session's .secret file; trellis ctl --tcp reads it)"
+        return .error(ControlError(.auth, reason + "; the connection is closed"))
     }
 
     /// A reply made here (not by a command), kept in order with the replies in flight.

@@ -2,10 +2,14 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// The control vocabulary over OSC on UDP, bound to 127.0.0.1: `/trellis/set s:node
-/// s:param f:value` runs `set node param value`. Each message is answered to its
+/// The control vocabulary over OSC on UDP, bound to 127.0.0.1: `/trellis/set s:SECRET
+/// s:node s:param f:value` runs `set node param value`. Each message is answered to its
 /// sender with `/trellis/reply` (path, "ok", result) or (path, "error", code,
 /// message); a sender that sent `/trellis/watch` gets `/trellis/event` (kind, text).
+///
+/// Every message carries the session's secret as its first argument: a datagram's
+/// sender cannot be told apart from any other local user, and a source address proved
+/// once could later be bound by someone else. A message without it runs nothing.
 ///
 /// Thread: control for `start`/`stop`.
 public final class OSCServer: @unchecked Sendable {
@@ -13,12 +17,13 @@ public final class OSCServer: @unchecked Sendable {
     /// The UDP port bound (the one asked for, or the system's choice for 0).
     public let port: Int
     private let fd: Int32
+    private let secret: ControlSecret
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     /// Peers by sender address; the loop thread adds, events read from other threads.
     private let peers = Mutex<[String: ControlPeer]>([:])
 
-    public init(port: Int, dispatcher: ControlDispatcher) throws(ControlSocketError) {
+    public init(port: Int, dispatcher: ControlDispatcher, secret: ControlSecret) throws(ControlSocketError) {
         let endpoint = ControlEndpoint.tcp(port: port)
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ControlSocketError(endpoint, "create a UDP socket") }
@@ -34,6 +39,7 @@ public final class OSCServer: @unchecked Sendable {
         self.fd = fd
         self.port = Sockets.boundPort(fd) ?? port
         self.dispatcher = dispatcher
+        self.secret = secret
     }
 
     deinit {
@@ -73,7 +79,6 @@ public final class OSCServer: @unchecked Sendable {
     }
 
     private func handle(_ packet: [UInt8], from source: sockaddr_in) {
-        let peer = self.peer(for: source)
         let messages: [OSCMessage]
         do { messages = try OSCMessage.decode(packet) } catch {
             send(OSCMessage(path: "/trellis/reply", arguments: [.string(""), .string("error"), .string(error.code.rawValue), .string(error.message)]), to: source)
@@ -81,7 +86,12 @@ public final class OSCServer: @unchecked Sendable {
         }
         for message in messages {
             let reply: ControlReply
-            do { reply = dispatcher.perform(words: try message.words(), from: peer) } catch { reply = .error(error) }
+            if case .string(let offered)? = message.arguments.first, secret.matches(offered) {
+                let command = OSCMessage(path: message.path, arguments: Array(message.arguments.dropFirst()))
+                do { reply = dispatcher.perform(words: try command.words(), from: peer(for: source)) } catch { reply = .error(error) }
+            } else {
+                reply = .error(ControlError(.auth, "the first argument of every message must be the session's secret (a string, from its .secret file); nothing was run"))
+            }
             var arguments: [OSCMessage.Argument] = [.string(message.path)]
             switch reply {
             case .ok(let text, _): arguments += [.string("ok"), .string(text)]

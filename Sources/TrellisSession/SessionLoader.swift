@@ -16,6 +16,9 @@ public struct SessionLoadOptions: Sendable {
     /// Builds the graph on this engine, so a running backend picks the new graph up at
     /// its next cycle (a glitch-free `load`).
     public var engine: RenderEngine?
+    /// Refuses, before parsing, a file without a top-level `version:` line, and says
+    /// nothing of its content: for a path that came over the control protocol.
+    public var onlySessions = false
 
     public init(sampleRate: Double? = nil, blockSize: Int? = nil, initialize: Bool = true, checkFiles: Bool = true, engine: RenderEngine? = nil) {
         self.engine = engine
@@ -36,6 +39,11 @@ public enum SessionLoader {
         path: String, registry: ComponentRegistry, options: SessionLoadOptions = .init()
     ) throws(SessionError) -> LoadedSession {
         let text = try readSessionFile(path, at: SourceLocation(file: path, line: 1, column: 1))
+        if options.onlySessions, !text.split(separator: "\n", omittingEmptySubsequences: true).contains(where: isVersionLine) {
+            throw SessionError(
+                "\(path) is not a Trellis session: it has no top-level \"version:\" line (nothing of the file is shown)",
+                at: SourceLocation(file: path, line: 1, column: 1))
+        }
         let document = try SessionParser.parse(text, file: path)
         return try load(document: document, directory: directoryOf(path), path: path, registry: registry, options: options)
     }
@@ -69,15 +77,51 @@ public enum SessionLoader {
             players: builder.players, recorders: recorders, warnings: builder.warnings, baselines: builder.baselines)
     }
 
+    /// The largest session file read: far past any real session, small enough that a
+    /// file that is not one costs little to refuse.
+    public static let maximumFileBytes = 16 << 20
+
+    /// Reads a regular file of at most `maximumFileBytes`. A FIFO or device is refused
+    /// before it is read, so a load never waits on a writer that may never come.
     static func readSessionFile(_ path: String, at location: SourceLocation) throws(SessionError) -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            let reason = errno == ENOENT ? "no such file" : "cannot be read (\(String(cString: strerror(errno))))"
             throw SessionError("\(path): \(reason)", at: location)
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw SessionError("\(path): cannot be read", at: location) }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw SessionError("\(path) is a folder, not a session file", at: location)
+        case S_IFIFO: throw SessionError("\(path) is a FIFO, not a session file: sessions are read from regular files", at: location)
+        default: throw SessionError("\(path) is a device or socket, not a session file", at: location)
+        }
+        guard info.st_size <= maximumFileBytes else {
+            throw SessionError("\(path) is \(info.st_size) bytes; a session file may have at most \(maximumFileBytes) (16 MiB)", at: location)
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
+        var count = 0
+        while count < bytes.count {
+            let read = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+            if read < 0 && errno == EINTR { continue }
+            guard read >= 0 else { throw SessionError("\(path): cannot be read (\(String(cString: strerror(errno))))", at: location) }
+            if read == 0 { break }
+            count += read
+        }
+        guard count <= maximumFileBytes else {
+            throw SessionError("\(path) grew past \(maximumFileBytes) bytes (16 MiB) while it was read", at: location)
+        }
+        guard let text = String(validating: bytes[..<count], as: UTF8.self) else {
             throw SessionError("\(path) is not UTF-8 text", at: location)
         }
         return text
+    }
+
+    private static func isVersionLine(_ line: Substring) -> Bool {
+        guard line.hasPrefix("version") else { return false }
+        return line.dropFirst(7).drop { $0 == " " || $0 == "\t" }.first == ":"
     }
 
     static func directoryOf(_ path: String) -> String {

@@ -146,6 +146,9 @@ struct YAMLReader {
     /// A name for nodes, subgraphs, recorders and ports: letters, digits, `_` and `-`.
     func name(_ node: Node, what: String) throws(SessionError) -> String {
         let text = try text(node, expected: "a \(what) name")
+        guard text.unicodeScalars.count <= SessionName.maximumLength else {
+            throw error("a \(what) name may have at most \(SessionName.maximumLength) characters; this one has \(text.unicodeScalars.count)", node)
+        }
         guard SessionName.isValid(text) else {
             throw error("\(quoted(text)) is not a valid \(what) name: use letters, digits, _ and -, starting with a letter or _", node)
         }
@@ -157,9 +160,11 @@ struct YAMLReader {
     }
 }
 
-enum SessionName {
+public enum SessionName {
+    public static let maximumLength = 128
+
     static func isValid(_ text: String) -> Bool {
-        guard let first = text.unicodeScalars.first, text.unicodeScalars.count <= 128 else { return false }
+        guard let first = text.unicodeScalars.first, text.unicodeScalars.count <= maximumLength else { return false }
         func letter(_ c: Unicode.Scalar) -> Bool { (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || c == "_" }
         return letter(first) && text.unicodeScalars.allSatisfy { letter($0) || ($0 >= "0" && $0 <= "9") || $0 == "-" }
     }

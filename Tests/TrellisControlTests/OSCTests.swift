@@ -59,15 +59,34 @@ struct OSCTests {
     func replies() throws {
         let rig = try ControlRig()
         defer { rig.stop() }
-        let server = try OSCServer(port: 0, dispatcher: rig.dispatcher)
+        let secret = ControlSecret.random()
+        let server = try OSCServer(port: 0, dispatcher: rig.dispatcher, secret: secret)
         server.start()
         defer { server.stop() }
         let client = OSCTestClient(port: server.port)
-        #expect(try client.request("/trellis/set", [.string("trim"), .string("gain"), .float(-4.5)]) == ["/trellis/set", "ok", "-4.5"])
-        #expect(try client.request("/trellis/get", [.string("trim"), .string("gain")]) == ["/trellis/get", "ok", "-4.5"])
-        let error = try client.request("/trellis/get", [.string("trim"), .string("loudness")])
+        #expect(try client.request("/trellis/set", [.string(secret.text), .string("trim"), .string("gain"), .float(-4.5)]) == ["/trellis/set", "ok", "-4.5"])
+        #expect(try client.request("/trellis/get", [.string(secret.text), .string("trim"), .string("gain")]) == ["/trellis/get", "ok", "-4.5"])
+        let error = try client.request("/trellis/get", [.string(secret.text), .string("trim"), .string("loudness")])
         #expect(Array(error.prefix(3)) == ["/trellis/get", "error", "UNKNOWN_PARAMETER"])
-        #expect(try client.request("/other/thing", [])[2] == "UNKNOWN_COMMAND")
+        #expect(try client.request("/other/thing", [.string(secret.text)])[2] == "UNKNOWN_COMMAND")
+    }
+
+    @Test("a message without the session's secret, or with another, runs nothing and is answered AUTH")
+    func secretRequired() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        let secret = ControlSecret.random()
+        let server = try OSCServer(port: 0, dispatcher: rig.dispatcher, secret: secret)
+        server.start()
+        defer { server.stop() }
+        let client = OSCTestClient(port: server.port)
+        let save = rig.folder + "/stolen.yaml"
+        for arguments: [OSCMessage.Argument] in [[.string(save)], [.string(ControlSecret.random().text), .string(save)], [.float(1), .string(save)]] {
+            #expect(Array(try client.request("/trellis/save", arguments).prefix(3)) == ["/trellis/save", "error", "AUTH"])
+        }
+        #expect(Array(try client.request("/trellis/set", [.string("trim"), .string("gain"), .float(-9)]).prefix(3)) == ["/trellis/set", "error", "AUTH"])
+        #expect(!FileManager.default.fileExists(atPath: save))
+        #expect(try rig.ask("get trim gain") == "ok 0")
     }
 
     @Test("the same edits sent by oscsend and over the socket leave the same session")
@@ -77,7 +96,8 @@ struct OSCTests {
             viaSocket.stop()
             viaOSC.stop()
         }
-        let server = try OSCServer(port: 0, dispatcher: viaOSC.dispatcher)
+        let secret = ControlSecret.random()
+        let server = try OSCServer(port: 0, dispatcher: viaOSC.dispatcher, secret: secret)
         server.start()
         defer { server.stop() }
         let socket = try viaSocket.client()
@@ -85,16 +105,16 @@ struct OSCTests {
                      "set tone1 freq 440", "set trim gain -4.5", "set tone1 waveform square", "bypass boost on"] {
             #expect(try socket.request(line).hasPrefix("ok"), "\(line)")
         }
-        try oscsend(server.port, "/trellis/add", "ssss", ["boost", "gain", "channels=1", "gain=3"])
-        try oscsend(server.port, "/trellis/disconnect", "ss", ["trim", "out"])
-        try oscsend(server.port, "/trellis/connect", "ss", ["trim", "boost"])
-        try oscsend(server.port, "/trellis/connect", "ss", ["boost", "out"])
-        try oscsend(server.port, "/trellis/set", "ssf", ["tone1", "freq", "440"])
-        try oscsend(server.port, "/trellis/set", "ssf", ["trim", "gain", "-4.5"])
-        try oscsend(server.port, "/trellis/set", "sss", ["tone1", "waveform", "square"])
-        try oscsend(server.port, "/trellis/bypass", "sT", ["boost"])
+        try oscsend(server.port, "/trellis/add", "sssss", [secret.text, "boost", "gain", "channels=1", "gain=3"])
+        try oscsend(server.port, "/trellis/disconnect", "sss", [secret.text, "trim", "out"])
+        try oscsend(server.port, "/trellis/connect", "sss", [secret.text, "trim", "boost"])
+        try oscsend(server.port, "/trellis/connect", "sss", [secret.text, "boost", "out"])
+        try oscsend(server.port, "/trellis/set", "sssf", [secret.text, "tone1", "freq", "440"])
+        try oscsend(server.port, "/trellis/set", "sssf", [secret.text, "trim", "gain", "-4.5"])
+        try oscsend(server.port, "/trellis/set", "ssss", [secret.text, "tone1", "waveform", "square"])
+        try oscsend(server.port, "/trellis/bypass", "ssT", [secret.text, "boost"])
         // Messages run in order: once this one is answered, the ones before have run.
-        #expect(try OSCTestClient(port: server.port).request("/trellis/hello", [])[1] == "ok")
+        #expect(try OSCTestClient(port: server.port).request("/trellis/hello", [.string(secret.text)])[1] == "ok")
 
         #expect(try socket.request("list") == viaOSC.ask("list"))
         for node in ["tone1", "trim", "boost"] {

@@ -58,6 +58,8 @@ final class ControlRig: @unchecked Sendable {
     let target: any ControlTarget
     let dispatcher: ControlDispatcher
     let server: LineServer
+    /// What a TCP rig's clients show.
+    let secret = ControlSecret.random()
     var socketPath: String { if case .unix(let path) = server.endpoint { path } else { "" } }
 
     init(session text: String = toneSession, endpoint: ControlEndpoint? = nil, limits: LineServer.Limits = .init(),
@@ -67,11 +69,12 @@ final class ControlRig: @unchecked Sendable {
         let session = try SessionLoader.load(path: path, registry: controlRegistry(), options: options)
         target = try makeTarget?(session) ?? ControlledSession(session: session, registry: session.graph.registry)
         dispatcher = ControlDispatcher(target: target)
-        server = try LineServer(endpoint: endpoint ?? .unix(path: folder + "/control.sock"), dispatcher: dispatcher, limits: limits)
+        let endpoint = endpoint ?? .unix(path: folder + "/control.sock")
+        server = try LineServer(endpoint: endpoint, dispatcher: dispatcher, secret: endpoint.isTCP ? secret : nil, limits: limits)
         server.start()
     }
 
-    func client() throws -> ControlClient { try ControlClient(endpoint: server.endpoint) }
+    func client() throws -> ControlClient { try ControlClient(endpoint: server.endpoint, secret: server.endpoint.isTCP ? secret : nil) }
 
     /// One command on a fresh connection.
     func ask(_ line: String) throws -> String {
@@ -101,3 +104,7 @@ func level(_ key: String, in line: String) -> Float? {
 
 /// `20·log10(amplitude)`.
 func decibels(_ amplitude: Double) -> Float { Float(20 * log10(amplitude)) }
+
+extension ControlEndpoint {
+    var isTCP: Bool { if case .tcp = self { true } else { false } }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Glibc
+import Testing
+import TrellisControl
+
+@Suite("Who may control a session")
+struct AccessTests {
+    @Test("a TCP client that does not start with the secret runs nothing and is disconnected")
+    func tcpWithoutSecret() throws {
+        let rig = try ControlRig(endpoint: .tcp(port: 0))
+        defer { rig.stop() }
+        let stranger = try ControlClient(endpoint: rig.server.endpoint)
+        try stranger.send("set trim gain -9")
+        try stranger.send("save \(rig.folder)/stolen.yaml")
+        #expect(try stranger.readLine()?.hasPrefix("error AUTH the first line must be \"auth SECRET\"") == true)
+        #expect(try stranger.readLine() == nil)
+        #expect(try rig.ask("get trim gain") == "ok 0")
+        #expect(!FileManager.default.fileExists(atPath: rig.folder + "/stolen.yaml"))
+    }
+
+    @Test("a wrong secret is refused and closes the connection; the right one lets commands run")
+    func tcpSecret() throws {
+        let rig = try ControlRig(endpoint: .tcp(port: 0))
+        defer { rig.stop() }
+        let guesser = try ControlClient(endpoint: rig.server.endpoint)
+        #expect(try guesser.request("auth " + ControlSecret.random().text) == "error AUTH the secret is wrong; the connection is closed")
+        #expect(try guesser.readLine() == nil)
+        let owner = try ControlClient(endpoint: rig.server.endpoint)
+        #expect(try owner.request("auth " + rig.secret.text) == "ok authenticated")
+        #expect(try owner.request("set trim gain -9") == "ok -9")
+    }
+
+    @Test("the secret file is the user's alone and names the ports it is for")
+    func secretFile() throws {
+        let folder = try temporaryFolder()
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        let server = try ControlServer(target: rig.target, socketPath: folder + "/s.sock", tcpPort: 0, oscPort: 0)
+        server.start()
+        let path = folder + "/s.secret"
+        var info = stat()
+        #expect(lstat(path, &info) == 0 && info.st_mode & 0o777 == 0o600 && info.st_uid == geteuid())
+        let file = try ControlSecretFile.read(path)
+        #expect(file.secret == server.secret)
+        guard case .tcp(let port) = server.endpoints[1] else { Issue.record("no TCP"); return }
+        #expect(file.tcpPort == port && file.oscPort == server.osc?.port)
+        server.stop()
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test("trellis ctl --tcp reads the secret, and will not send it to a port the session does not serve")
+    func ctlReadsSecret() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        let server = try ControlServer(target: rig.target, socketPath: rig.folder + "/s.sock", tcpPort: 0)
+        server.start()
+        defer { server.stop() }
+        guard case .tcp(let port) = server.endpoints[1] else { Issue.record("no TCP"); return }
+        let served = try trellis(["ctl", "--tcp", String(port), rig.folder + "/s.sock", "set", "trim", "gain", "-2"])
+        #expect(served.status == 0 && served.stdout == "ok -2\n", "\(served.stderr)")
+        let elsewhere = try trellis(["ctl", "--tcp", String(port + 1), rig.folder + "/s.sock", "hello"])
+        #expect(elsewhere.status != 0)
+        #expect(elsewhere.stderr.contains("serves TCP on port \(port), not on port \(port + 1)"))
+    }
+
+    @Test("a secret file others could read is not trusted")
+    func looseSecretFile() throws {
+        let folder = try temporaryFolder()
+        let path = folder + "/x.secret"
+        try ControlSecretFile(secret: .random(), tcpPort: 1, oscPort: nil).write(to: path)
+        chmod(path, 0o644)
+        #expect(throws: ControlSocketError.self) { try ControlSecretFile.read(path) }
+    }
+
+    @Test("a load of a file that is not a session says so and shows nothing of it")
+    func loadShowsNoContent() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        let path = try write("root:hunter2-hash:19000:0:99999:7:::\nPRETTY_NAME: hunter2\n", to: "shadow", in: rig.folder)
+        let reply = try rig.ask("load \(path)")
+        #expect(reply.hasPrefix("error SESSION \(path):1:1: \(path) is not a Trellis session"), "\(reply)")
+        #expect(!reply.contains("hunter2"))
+    }
+
+    @Test("a relative path over the protocol is in the session's folder")
+    func relativeToSession() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        #expect(try rig.ask("save copy.yaml") == "ok \(rig.folder)/copy.yaml")
+        #expect(FileManager.default.fileExists(atPath: rig.folder + "/copy.yaml"))
+        #expect(try rig.ask("load copy.yaml").hasPrefix("ok 3 nodes"))
+    }
+
+    @Test("a FIFO is refused as a session at once, never waited on")
+    func fifoLoad() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        #expect(mkfifo(rig.folder + "/pipe.yaml", 0o600) == 0)
+        let started = Date()
+        #expect(try rig.ask("load pipe.yaml").contains("is a FIFO, not a session file"))
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(try rig.ask("hello").hasPrefix("ok"))
+    }
+
+    @Test("the shared runtime folder must be the user's own and closed to others, else the session does not start")
+    func runtimeFolderChecked() throws {
+        let base = try temporaryFolder()
+        try FileManager.default.createDirectory(atPath: base + "/trellis", withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        let session = try write(toneSession, to: "open.yaml", in: base)
+        let result = try trellis(["run", session, "--start-server", "--server", "trellis-access-\(getpid())", "--duration", "1"],
+                                 environment: ["XDG_RUNTIME_DIR": base])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("\(base)/trellis: cannot use the runtime folder: others may use it (mode 755)"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: base + "/trellis/open.sock"))
+    }
+}
+
+/// Runs `trellis` with extra environment variables.
+func trellis(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = trellisExecutable
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+}
