@@ -134,6 +134,14 @@ public final class AudioFileWriter: @unchecked Sendable {
         try write(from: list[0], frameCount: frameCount)
     }
 
+    /// Brings the header up to the frames written so far (WAV, AIFF and CAF sizes), so
+    /// a process killed after it leaves a file that reads to this point. Encoded
+    /// containers (FLAC, Ogg) need nothing. Thread: the one thread using this writer.
+    public func updateHeader() {
+        guard handle.isOpen, [.wav, .aiff, .caf].contains(container) else { return }
+        sf_command(handle.file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
+    }
+
     /// Finishes the file (headers, encoder flush) and closes it. Closing again does
     /// nothing; writing after it throws `.closed`. Deinit closes an open file too, but
     /// cannot report a failure. Thread: control.

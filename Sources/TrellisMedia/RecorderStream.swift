@@ -1,3 +1,4 @@
+import Glibc
 import TrellisAudioFile
 import TrellisCore
 import TrellisUnits
@@ -60,7 +61,25 @@ final class RecorderStream {
             slots += 1
         }
         flushBatch()
+        refreshHeader()
         return (slots, before == nil ? failure : nil)
+    }
+
+    /// Nanoseconds between header updates: a crash loses at most this much of a take.
+    static let headerInterval: UInt64 = 1_000_000_000
+    private var headerUpdated: UInt64 = 0
+    private var headerFrames = 0
+
+    /// Rewrites the file's header when a second has passed and frames came since.
+    private func refreshHeader() {
+        guard failure == nil, writer.framesWritten != headerFrames else { return }
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let nanoseconds = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+        guard nanoseconds &- headerUpdated >= Self.headerInterval else { return }
+        writer.updateHeader()
+        headerUpdated = nanoseconds
+        headerFrames = writer.framesWritten
     }
 
     /// Writes the converter's tail and closes the file. Thread: lock holder.

@@ -98,6 +98,12 @@ final class LiveRig: @unchecked Sendable {
 
     func ask(_ line: String) throws -> String { try client().request(line) }
 
+    /// Sends `signal` to `trellis run` and waits for it to end (kill -9 is SIGKILL).
+    func kill(_ signal: Int32) {
+        Glibc.kill(session.processIdentifier, signal)
+        session.waitUntilExit()
+    }
+
     /// `trellis run` ends on SIGTERM as on Ctrl-C, then jackd does.
     func stop() {
         if session.isRunning {
