@@ -35,6 +35,32 @@ public final class AudioFileWriter: @unchecked Sendable {
         sampleRate: Double,
         channelCount: Int
     ) throws(AudioFileError) {
+        let (container, requested) = try Self.check(path: path, container: container, sampleType: sampleType, sampleRate: sampleRate, channelCount: channelCount)
+        let existed = access(path, F_OK) == 0
+        do {
+            handle = try SndfileHandle(path: path, mode: Int32(SFM_WRITE), info: requested)
+        } catch {
+            if !existed { unlink(path) }
+            throw error
+        }
+        // libsndfile's PEAK chunk (float WAV and AIFF) costs a scalar pass over every
+        // sample written, as much as the rest of the write path; it is optional metadata.
+        if !sampleType.isInteger { sf_command(handle.file, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE)) }
+        self.path = path
+        self.container = container
+        self.sampleType = sampleType
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        scratch = .allocate(byteCount: scratchFrames * channelCount * 4, alignment: 16)
+    }
+
+    /// Everything `init` checks, without truncating anything: the format can be written,
+    /// and the path is a regular file (or nothing) that can be opened for writing. So
+    /// several files can all be checked before any is replaced. Thread: control.
+    @discardableResult
+    public static func check(
+        path: String, container: AudioFileContainer? = nil, sampleType: SampleType, sampleRate: Double, channelCount: Int
+    ) throws(AudioFileError) -> (AudioFileContainer, SF_INFO) {
         guard let container = container ?? AudioFileContainer(path: path) else {
             let found = AudioFileContainer.pathExtension(of: path).map { "extension \"\($0)\"" } ?? "no extension"
             throw .unsupportedContainer(path: path, found: found)
@@ -57,22 +83,17 @@ public final class AudioFileWriter: @unchecked Sendable {
         guard sf_format_check(&requested) == SF_TRUE else {
             throw .invalidFormat(path: path, reason: "libsndfile cannot write \(container) \(sampleType) at \(Int(sampleRate)) Hz with \(channelCount) channels")
         }
-        let existed = access(path, F_OK) == 0
-        do {
-            handle = try SndfileHandle(path: path, mode: Int32(SFM_WRITE), info: requested)
-        } catch {
-            if !existed { unlink(path) }
-            throw error
+        var info = stat()
+        let existed = lstat(path, &info) == 0
+        if existed, (info.st_mode & S_IFMT) != S_IFREG {
+            throw .cannotOpen(path: path, reason: "it is not a regular file (a FIFO, device, folder or link); audio is written only to regular files")
         }
-        // libsndfile's PEAK chunk (float WAV and AIFF) costs a scalar pass over every
-        // sample written, as much as the rest of the write path; it is optional metadata.
-        if !sampleType.isInteger { sf_command(handle.file, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE)) }
-        self.path = path
-        self.container = container
-        self.sampleType = sampleType
-        self.sampleRate = sampleRate
-        self.channelCount = channelCount
-        scratch = .allocate(byteCount: scratchFrames * channelCount * 4, alignment: 16)
+        // O_NONBLOCK: a FIFO put there since the check must not make this wait.
+        let fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        Glibc.close(fd)
+        if !existed { unlink(path) }
+        return (container, requested)
     }
 
     deinit {

@@ -56,6 +56,9 @@ struct ChainCommand: ParsableCommand {
                 ChainSession.document(parsed, file: save, sampleRate: rate, blockSize: blockSize), registry: try Units.registry())
             do { try SessionWriter.save(document, to: save) } catch { throw CLIError("chain: \(error)") }
         }
+        if !["tone", "jack", "midi"].contains(parsed.source.word), FileChecks.sameFile(parsed.source.word, parsed.sink.word) {
+            throw CLIError("chain: the sink \(parsed.sink.word) is the source file; writing it would destroy it, so name another file")
+        }
         if ["jack", "midi"].contains(parsed.source.word) || ["jack", "midi"].contains(parsed.sink.word) {
             try LiveChain(pipeline: parsed, server: server, startServer: startServer, duration: duration, blockSize: blockSize, sampleRate: sampleRate).run()
             return

@@ -36,6 +36,7 @@ struct RenderCommand: ParsableCommand {
         }
         for warning in loaded.warnings { Log.logger.warning("\(warning)") }
         let graph = loaded.graph
+        try refuseOverwritingInputs(loaded)
         let inputs = try portInputs(loaded)
         let frames: Int
         if let duration {
@@ -61,6 +62,17 @@ struct RenderCommand: ParsableCommand {
         }
         progress.finish()
         FileHandle.standardError.write(Data((warnings.summary(path: output, frames: written, sampleRate: graph.sampleRate) + "\n").utf8))
+    }
+
+    /// The output must not be a file the render reads (a player's, an `--input`) or one
+    /// of the session's recordings: it is truncated before the first frame is read.
+    private func refuseOverwritingInputs(_ loaded: LoadedSession) throws {
+        let read = loaded.players.map { ("node \($0.node) plays it", $0.path) }
+            + input.compactMap { assignment in assignment.firstIndex(of: "=").map { ("--input \(assignment) reads it", String(assignment[assignment.index(after: $0)...])) } }
+            + loaded.recorders.map { ("recorder \($0.name) writes it", $0.path) }
+        if let (why, _) = read.first(where: { FileChecks.sameFile($0.1, output) }) {
+            throw CLIError("render: -o \(output) is a file this render uses (\(why)); writing it would destroy it, so name another file")
+        }
     }
 
     /// The graph's input channels in order: a file where `--input` names the port that

@@ -9,6 +9,7 @@ import TrellisJACK
 import TrellisLive
 import TrellisMedia
 import TrellisSession
+import Synchronization
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -72,31 +73,53 @@ struct RunCommand: ParsableCommand {
             live.stop()
             throw CLIError("\(error)")
         }
+        // A recorder that cannot write (a full disk) is reported at once and makes the
+        // exit status 1: a take that stopped growing must not pass for a good one.
+        let recordingFailed = Atomic<Bool>(false)
+        let onFailure: @Sendable (String) -> Void = { message in
+            Log.logger.error("\(message)")
+            recordingFailed.store(true, ordering: .relaxed)
+        }
         let control: ControlServer?
-        do { control = try startControl(live, recorders: recorders, loaded: loaded) } catch {
+        do { control = try startControl(live, recorders: recorders, loaded: loaded, onRecorderFailure: onFailure) } catch {
             live.stop()
             throw CLIError("\(error)")
+        }
+        var tokens: [(FileRecorder, MediaListenerToken)] = []
+        if control == nil {
+            for recorder in recorders {
+                tokens.append((recorder, recorder.addListener { note in
+                    if case .writeFailed(let error) = note { onFailure("recorder: \(error); the take stops growing") }
+                }))
+            }
         }
         defer { control?.stop() }
 
         LiveRunning.waitForInterrupt(duration: duration) { output.status(live.status()) }
         live.stop()
-        for recorder in recorders {
-            do { _ = try recorder.stop() } catch { Log.logger.error("\(error)") }
+        for recorder in control?.dispatcher.currentRecorders ?? recorders {
+            do { _ = try recorder.stop() } catch {
+                Log.logger.error("\(error)")
+                recordingFailed.store(true, ordering: .relaxed)
+            }
         }
+        for (recorder, token) in tokens { recorder.removeListener(token) }
         output.finish()
+        if recordingFailed.load(ordering: .relaxed) { throw ExitCode.failure }
     }
 }
 
 extension RunCommand {
     /// Serves the control protocol for the running session, as the options ask.
-    func startControl(_ live: LiveSession, recorders: [FileRecorder], loaded: LoadedSession) throws -> ControlServer? {
+    func startControl(
+        _ live: LiveSession, recorders: [FileRecorder], loaded: LoadedSession, onRecorderFailure: @escaping @Sendable (String) -> Void
+    ) throws -> ControlServer? {
         let name = URL(fileURLWithPath: session).deletingPathExtension().lastPathComponent
         let socket = noControl ? nil : controlSocket ?? ControlEndpoint.defaultSocketPath(name: name)
         guard socket != nil || controlTcp != nil || oscPort != nil else { return nil }
         let secretPath = ControlSecretFile.path(besideSocket: controlSocket ?? ControlEndpoint.defaultSocketPath(name: name))
         let server = try ControlServer(target: live, socketPath: socket, tcpPort: controlTcp, oscPort: oscPort, secretPath: secretPath)
-        server.dispatcher.setRecorders(Dictionary(uniqueKeysWithValues: zip(loaded.recorders.map(\.name), recorders)))
+        server.dispatcher.setRecorders(Dictionary(uniqueKeysWithValues: zip(loaded.recorders.map(\.name), recorders)), onFailure: onRecorderFailure)
         server.start()
         for endpoint in server.endpoints { Log.logger.info("control: \(endpoint)") }
         if let osc = server.osc { Log.logger.info("OSC: 127.0.0.1:\(osc.port)") }

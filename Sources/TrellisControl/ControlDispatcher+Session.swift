@@ -59,9 +59,25 @@ extension ControlDispatcher {
         }
         try target.replaceSession(with: loaded)
         jackEdits = []
+        var warnings = loaded.warnings.map(\.description)
+        // The old recorders watched the old graph: their takes end here, complete.
+        let stopped = recorders.keys.sorted().filter { recorders[$0]?.isRecording == true || recorders[$0]?.recorderState == .paused }
+        for name in stopped { _ = try? recorders[name]?.stop() }
+        if !stopped.isEmpty {
+            warnings.append("recorder\(stopped.count == 1 ? "" : "s") \(stopped.joined(separator: ", ")) stopped with the old session; the files are complete")
+        }
+        do {
+            let attached = try loaded.attachRecorders()
+            replaceRecorders(with: Dictionary(uniqueKeysWithValues: zip(loaded.recorders.map(\.name), attached)))
+            if !attached.isEmpty {
+                warnings.append("the new session's recorders (\(loaded.recorders.map(\.name).joined(separator: ", "))) are ready and not recording: record start begins them")
+            }
+        } catch {
+            replaceRecorders(with: [:])
+            warnings.append("the new session's recorders cannot record: \(error)")
+        }
         // The old graph's meters went with it; they are installed again on first use.
         listenToPlayers()
-        var warnings = loaded.warnings.map(\.description)
         if let head = target.jackHead, let spec = loaded.jack {
             let configuration = head.configuration
             if spec.inputs.count != configuration.inputChannels || spec.outputs.count != configuration.outputChannels {
@@ -153,6 +169,15 @@ extension ControlDispatcher {
         } else {
             chosen = recorders.keys.sorted()
         }
+        if start {
+            // Every file is checked before any take is replaced.
+            for name in chosen {
+                guard let recorder = recorders[name], recorder.recorderState == .idle, let spec = targets.first(where: { $0.name == name }) else { continue }
+                do { try recorder.checkRecording(path: spec.path, settings: RecordingSettings.fitting(AudioFileContainer(pathExtension: spec.format))) } catch {
+                    throw ControlError(.session, "recorder \(name): \(error); no recorder was started")
+                }
+            }
+        }
         var changed: [String] = []
         for name in chosen {
             guard let recorder = recorders[name] else { continue }
@@ -160,7 +185,7 @@ extension ControlDispatcher {
                 if start {
                     guard !recorder.isRecording else { continue }
                     if recorder.recorderState == .idle, let spec = targets.first(where: { $0.name == name }) {
-                        try recorder.prepareToRecord(path: spec.path, settings: RecordingSettings(container: AudioFileContainer(pathExtension: spec.format)))
+                        try recorder.prepareToRecord(path: spec.path, settings: RecordingSettings.fitting(AudioFileContainer(pathExtension: spec.format)))
                     }
                     try recorder.record()
                 } else {

@@ -27,6 +27,10 @@ public final class ControlDispatcher: @unchecked Sendable {
     private var noticeListener: NoticeListenerToken?
     /// The recorders `record` starts and stops, by the session's names (queue only).
     var recorders: [String: FileRecorder] = [:]
+    var recorderListeners: [(recorder: FileRecorder, token: MediaListenerToken)] = []
+    /// Told at once when a recorder cannot write (a full disk); `trellis run` logs it
+    /// and exits non-zero at the end (queue only).
+    var recorderFailure: (@Sendable (String) -> Void)?
     /// JACK links made and broken by `jack connect|disconnect` since the load, which
     /// `save` writes into the session (queue only).
     var jackEdits: [JackConnectionEdit] = []
@@ -55,8 +59,38 @@ public final class ControlDispatcher: @unchecked Sendable {
 
     /// Hands `record start|stop` the recorders running the session's `recorders:`, by
     /// name. Thread: any but the dispatcher's queue.
-    public func setRecorders(_ recorders: [String: FileRecorder]) {
-        queue.sync { self.recorders = recorders }
+    public func setRecorders(_ recorders: [String: FileRecorder], onFailure: (@Sendable (String) -> Void)? = nil) {
+        queue.sync {
+            recorderFailure = onFailure
+            replaceRecorders(with: recorders)
+        }
+    }
+
+    /// Every recorder now: the session's, or those of the session loaded since, to stop
+    /// when the run ends. Thread: any but the dispatcher's queue.
+    public var currentRecorders: [FileRecorder] { queue.sync { recorders.keys.sorted().compactMap { recorders[$0] } } }
+
+    /// Watches each recorder for write failures: a warning event for watchers at once,
+    /// and the failure handler. Queue only.
+    func replaceRecorders(with new: [String: FileRecorder]) {
+        for (recorder, token) in recorderListeners { recorder.removeListener(token) }
+        recorderListeners = []
+        recorders = new
+        let failure = recorderFailure
+        for (name, recorder) in new {
+            let token = recorder.addListener { [weak self] notification in
+                let error: MediaError
+                switch notification {
+                case .writeFailed(let failed): error = failed
+                case .finished(_, let failed?): error = failed
+                default: return
+                }
+                let text = "recorder \(name): \(error); the take stops growing"
+                self?.broadcast(ControlEvent(kind: .warning, text: text, data: .object([("recorder", .string(name)), ("error", .string("\(error)"))])))
+                failure?(text)
+            }
+            recorderListeners.append((recorder, token))
+        }
     }
 
     /// Runs one line from `peer` in its mode (text or JSON) and passes the encoded reply,

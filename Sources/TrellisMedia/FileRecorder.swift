@@ -70,6 +70,39 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
     /// created) a container that cannot hold the encoding, and a rate or channel count
     /// that cannot be written. Initializes the unit if nothing has yet. Thread: control.
     public func prepareToRecord(path: String, settings: RecordingSettings = RecordingSettings()) throws(MediaError) {
+        let file = try fileParameters(path: path, settings: settings)
+        try lock.withLock { _ throws(MediaError) in
+            guard state == .idle else { throw .invalidSettings("a recording is already prepared or running", unit: name) }
+            let writer: AudioFileWriter
+            do throws(AudioFileError) {
+                writer = try AudioFileWriter(
+                    path: path, container: file.container, sampleType: file.sampleType, sampleRate: file.sampleRate, channelCount: file.channels)
+            } catch {
+                throw .file(error, unit: name)
+            }
+            let busFormat = file.bus
+            takeCounter += 1
+            stream = try RecorderStream(writer: writer, busRate: busFormat.sampleRate, busChannels: busFormat.channelCount, take: takeCounter, unitName: name)
+            state = .prepared
+        }
+        MediaThreads.butler.add(self) { $0.serviceDisk() }
+        MediaThreads.notifier.add(self) { $0.deliverNotifications() }
+    }
+
+    /// Checks everything `prepareToRecord` would, creating and truncating nothing, so a
+    /// session can check all its recorders before it replaces any take. Thread: control.
+    public func checkRecording(path: String, settings: RecordingSettings = RecordingSettings()) throws(MediaError) {
+        let file = try fileParameters(path: path, settings: settings)
+        do throws(AudioFileError) {
+            try AudioFileWriter.check(path: path, container: file.container, sampleType: file.sampleType, sampleRate: file.sampleRate, channelCount: file.channels)
+        } catch {
+            throw .file(error, unit: name)
+        }
+    }
+
+    private func fileParameters(path: String, settings: RecordingSettings) throws(MediaError)
+        -> (bus: StreamFormat, container: AudioFileContainer, sampleType: SampleType, sampleRate: Double, channels: Int)
+    {
         let busFormat: StreamFormat
         do throws(AudioUnitError) {
             busFormat = try format(scope: .input, element: 0)
@@ -80,25 +113,8 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
         guard let container = settings.container ?? AudioFileContainer(path: path) else {
             throw .file(.unsupportedContainer(path: path, found: "the path's extension"), unit: name)
         }
-        let sampleType: SampleType
-        sampleType = try settings.sampleType(in: container, path: path, unit: name)
-        try lock.withLock { _ throws(MediaError) in
-            guard state == .idle else { throw .invalidSettings("a recording is already prepared or running", unit: name) }
-            let writer: AudioFileWriter
-            do throws(AudioFileError) {
-                writer = try AudioFileWriter(
-                    path: path, container: container, sampleType: sampleType,
-                    sampleRate: settings.sampleRate ?? busFormat.sampleRate,
-                    channelCount: settings.channelCount ?? busFormat.channelCount)
-            } catch {
-                throw .file(error, unit: name)
-            }
-            takeCounter += 1
-            stream = try RecorderStream(writer: writer, busRate: busFormat.sampleRate, busChannels: busFormat.channelCount, take: takeCounter, unitName: name)
-            state = .prepared
-        }
-        MediaThreads.butler.add(self) { $0.serviceDisk() }
-        MediaThreads.notifier.add(self) { $0.deliverNotifications() }
+        let sampleType = try settings.sampleType(in: container, path: path, unit: name)
+        return (busFormat, container, sampleType, settings.sampleRate ?? busFormat.sampleRate, settings.channelCount ?? busFormat.channelCount)
     }
 
     /// Starts recording at graph time `sampleTime` (nil: the next cycle), for

@@ -32,6 +32,16 @@ public struct RecordingSettings: Sendable, Equatable {
         self.channelCount = channelCount
     }
 
+    /// A container's own best encoding: float32 where it holds float (WAV, AIFF, CAF),
+    /// 24-bit for FLAC, Vorbis for Ogg. What a session's recorder writes.
+    public static func fitting(_ container: AudioFileContainer?) -> RecordingSettings {
+        switch container {
+        case .flac?: RecordingSettings(container: container, encoding: .pcm(.int24))
+        case .ogg?: RecordingSettings(container: container, encoding: .vorbis)
+        default: RecordingSettings(container: container)
+        }
+    }
+
     /// The encodings a container can hold, in order.
     public static func encodings(for container: AudioFileContainer) -> [RecordingEncoding] {
         container == .ogg ? [.vorbis] : container.supportedSampleTypes.map { .pcm($0) }

@@ -21,25 +21,39 @@ extension LoadedSession {
     /// recorder, which the session attaches to its source bus as an observer. Returns the
     /// recorders, to stop when the run ends. Thread: control, after the graph is initialized.
     public func startTransport(atSampleTime sampleTime: Int64? = 0) throws(SessionTransportError) -> [FileRecorder] {
-        var recorders: [FileRecorder] = []
-        for target in self.recorders {
-            let channels = (try? target.unit.format(scope: .output, element: target.bus).channelCount) ?? 2
-            let recorder = FileRecorder(channelCount: channels, sampleRate: graph.sampleRate)
+        let recorders = try attachRecorders()
+        for (target, recorder) in zip(self.recorders, recorders) {
             do {
-                try graph.addObserver(recorder, node: target.node, bus: target.bus)
-                let container = AudioFileContainer(pathExtension: target.format)
-                try recorder.prepareToRecord(path: target.path, settings: RecordingSettings(container: container))
+                try recorder.prepareToRecord(path: target.path, settings: .fitting(AudioFileContainer(pathExtension: target.format)))
                 try recorder.record(atSampleTime: sampleTime)
             } catch {
                 throw SessionTransportError(message: "recorder \(target.name): \(error)", location: target.location)
             }
-            recorders.append(recorder)
         }
         for spec in players {
             guard let player = spec.unit as? FilePlayer else { continue }
             do { try player.play(atSampleTime: sampleTime) } catch {
                 throw SessionTransportError(message: "player \(spec.node): \(error)", location: spec.location)
             }
+        }
+        return recorders
+    }
+
+    /// A recorder for each of the session's `recorders:`, attached to its source bus and
+    /// not recording, in the same order; every file is checked first, so a recorder that
+    /// cannot start never follows one that has replaced a take. Thread: control.
+    public func attachRecorders() throws(SessionTransportError) -> [FileRecorder] {
+        var recorders: [FileRecorder] = []
+        for target in self.recorders {
+            let channels = (try? target.unit.format(scope: .output, element: target.bus).channelCount) ?? 2
+            let recorder = FileRecorder(channelCount: channels, sampleRate: graph.sampleRate)
+            do {
+                try graph.addObserver(recorder, node: target.node, bus: target.bus)
+                try recorder.checkRecording(path: target.path, settings: RecordingSettings.fitting(AudioFileContainer(pathExtension: target.format)))
+            } catch {
+                throw SessionTransportError(message: "recorder \(target.name): \(error)", location: target.location)
+            }
+            recorders.append(recorder)
         }
         return recorders
     }

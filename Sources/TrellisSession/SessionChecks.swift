@@ -50,6 +50,20 @@ struct SessionChecks {
         return result
     }
 
+    /// A recorder writing over a file the session plays, or over another recorder's,
+    /// would destroy a take or an input the moment it starts.
+    func recordersSpare(_ players: [FilePlayerSpec], _ recorders: [RecorderTarget]) throws(SessionError) {
+        for (index, recorder) in recorders.enumerated() {
+            let at = document.recorders.first { $0.name == recorder.name }.map { $0.positions["file"] ?? $0.location } ?? recorder.location
+            if let player = players.first(where: { FileChecks.sameFile($0.path, recorder.path) }) {
+                throw SessionError("recorder \(quoted(recorder.name)): \(recorder.path) is the file node \(quoted(player.node)) plays; recording would destroy it, so record to another file", at: at)
+            }
+            if let other = recorders[..<index].first(where: { FileChecks.sameFile($0.path, recorder.path) }) {
+                throw SessionError("recorder \(quoted(recorder.name)): \(recorder.path) is also recorder \(quoted(other.name))'s file; give each its own", at: at)
+            }
+        }
+    }
+
     func jack() throws(SessionError) {
         guard let jack = document.jack else { return }
         let nodes = built.graph.nodes

@@ -68,6 +68,7 @@ public enum SessionLoader {
         let built = try builder.build(document.graph, scope: scope, prefix: "", stack: [], jack: document.jack)
         let checks = SessionChecks(document: document, built: built, directory: directory, checkFiles: options.checkFiles)
         let recorders = try checks.recorders()
+        try checks.recordersSpare(builder.players, recorders)
         try checks.jack()
         if options.initialize {
             do { try built.graph.initialize() } catch { throw builder.locate(error, in: document.graph, built: built, file: document.file) }

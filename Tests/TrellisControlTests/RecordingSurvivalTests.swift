@@ -34,3 +34,127 @@ extension LiveControlTests {
         }
     }
 }
+
+extension LiveControlTests {
+    static let twoRecorders = """
+        version: 1
+        defaults: { sample-rate: 48000, block-size: 256 }
+        nodes:
+          tone1: { unit: tone, channels: 1, parameters: { freq: 1000, amp: 0.5 } }
+          out: { unit: output, channels: 1 }
+        connections: [tone1 -> out]
+        recorders:
+          first: { source: tone1.0, file: first.wav }
+          second: { source: tone1.0, file: second.wav }
+        """
+
+    @Test("a recorder that cannot start stops the run before any take is replaced")
+    func recordersCheckedBeforeTruncating() throws {
+        let folder = try temporaryFolder()
+        let session = try write(Self.twoRecorders, to: "takes.yaml", in: folder)
+        let take = try write("an earlier take that must survive", to: "first.wav", in: folder)
+        try FileManager.default.createDirectory(atPath: folder + "/second.wav", withIntermediateDirectories: false)
+        let result = try trellis(["run", session, "--start-server", "--server", "trellis-takes-\(getpid())", "--duration", "1", "--no-control"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("recorder second:") && result.stderr.contains("not a regular file"), "\(result.stderr)")
+        #expect(try String(contentsOfFile: take, encoding: .utf8) == "an earlier take that must survive")
+    }
+
+    @Test("load ends the old session's takes, complete, says so, and readies the new session's recorders")
+    func loadStopsRecorders() throws {
+        let rig = try LiveRig(session: Self.twoRecorders)
+        defer { rig.stop() }
+        Thread.sleep(forTimeInterval: 0.5)
+        let next = try write(Self.twoRecorders.replacingOccurrences(of: "first.wav", with: "third.wav").replacingOccurrences(of: "second.wav", with: "fourth.wav"),
+                             to: "next.yaml", in: rig.folder)
+        let reply = try rig.ask("load \(next)")
+        #expect(reply.contains("recorders first, second stopped with the old session; the files are complete"), "\(reply)")
+        #expect(reply.contains("recorders (first, second) are ready and not recording: record start begins them"), "\(reply)")
+        let frames = try AudioFileReader(path: rig.folder + "/first.wav").info.frameCount
+        Thread.sleep(forTimeInterval: 0.3)
+        let later = try AudioFileReader(path: rig.folder + "/first.wav").info.frameCount
+        #expect(frames > 0 && later == frames, "the old take no longer grows")
+        #expect(try rig.ask("record start") == "ok first second")
+        Thread.sleep(forTimeInterval: 1.2)
+        #expect(try rig.ask("record stop") == "ok first second")
+        #expect(try AudioFileReader(path: rig.folder + "/third.wav").info.frameCount > 48_000)
+    }
+
+    @Test(
+        "a full disk stops the take with an error at once and makes trellis run exit 1",
+        .enabled(if: getuid() == 0, "needs root to mount a small tmpfs"))
+    func fullDisk() throws {
+        let folder = try temporaryFolder()
+        let disk = folder + "/disk"
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: false)
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=256k", "tmpfs", disk]
+        try mount.run()
+        mount.waitUntilExit()
+        try #require(mount.terminationStatus == 0, "mount failed")
+        defer {
+            let umount = Process()
+            umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+            umount.arguments = [disk]
+            try? umount.run()
+            umount.waitUntilExit()
+        }
+        let session = try write(Self.twoRecorders.replacingOccurrences(of: "first.wav", with: "disk/full.wav")
+            .replacingOccurrences(of: "  second: { source: tone1.0, file: second.wav }\n", with: ""), to: "full.yaml", in: folder)
+        let started = Date()
+        let result = try trellis(["run", session, "--start-server", "--server", "trellis-full-\(getpid())", "--duration", "4", "--no-control"])
+        #expect(Date().timeIntervalSince(started) < 15)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("recorder") && result.stderr.contains("the take stops growing"), "\(result.stderr)")
+    }
+}
+
+@Suite("Outputs never overwrite what is read")
+struct OutputOverInputTests {
+    /// A folder with half a second of tone in `in.wav` and a session that plays it.
+    static func folderWithInput() throws -> (folder: String, bytes: Data) {
+        let folder = try temporaryFolder()
+        let made = try trellis(["chain", "--duration", "0.5", "tone", "!", folder + "/in.wav"])
+        try #require(made.status == 0, "\(made.stderr)")
+        return (folder, try Data(contentsOf: URL(fileURLWithPath: folder + "/in.wav")))
+    }
+
+    static let playing = """
+        version: 1
+        nodes:
+          deck: { unit: player, file: in.wav }
+          out: output
+        connections: [deck -> out]
+        """
+
+    @Test("a recorder onto the file a player plays is refused at its file: line, whatever the spelling")
+    func recorderOverPlayer() throws {
+        let (folder, bytes) = try Self.folderWithInput()
+        let session = try write(Self.playing + "\nrecorders:\n  take: { source: deck.0, file: ./sub/../in.wav }\n", to: "s.yaml", in: folder)
+        try FileManager.default.createDirectory(atPath: folder + "/sub", withIntermediateDirectories: false)
+        let result = try trellis(["validate", session])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("s.yaml:7:") && result.stderr.contains("is the file node \"deck\" plays"), "\(result.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/in.wav")) == bytes)
+    }
+
+    @Test("render -o onto a player's file or an --input file is refused and leaves it intact")
+    func renderOverInput() throws {
+        let (folder, bytes) = try Self.folderWithInput()
+        let session = try write(Self.playing, to: "s.yaml", in: folder)
+        let result = try trellis(["render", session, "-o", folder + "/in.wav"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("is a file this render uses (node deck plays it)"), "\(result.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/in.wav")) == bytes)
+    }
+
+    @Test("a chain whose sink is its source file is refused")
+    func chainOverSource() throws {
+        let (folder, bytes) = try Self.folderWithInput()
+        let result = try trellis(["chain", folder + "/in.wav", "!", "gain", "gain=-6", "!", folder + "/in.wav"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("is the source file"), "\(result.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/in.wav")) == bytes)
+    }
+}
