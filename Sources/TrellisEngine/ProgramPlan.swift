@@ -63,8 +63,12 @@ public struct ProgramPlan: Sendable {
         public var name: String
         public var inputs: [Int]
         public var outputs: [Int]
-        /// Check the outputs for NaN and infinity after each render (units not built in).
+        /// Check the outputs for NaN and infinity after each render.
         public var checkOutput: Bool
+        /// On non-finite output, clear the kernel's state and run it again next cycle
+        /// (built-in kernels, whose reset is real-time safe) instead of silencing it for
+        /// good (plugins).
+        public var resetsOnFault: Bool
         /// The MIDI buffers its MIDI input buses hear, merged into its event list.
         public var midiInputs: [MIDISource]
         /// Its MIDI output buses' buffers: consecutive, one per bus.
@@ -87,6 +91,7 @@ public struct ProgramPlan: Sendable {
             self.inputs = inputs
             self.outputs = outputs
             self.checkOutput = checkOutput
+            resetsOnFault = unit.componentDescription.manufacturer == Manufacturer.trellis
             self.midiInputs = midiInputs
             self.midiOutputs = midiOutputs
         }

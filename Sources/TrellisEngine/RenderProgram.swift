@@ -117,7 +117,7 @@ public final class RenderProgram: @unchecked Sendable {
                 outputs: BusBuffers(buses: UnsafePointer(unitViews + first + inputCount), count: outputCount),
                 segmentInputs: BusBuffers(buses: UnsafePointer(segmentViews + first), count: inputCount),
                 segmentOutputs: BusBuffers(buses: UnsafePointer(segmentViews + first + inputCount), count: outputCount),
-                checkOutput: planned.checkOutput, midiOutputs: midiOutputs,
+                checkOutput: planned.checkOutput, resetsOnFault: planned.resetsOnFault, midiOutputs: midiOutputs,
                 midiSourceStart: Int32(nextSource), midiSourceCount: Int32(planned.midiInputs.count),
                 eventSlot: Int32(planned.eventsOf ?? index)))
             nextSource += planned.midiInputs.count
@@ -333,12 +333,24 @@ public final class RenderProgram: @unchecked Sendable {
             for bus in 0..<slot.midiOutputs.count { dropped &+= slot.midiOutputs[bus].takeDropped() }
             reportDroppedMIDI(dropped, unitID: slot.unit.unitID, timeStamp: timeStamp, faults: faults)
         }
-        if slot.checkOutput && !outputsAreFinite(slot.outputs, frameCount: frameCount) {
-            for bus in 0..<slot.outputs.count { slot.outputs[bus].clear(frameCount: frameCount) }
-            for bus in 0..<slot.midiOutputs.count { slot.midiOutputs[bus].clear() }
-            slots[index].faulted = true
-            _ = faults?.push(EngineNotification(kind: .nonFiniteOutput, unitID: slot.unit.unitID, sampleTime: timeStamp.sampleTime))
+        guard slot.checkOutput else { return }
+        if outputsAreFinite(slot.outputs, frameCount: frameCount) {
+            slots[index].recovering = false
+            return
         }
+        for bus in 0..<slot.outputs.count { slot.outputs[bus].clear(frameCount: frameCount) }
+        for bus in 0..<slot.midiOutputs.count { slot.midiOutputs[bus].clear() }
+        if slot.resetsOnFault {
+            // Poisoned filter state would keep it silent after the input is finite again:
+            // cleared, it comes back on the first finite cycle.
+            _unsafePerformance { slot.unit.kernel.reset() }
+            if slot.recovering { return }
+            slots[index].recovering = true
+        } else {
+            slots[index].faulted = true
+        }
+        _ = faults?.push(EngineNotification(
+            kind: .nonFiniteOutput, unitID: slot.unit.unitID, sampleTime: timeStamp.sampleTime, count: slot.resetsOnFault ? 1 : 0))
     }
 }
 
@@ -477,7 +489,8 @@ public struct DueEvent: BitwiseCopyable {
 /// What the audio thread reports to the control side.
 public struct EngineNotification: BitwiseCopyable, Sendable {
     public enum Kind: UInt8, Sendable, BitwiseCopyable {
-        /// A unit produced NaN or infinity; it was silenced.
+        /// A unit produced NaN or infinity; it was silenced (count 1: and reset, to play
+        /// again once its output is finite).
         case nonFiniteOutput
         /// The parameter queue was full; values will land when it drains.
         case parameterQueueFull
@@ -510,19 +523,23 @@ struct UnitSlot {
     let segmentInputs: BusBuffers
     let segmentOutputs: BusBuffers
     let checkOutput: Bool
+    let resetsOnFault: Bool
     let midiOutputs: MIDIBuses
     let midiSourceStart: Int32
     let midiSourceCount: Int32
     /// The slot whose events this one takes: itself, or its unit's for an instance.
     let eventSlot: Int32
     var faulted = false
+    /// Reset after non-finite output and not finite since: reported once, not per cycle.
+    var recovering = false
     var eventStart: Int32 = 0
     var eventCount: Int32 = 0
 
     init(
         unit: UnitRealtime, inputs: BusBuffers, outputs: BusBuffers, segmentInputs: BusBuffers, segmentOutputs: BusBuffers,
-        checkOutput: Bool, midiOutputs: MIDIBuses, midiSourceStart: Int32, midiSourceCount: Int32, eventSlot: Int32
+        checkOutput: Bool, resetsOnFault: Bool, midiOutputs: MIDIBuses, midiSourceStart: Int32, midiSourceCount: Int32, eventSlot: Int32
     ) {
+        self.resetsOnFault = resetsOnFault
         self.eventSlot = eventSlot
         self.midiOutputs = midiOutputs
         self.midiSourceStart = midiSourceStart

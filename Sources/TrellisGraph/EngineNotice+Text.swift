@@ -29,7 +29,9 @@ extension EngineNotice {
         let node = unit.map { "node \($0.node) (\(unitKey(in: registry) ?? $0.description.description))" } ?? "unit #\(unitID)"
         let when = seconds.map { String(decimals: 2, $0) + " s" } ?? "sample \(sampleTime)"
         switch (kind, message) {
-        case (.nonFiniteOutput, _): return "\(node) produced non-finite samples from \(when); silenced"
+        case (.nonFiniteOutput, _):
+            let after = dropped == 1 ? "silenced and reset; it plays again once its output is finite" : "silenced"
+            return "\(node) produced non-finite samples from \(when); \(after)"
         case (.parameterQueueFull, _): return "\(node): parameter changes waited at \(when), the queue was full"
         case (.programSwapped, _): return "a new program plays from sample \(sampleTime)"
         case (.log, .log(let level, let line)?): return "\(node) logs \(level.rawValue): \(line)"

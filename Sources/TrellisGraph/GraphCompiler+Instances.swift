@@ -23,13 +23,12 @@ extension GraphCompiler {
         let instances = Self.instances(of: unit)!
         let own = unit.realtime
         let ownSlot = plan.units.count + instances.count
-        let checks = unit.componentDescription.manufacturer != Manufacturer.trellis
         for (channel, instance) in instances.enumerated() {
             let channelIn = plan.addBus(buffers: [plan.buses[input].buffers[channel]])
             let channelOut = plan.addBus(buffers: [plan.buses[output].buffers[channel]])
             plan.units.append(.init(
                 unit: unit, name: "\(node.name) [\(channel + 1)/\(instances.count)]", inputs: [channelIn], outputs: [channelOut],
-                checkOutput: checks,
+                checkOutput: true,
                 realtime: UnitRealtime(unitID: own.unitID, kernel: instance.kernel, values: instance.values, bypass: own.bypass),
                 eventsOf: ownSlot))
             plan.operations.append(.render(unit: Int32(plan.units.count - 1)))

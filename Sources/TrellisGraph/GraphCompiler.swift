@@ -327,7 +327,7 @@ struct GraphCompiler {
                 }
                 plan.units.append(.init(
                     unit: node.unit, name: node.name, inputs: inputBuses, outputs: outputs,
-                    checkOutput: node.unit.componentDescription.manufacturer != Manufacturer.trellis,
+                    checkOutput: true,
                     midiInputs: midiSources, midiOutputs: midiOutputBuffers[index]))
                 plan.operations.append(.render(unit: Int32(plan.units.count - 1)))
             }
