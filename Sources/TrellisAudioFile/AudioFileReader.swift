@@ -1,4 +1,5 @@
 import CSndfile
+import Glibc
 import TrellisCore
 
 /// Reads a WAV, AIFF, CAF, FLAC or Ogg Vorbis file into canonical float: the
@@ -19,8 +20,14 @@ public final class AudioFileReader: @unchecked Sendable {
     /// Frames moved through scratch buffers per libsndfile call.
     public static let chunkFrameCount = 4096
 
-    /// Opens a file for reading. Thread: control.
+    /// Opens a file for reading. Only a regular file: a FIFO would make the open wait
+    /// for a writer that may never come, and a device never ends. Thread: control.
     public init(path: String) throws(AudioFileError) {
+        var status = stat()
+        if stat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG {
+            let what = (status.st_mode & S_IFMT) == S_IFIFO ? "a FIFO" : (status.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "a device or socket"
+            throw .cannotOpen(path: path, reason: "it is \(what); audio is read only from regular files")
+        }
         let handle = try SndfileHandle(path: path, mode: Int32(SFM_READ))
         let major = handle.info.format & Int32(SF_FORMAT_TYPEMASK)
         guard let container = AudioFileContainer(sndfileMajorFormat: major) else {

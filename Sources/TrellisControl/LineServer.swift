@@ -113,9 +113,12 @@ public final class LineServer: @unchecked Sendable {
             fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
             fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
             for connection in connections.values {
+                // Lines held back while the connection had its share in the dispatcher.
+                if connection.input.contains(10) { submitLines(connection) }
                 let (pending, inflight, closing) = connection.outbox.withLock { ($0.pending, $0.inflight, $0.closeAfterFlush) }
                 var events: Int16 = 0
-                if !connection.inputClosed && !closing && inflight < limits.inflightLines && pending < limits.outboxBytes {
+                let holdsLines = connection.input.contains(10)
+                if !connection.inputClosed && !closing && !holdsLines && inflight < limits.inflightLines && pending < limits.outboxBytes {
                     events |= Int16(POLLIN)
                 }
                 if pending > 0 { events |= Int16(POLLOUT) }
@@ -138,7 +141,8 @@ public final class LineServer: @unchecked Sendable {
                 if alive && revents & Int16(POLLHUP) != 0 && asked & Int16(POLLIN) == 0 { alive = false }
                 if alive {
                     let (pending, inflight, closing) = connection.outbox.withLock { ($0.pending, $0.inflight, $0.closeAfterFlush) }
-                    if pending == 0 && inflight == 0 && (closing || connection.inputClosed) { alive = false }
+                    let held = connection.input.contains(10)
+                    if pending == 0 && inflight == 0 && !held && (closing || connection.inputClosed) { alive = false }
                 }
                 if !alive {
                     drop(connection)
@@ -186,8 +190,8 @@ public final class LineServer: @unchecked Sendable {
         return nil
     }
 
-    /// Reads what is there and hands complete lines to the dispatcher. False when the
-    /// socket failed.
+    /// Reads what is there and hands complete lines to the dispatcher as far as the
+    /// connection's share allows. False when the socket failed.
     private func read(_ connection: LineConnection) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         let count = Glibc.read(connection.fd, &buffer, buffer.count)
@@ -196,29 +200,42 @@ public final class LineServer: @unchecked Sendable {
             return true
         }
         if count < 0 { return errno == EAGAIN || errno == EINTR }
-        var start = connection.input.count
-        connection.input.append(contentsOf: buffer[0..<count])
+        var received = buffer[0..<count]
+        if connection.discardingLongLine {
+            // The rest of a line already answered LINE_TOO_LONG, up to its newline.
+            guard let newline = received.firstIndex(of: 10) else { return true }
+            connection.discardingLongLine = false
+            received = received[(newline + 1)...]
+        }
+        connection.input.append(contentsOf: received)
+        submitLines(connection)
+        return true
+    }
+
+    /// Hands the connection's complete lines to the dispatcher while fewer than
+    /// `inflightLines` of its lines wait there; the rest wait in its own buffer, which
+    /// is not read further meanwhile. So a client that floods holds at most its share
+    /// of the dispatcher's queue, and every other client's line waits behind at most
+    /// that many of its lines. Thread: the loop.
+    private func submitLines(_ connection: LineConnection) {
         var lineStart = 0
-        while let newline = connection.input[start...].firstIndex(of: 10) {
+        while connection.outbox.withLock({ $0.inflight }) < limits.inflightLines,
+              let newline = connection.input[lineStart...].firstIndex(of: 10) {
             var line = connection.input[lineStart..<newline]
             if line.last == 13 { line = line.dropLast() }
-            if connection.discardingLongLine {
-                connection.discardingLongLine = false
-            } else if line.count > limits.lineBytes {
+            if line.count > limits.lineBytes {
                 submit(reply: tooLong, to: connection)
             } else {
                 submit(line, from: connection)
             }
             lineStart = newline + 1
-            start = lineStart
         }
         connection.input.removeFirst(lineStart)
-        if connection.input.count > limits.lineBytes {
-            if !connection.discardingLongLine { submit(reply: tooLong, to: connection) }
+        if connection.input.count > limits.lineBytes, !connection.input.contains(10) {
+            submit(reply: tooLong, to: connection)
             connection.discardingLongLine = true
             connection.input.removeAll(keepingCapacity: true)
         }
-        return true
     }
 
     private var tooLong: ControlReply {
