@@ -68,6 +68,7 @@ struct RunCommand: ParsableCommand {
             live.addListener { event in output.event(event) }
             try live.start()
         } catch { throw CLIError("\(error)") }
+        if let warning = loaded.rateWarning(runningAt: live.status().sampleRate) { Log.logger.warning("\(warning)") }
         let recorders: [FileRecorder]
         do { recorders = try loaded.startTransport(atSampleTime: nil) } catch {
             live.stop()

@@ -4,6 +4,13 @@ import TrellisGraph
 import TrellisMedia
 
 extension LoadedSession {
+    /// A warning when the session's `defaults: sample-rate` is not the rate it runs at
+    /// (a JACK server's), which wins: nil when they agree or the session names none.
+    public func rateWarning(runningAt rate: Double) -> String? {
+        guard let asked = loadedDocument.defaults.sampleRate, asked != rate else { return nil }
+        return "\(path ?? loadedDocument.file): the session asks for \(Int(asked)) Hz (defaults: sample-rate) but runs at the server's \(Int(rate)) Hz; players' files are resampled, and everything else follows the server's rate"
+    }
+
     /// How long the session's players play, in frames at the graph's rate: the longest
     /// player with its loops, or nil when there is none or one loops forever.
     public var playedFrames: Int? {
