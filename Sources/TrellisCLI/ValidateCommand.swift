@@ -21,7 +21,9 @@ struct ValidateCommand: ParsableCommand {
         let registry = try Units.registry()
         let loaded: LoadedSession
         do {
-            loaded = try SessionLoader.load(path: session, registry: registry)
+            var options = SessionLoadOptions()
+            options.checkUnusedSubgraphs = true
+            loaded = try SessionLoader.load(path: session, registry: registry, options: options)
         } catch {
             FileHandle.standardError.write(Data((error.description + "\n").utf8))
             throw ExitCode.failure

@@ -49,6 +49,8 @@ final class GraphBuilder {
 
     let registry: ComponentRegistry
     let factory: UnitFactory
+    /// `file#name` of every subgraph definition built so far.
+    private var usedDefinitions: Set<String> = []
     let sampleRate: Double
     let blockSize: Int
     let checkFiles: Bool
@@ -227,6 +229,7 @@ final class GraphBuilder {
             throw SessionError("node \(quoted(spec.name)): subgraph \(quoted(name)) contains itself", at: location)
         }
         subgraphCount += 1
+        usedDefinitions.insert(identity)
         guard subgraphCount <= Self.subgraphLimit else {
             throw SessionError(
                 "node \(quoted(path)): the session uses subgraphs more than \(Self.subgraphLimit) times (counting uses inside subgraphs)",
@@ -247,6 +250,35 @@ final class GraphBuilder {
             return try Subgraph(graph: inner.graph, name: spec.name)
         } catch {
             throw SessionError("subgraph \(quoted(name)) (used by node \(quoted(spec.name))): \(error); a subgraph needs one `output` node and at most one `input` node", at: definition.location)
+        }
+    }
+
+    /// Builds every subgraph definition no node used, in a throwaway graph, so an error
+    /// in one is found before the day it is used (`validate`). Nested definitions of
+    /// inline bodies are checked too; what they would play is not kept.
+    func checkUnusedDefinitions(in scope: Definitions, stack: [String] = []) throws(SessionError) {
+        let keptPlayers = players
+        defer { players = keptPlayers }
+        for definition in scope.subgraphs {
+            let identity = scope.file + "#" + definition.name
+            var innerScope: Definitions?
+            if case .inline(let body) = definition.definition {
+                innerScope = Definitions(subgraphs: body.subgraphs, parent: scope, directory: scope.directory, file: scope.file)
+            }
+            if !usedDefinitions.contains(identity) {
+                usedDefinitions.insert(identity)
+                let inner: Built
+                switch definition.definition {
+                case .inline(let body):
+                    inner = try build(body, scope: innerScope!, prefix: definition.name + "/", stack: stack + [identity])
+                case .file(let file):
+                    inner = try buildFile(file, definition: definition, home: scope, path: definition.name, stack: stack + [identity])
+                }
+                do { _ = try Subgraph(graph: inner.graph, name: definition.name) } catch {
+                    throw SessionError("subgraph \(quoted(definition.name)) (not used by any node): \(error); a subgraph needs one `output` node and at most one `input` node", at: definition.location)
+                }
+            }
+            if let innerScope { try checkUnusedDefinitions(in: innerScope, stack: stack + [identity]) }
         }
     }
 

@@ -19,6 +19,8 @@ public struct SessionLoadOptions: Sendable {
     /// Refuses, before parsing, a file without a top-level `version:` line, and says
     /// nothing of its content: for a path that came over the control protocol.
     public var onlySessions = false
+    /// Builds subgraph definitions no node uses, to report their errors too (`validate`).
+    public var checkUnusedSubgraphs = false
 
     public init(sampleRate: Double? = nil, blockSize: Int? = nil, initialize: Bool = true, checkFiles: Bool = true, engine: RenderEngine? = nil) {
         self.engine = engine
@@ -66,6 +68,7 @@ public enum SessionLoader {
         if let path { builder.fileStack = [standardized(path)] }
         let scope = GraphBuilder.Definitions(subgraphs: document.graph.subgraphs, parent: nil, directory: directory, file: document.file)
         let built = try builder.build(document.graph, scope: scope, prefix: "", stack: [], jack: document.jack)
+        if options.checkUnusedSubgraphs { try builder.checkUnusedDefinitions(in: scope) }
         let checks = SessionChecks(document: document, built: built, directory: directory, checkFiles: options.checkFiles)
         let recorders = try checks.recorders()
         try checks.recordersSpare(builder.players, recorders)

@@ -45,6 +45,31 @@ struct ValidateCommandTests {
         #expect(result.stdout.contains("1 placeholder"))
     }
 
+    @Test("a subgraph definition no node uses is checked too, at the line of its error")
+    func unusedSubgraphChecked() throws {
+        let path = try temporaryFolder() + "/unused.yaml"
+        let text = """
+            version: 1
+            nodes:
+              tone1: { unit: tone, channels: 1 }
+              out: { unit: output, channels: 1 }
+            connections: [tone1 -> out]
+            subgraphs:
+              spare:
+                nodes:
+                  in: { unit: input, channels: 1 }
+                  boost: { unit: gian, channels: 1 }
+                  out: { unit: output, channels: 1 }
+                connections: [in -> boost, boost -> out]
+            """
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        let result = try trellis(["validate", path])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("\(path):10:22: node \"boost\": no unit named \"gian\""), "\(result.stderr)")
+        try text.replacingOccurrences(of: "gian", with: "gain").write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(try trellis(["validate", path]).status == 0)
+    }
+
     @Test("a missing file exits 1 and says so")
     func missingFile() throws {
         let result = try trellis(["validate", "/nonexistent/session.yaml"])
