@@ -18,8 +18,14 @@ public final class Graph: @unchecked Sendable {
         /// Node names to ids: a name is checked and found in constant time.
         var names: [String: NodeID] = [:]
         var order: [NodeID] = []
+        /// Changed only through the methods in GraphModel+Connections.swift, which keep
+        /// the indexes below in step.
         var connections: [Connection] = []
         var midiConnections: [MIDIConnection] = []
+        var byDestination: [BusKey: Connection] = [:]
+        var bySource: [BusKey: Connection] = [:]
+        var midiSet: Set<MIDIConnection> = []
+        var outgoing: [NodeID: [NodeID]] = [:]
         var observers: [ObserverEntry] = []
         var nextID = 1
     }
@@ -41,6 +47,10 @@ public final class Graph: @unchecked Sendable {
     public private(set) var plan: ProgramPlan?
     var model = Model()
     private var batchDepth = 0
+    /// False while a loader adds many connections and looks for feedback once, over
+    /// all of them (`GraphBuilder`): a search per connection made loading quadratic.
+    /// Whoever clears it must find any cycle itself before the graph is initialized.
+    public var checksFeedback = true
     /// The program last published, whose delay lines the next one carries on.
     private var published: RenderProgram?
     /// The ticket of the program last published.
@@ -128,8 +138,7 @@ public final class Graph: @unchecked Sendable {
             model.nodes[id] = nil
             model.names[node.name] = nil
             model.order.removeAll { $0 == id }
-            model.connections.removeAll { $0.source == id || $0.destination == id }
-            model.midiConnections.removeAll { $0.source == id || $0.destination == id }
+            model.removeConnections(of: id)
             model.observers.removeAll { $0.node == id }
         }
     }
@@ -161,16 +170,16 @@ public final class Graph: @unchecked Sendable {
             try Self.checkElements(connection, in: model)
             let from = Self.endpoint(connection.source, .output, connection.sourceBus, model)
             let to = Self.endpoint(connection.destination, .input, connection.destinationBus, model)
-            if let existing = model.connections.first(where: { $0.source == source && $0.sourceBus == sourceBus }) {
+            if let existing = model.connection(outOf: source, sourceBus) {
                 throw .fanOut(source: from, feeds: Self.endpoint(existing.destination, .input, existing.destinationBus, model), attempted: to)
             }
-            if let existing = model.connections.first(where: { $0.destination == destination && $0.destinationBus == destinationBus }) {
+            if let existing = model.connection(into: destination, destinationBus) {
                 throw .inputTaken(destination: to, by: Self.endpoint(existing.source, .output, existing.sourceBus, model))
             }
-            if let path = Self.path(from: destination, to: source, in: model) {
+            if checksFeedback, let path = Self.path(from: destination, to: source, in: model) {
                 throw .feedback(cycle: ([source] + path).map { model.nodes[$0]!.name })
             }
-            model.connections.append(connection)
+            model.add(connection)
         }
     }
 
@@ -178,10 +187,9 @@ public final class Graph: @unchecked Sendable {
     public func disconnect(_ destination: NodeID, _ destinationBus: Int = 0) throws(GraphError) {
         try edit { model throws(GraphError) in
             guard model.nodes[destination] != nil else { throw .unknownNode(destination) }
-            guard let index = model.connections.firstIndex(where: { $0.destination == destination && $0.destinationBus == destinationBus }) else {
+            guard model.removeConnection(into: destination, destinationBus) else {
                 throw .notConnected(Self.endpoint(destination, .input, destinationBus, model))
             }
-            model.connections.remove(at: index)
         }
     }
 
@@ -192,15 +200,15 @@ public final class Graph: @unchecked Sendable {
         let connection = MIDIConnection(source: source, sourceBus: sourceBus, destination: destination, destinationBus: destinationBus)
         try edit { model throws(GraphError) in
             try Self.checkMIDIElements(connection, in: model)
-            guard !model.midiConnections.contains(connection) else {
+            guard !model.hasMIDI(connection) else {
                 throw .alreadyConnected(
                     from: Self.endpoint(source, .output, sourceBus, model, midi: true),
                     to: Self.endpoint(destination, .input, destinationBus, model, midi: true))
             }
-            if let path = Self.path(from: destination, to: source, in: model) {
+            if checksFeedback, let path = Self.path(from: destination, to: source, in: model) {
                 throw .feedback(cycle: ([source] + path).map { model.nodes[$0]!.name })
             }
-            model.midiConnections.append(connection)
+            model.add(connection)
         }
     }
 
@@ -219,10 +227,9 @@ public final class Graph: @unchecked Sendable {
         let connection = MIDIConnection(source: source, sourceBus: sourceBus, destination: destination, destinationBus: destinationBus)
         try edit { model throws(GraphError) in
             try Self.checkMIDIElements(connection, in: model)
-            guard let index = model.midiConnections.firstIndex(of: connection) else {
+            guard model.remove(connection) else {
                 throw .notConnected(Self.endpoint(destination, .input, destinationBus, model, midi: true))
             }
-            model.midiConnections.remove(at: index)
         }
     }
 
@@ -501,12 +508,12 @@ public final class Graph: @unchecked Sendable {
         if start == goal { return [start] }
         var previous: [NodeID: NodeID] = [:]
         var queue = [start]
+        var head = 0
         var visited: Set<NodeID> = [start]
-        while !queue.isEmpty {
-            let node = queue.removeFirst()
-            let next = model.connections.filter { $0.source == node }.map(\.destination)
-                + model.midiConnections.filter { $0.source == node }.map(\.destination)
-            for destination in next where !visited.contains(destination) {
+        while head < queue.count {
+            let node = queue[head]
+            head += 1
+            for destination in model.downstream(of: node) where !visited.contains(destination) {
                 visited.insert(destination)
                 previous[destination] = node
                 if destination == goal {

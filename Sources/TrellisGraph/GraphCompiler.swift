@@ -135,7 +135,7 @@ struct GraphCompiler {
 
     /// What feeds input `bus` of node `id` in `context`, through any subgraph boundaries.
     private func resolveInput(_ context: Context, _ id: NodeID, _ bus: Int, _ state: State) throws(GraphError) -> FlatSource? {
-        guard let connection = context.graph.model.connections.first(where: { $0.destination == id && $0.destinationBus == bus }) else {
+        guard let connection = context.graph.model.connection(into: id, bus) else {
             return nil
         }
         let from = Endpoint(node: context.name(connection.source), scope: .output, bus: connection.sourceBus)

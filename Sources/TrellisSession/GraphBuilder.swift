@@ -103,13 +103,24 @@ final class GraphBuilder {
             throw SessionError("\(error)", at: body.location ?? SourceLocation(file: scope.file, line: 1, column: 1))
         }
         if let jack { try addMIDIPorts(jack, to: graph, ids: &ids) }
+        // Feedback is looked for once, over every connection, not at each one.
+        graph.checksFeedback = false
+        defer { graph.checksFeedback = true }
+        var edges: [FeedbackSearch.Edge] = []
         for connection in body.connections {
-            try connect(connection, in: graph, ids: ids)
+            edges.append(try connect(connection, in: graph, ids: ids))
+        }
+        if let (index, cycle) = FeedbackSearch.firstCycle(edges) {
+            let names = Dictionary(ids.map { ($0.value, $0.key) }) { first, _ in first }
+            let connection = body.connections[index]
+            let error = GraphError.feedback(cycle: cycle.map { names[$0] ?? "?" })
+            throw SessionError("connection \(quoted(connection.text)): \(error)", at: connection.location)
         }
         return Built(graph: graph, ids: ids)
     }
 
-    private func connect(_ connection: ConnectionSpec, in graph: Graph, ids: [String: NodeID]) throws(SessionError) {
+    @discardableResult
+    private func connect(_ connection: ConnectionSpec, in graph: Graph, ids: [String: NodeID]) throws(SessionError) -> FeedbackSearch.Edge {
         func id(_ reference: BusReference) throws(SessionError) -> NodeID {
             if let id = ids[reference.node] { return id }
             let hint = Suggestions.didYouMean(Suggestions.closest(to: reference.node, among: Array(ids.keys)))
@@ -131,6 +142,7 @@ final class GraphBuilder {
         } catch {
             throw SessionError("connection \(quoted(connection.text)): \(error)", at: connection.location)
         }
+        return (source, destination)
     }
 
     /// Adds a node for each JACK MIDI port, named as the port: MIDI inputs are sources,
