@@ -1,24 +1,37 @@
 import ArgumentParser
 import Foundation
+import TrellisCore
 import TrellisGraph
 import TrellisSession
 
 struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
-        abstract: "Check a session file without running it.",
+        abstract: "Check session files without running them.",
         discussion: """
-            Loads the session as `run` and `render` would (units, parameters, connections, subgraphs, \
-            files, JACK ports) and stops there. Exit status 0 when it loads, with a one-line summary; \
-            1 with `file:line:column: message` on stderr when it does not. Warnings (plugins that load \
+            Loads each session as `run` and `render` would (units, parameters, connections, subgraphs, \
+            files, JACK ports, subgraph definitions no node uses) and stops there. A file that loads gets \
+            a one-line summary; one that does not, `file:line:column: message` on stderr. Exit status 0 \
+            when every file loads, 1 otherwise. Warnings (plugins that load \
             as placeholders) go to stderr in the same form.
             """)
 
-    @Argument(help: "The session file (YAML).")
-    var session: String
+    @Argument(help: "The session files (YAML).")
+    var sessions: [String]
+
+    func validate() throws {
+        guard !sessions.isEmpty else { throw ValidationError("name at least one session file") }
+    }
 
     func run() throws {
         let registry = try Units.registry()
+        var failed = false
+        for session in sessions where !check(session, registry: registry) { failed = true }
+        if failed { throw ExitCode.failure }
+    }
+
+    /// Loads one file as run would, reporting on stdout or stderr; false when it fails.
+    private func check(_ session: String, registry: ComponentRegistry) -> Bool {
         let loaded: LoadedSession
         do {
             var options = SessionLoadOptions()
@@ -26,7 +39,7 @@ struct ValidateCommand: ParsableCommand {
             loaded = try SessionLoader.load(path: session, registry: registry, options: options)
         } catch {
             FileHandle.standardError.write(Data((error.description + "\n").utf8))
-            throw ExitCode.failure
+            return false
         }
         for warning in loaded.warnings {
             FileHandle.standardError.write(Data((warning.description + "\n").utf8))
@@ -39,5 +52,6 @@ struct ValidateCommand: ParsableCommand {
         if !loaded.players.isEmpty { parts.append("\(loaded.players.count) player\(loaded.players.count == 1 ? "" : "s")") }
         if !loaded.recorders.isEmpty { parts.append("\(loaded.recorders.count) recorder\(loaded.recorders.count == 1 ? "" : "s")") }
         print("\(session): ok (\(parts.joined(separator: ", ")), \(Int(loaded.sampleRate)) Hz, block \(loaded.blockSize))")
+        return true
     }
 }

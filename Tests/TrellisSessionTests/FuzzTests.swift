@@ -83,3 +83,53 @@ struct FuzzTests {
         print("fuzz: \(loaded) loaded, \(rejected) rejected, slowest \(Int(slowest * 1000)) ms")
     }
 }
+
+@Suite("Fuzzing trellis validate in its own processes")
+struct ProcessFuzzTests {
+    /// Mutants per process: one process's crash fails its batch, and names it.
+    static let batch = 200
+
+    @Test("2,400 mutants of the Sessions/ files: no crash, no hang, none past 500 MB of address space")
+    func validateSurvivesMutants() throws {
+        let folder = try temporaryFolder()
+        try copySupportFiles(from: sessionsFolder + "/x.yaml", to: folder + "/x.yaml")
+        let corpus = try exampleFiles().map { try String(contentsOfFile: $0, encoding: .utf8) }
+        var random = SeededGenerator(state: 20_261_125)
+        var files: [String] = []
+        for index in 0..<2_400 {
+            var text = corpus[index % corpus.count]
+            for _ in 0..<Int.random(in: 1...4, using: &random) { text = mutate(text, &random) }
+            let path = folder + "/mutant\(index).yaml"
+            try text.write(toFile: path, atomically: false, encoding: .utf8)
+            files.append(path)
+        }
+        var loaded: Set<String> = [], reported: Set<String> = []
+        for start in stride(from: 0, to: files.count, by: Self.batch) {
+            let chunk = Array(files[start..<min(files.count, start + Self.batch)])
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            // 500 MB of address space and a minute of CPU for the batch: past either, the
+            // process dies of a signal, which fails the test as a crash or hang would.
+            process.arguments = ["--as=500000000", "--cpu=60", "--", builtExecutable("trellis"), "validate"] + chunk
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: killer)
+            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            killer.cancel()
+            #expect(process.terminationReason == .exit && [0, 1].contains(process.terminationStatus),
+                    "mutants \(start)..<\(start + chunk.count): ended by signal \(process.terminationStatus): \(stderr.suffix(600))")
+            for line in stdout.split(separator: "\n") { if let end = line.range(of: ".yaml: ok (") { loaded.insert(String(line[..<end.lowerBound])) } }
+            for line in stderr.split(separator: "\n") { if let end = line.range(of: ".yaml:") { reported.insert(String(line[..<end.lowerBound])) } }
+        }
+        // Every mutant either loaded or was answered with a positioned message.
+        let unanswered = files.map { String($0.dropLast(5)) }.filter { !loaded.contains($0) && !reported.contains($0) }
+        #expect(unanswered.isEmpty, "\(unanswered.prefix(3))")
+        print("process fuzz: \(loaded.count) loaded, \(files.count - loaded.count) rejected of \(files.count)")
+        #expect(loaded.count > 100 && files.count - loaded.count > 500)
+    }
+}
