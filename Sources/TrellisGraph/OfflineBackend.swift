@@ -127,7 +127,9 @@ public final class OfflineBackend: AudioBackend, @unchecked Sendable {
             pipeline.publishOutput(index)
             job.progress?(done.load(ordering: .relaxed), job.frameCount)
         }
-        if failure != nil || stopping.load(ordering: .relaxed) { pipeline.cancel() }
+        // A stage that failed (a file that cannot be read on) ends the loop too; every
+        // stage must then be told, or the writer waits for a chunk that never comes.
+        if failure != nil || stopping.load(ordering: .relaxed) || pipeline.error != nil { pipeline.cancel() }
         pipeline.join()
         if failure == nil, let error = pipeline.error { failure = .file(error) }
         if let failure { throw failure }

@@ -1,0 +1,45 @@
+import Foundation
+import Glibc
+import Testing
+
+@Suite("Damaged input files")
+struct DamagedInputTests {
+    /// `trellis` with a watchdog: nil when it had to be killed after `seconds`.
+    func trellisWithin(_ seconds: Double, _ arguments: [String]) throws -> (status: Int32, stderr: String)? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("trellis")
+        process.arguments = arguments
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        return (process.terminationStatus, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    @Test("a FLAC file with a flipped byte anywhere ends a chain in seconds: played through, or an error naming the file")
+    func flippedByteNeverHangs() throws {
+        let folder = temporaryPath("damaged")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let clean = folder + "/clean.flac"
+        let made = try trellis(["chain", "--duration", "4", "--sample-type", "int16", "tone", "freq=440", "!", clean])
+        try #require(made.status == 0, "\(made.stderr)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: clean))
+        for fraction in stride(from: 0.1, through: 0.9, by: 0.05) {
+            var damaged = bytes
+            let index = Int(Double(bytes.count) * fraction)
+            damaged[index] ^= 0xFF
+            let path = folder + "/damaged.flac"
+            try damaged.write(to: URL(fileURLWithPath: path))
+            let result = try trellisWithin(30, ["chain", path, "!", "gain", "gain=-6", "!", folder + "/out.wav"])
+            let ended = try #require(result, "byte \(index) of \(bytes.count): the chain hung")
+            #expect(ended.status == 0 || ended.stderr.contains(path), "byte \(index): \(ended.stderr)")
+        }
+    }
+}
