@@ -63,8 +63,8 @@ public struct ProgramPlan: Sendable {
         public var name: String
         public var inputs: [Int]
         public var outputs: [Int]
-        /// Check the outputs for NaN and infinity after each render.
-        public var checkOutput: Bool
+        /// How its outputs are checked for NaN and infinity after each render.
+        public var outputCheck: OutputCheck
         /// On non-finite output, clear the kernel's state and run it again next cycle
         /// (built-in kernels, whose reset is real-time safe) instead of silencing it for
         /// good (plugins).
@@ -81,7 +81,7 @@ public struct ProgramPlan: Sendable {
         public var eventsOf: Int?
 
         public init(
-            unit: any AudioUnit, name: String, inputs: [Int], outputs: [Int], checkOutput: Bool,
+            unit: any AudioUnit, name: String, inputs: [Int], outputs: [Int], checksOutput: Bool = true,
             midiInputs: [MIDISource] = [], midiOutputs: [Int] = [], realtime: UnitRealtime? = nil, eventsOf: Int? = nil
         ) {
             self.realtime = realtime
@@ -90,7 +90,7 @@ public struct ProgramPlan: Sendable {
             self.name = name
             self.inputs = inputs
             self.outputs = outputs
-            self.checkOutput = checkOutput
+            outputCheck = checksOutput ? OutputCheck(for: unit) : .none
             resetsOnFault = unit.componentDescription.manufacturer == Manufacturer.trellis
             self.midiInputs = midiInputs
             self.midiOutputs = midiOutputs
@@ -187,5 +187,23 @@ public struct ProgramPlan: Sendable {
             lines.append("  \(step): \(text)")
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+/// How much of a unit's output the program checks for NaN and infinity, by what the unit
+/// can do with them. Every sample where non-finite values enter the graph: plugins
+/// (third-party code, silenced for the program) and generators (a player reads files
+/// that may hold them). The last frame of each channel for the other built-in units:
+/// what they make non-finite from finite input is an overflow that poisons their state,
+/// and a poisoned filter's last frame is non-finite too, so a probe finds it for a few
+/// loads instead of a pass over every sample. What reaches the graph's output is
+/// checked in full there (`emitOutput`), so nothing non-finite is written or played.
+public enum OutputCheck: UInt8, Sendable {
+    case none, lastFrames, everySample
+
+    public init(for unit: any AudioUnit) {
+        let description = unit.componentDescription
+        let entersGraph = description.manufacturer != Manufacturer.trellis || description.type == ComponentType.generator
+        self = entersGraph ? .everySample : .lastFrames
     }
 }

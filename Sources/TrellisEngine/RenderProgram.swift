@@ -117,7 +117,7 @@ public final class RenderProgram: @unchecked Sendable {
                 outputs: BusBuffers(buses: UnsafePointer(unitViews + first + inputCount), count: outputCount),
                 segmentInputs: BusBuffers(buses: UnsafePointer(segmentViews + first), count: inputCount),
                 segmentOutputs: BusBuffers(buses: UnsafePointer(segmentViews + first + inputCount), count: outputCount),
-                checkOutput: planned.checkOutput, resetsOnFault: planned.resetsOnFault, midiOutputs: midiOutputs,
+                outputCheck: planned.outputCheck, resetsOnFault: planned.resetsOnFault, midiOutputs: midiOutputs,
                 midiSourceStart: Int32(nextSource), midiSourceCount: Int32(planned.midiInputs.count),
                 eventSlot: Int32(planned.eventsOf ?? index)))
             nextSource += planned.midiInputs.count
@@ -242,7 +242,14 @@ public final class RenderProgram: @unchecked Sendable {
             case .delay(let line, let from, let to):
                 delayLines[Int(line)].process(from: busViews[Int(from)], to: busViews[Int(to)], frameCount: frameCount)
             case .emitOutput(let bus):
-                output.copy(from: busViews[Int(bus)], frameCount: frameCount)
+                let source = busViews[Int(bus)]
+                if buffersAreFinite(source, frameCount: frameCount) {
+                    output.copy(from: source, frameCount: frameCount)
+                } else {
+                    // A unit probed only at its last frame let a non-finite sample pass.
+                    output.clear(frameCount: frameCount)
+                    _ = faults?.push(EngineNotification(kind: .nonFiniteOutput, unitID: 0, sampleTime: timeStamp.sampleTime))
+                }
             case .observe(let observer, let bus):
                 var slice = ObservedSlice(bus: busViews[Int(bus)], frameCount: frameCount, timeStamp: timeStamp)
                 observers[Int(observer)].observe(&slice)
@@ -333,8 +340,13 @@ public final class RenderProgram: @unchecked Sendable {
             for bus in 0..<slot.midiOutputs.count { dropped &+= slot.midiOutputs[bus].takeDropped() }
             reportDroppedMIDI(dropped, unitID: slot.unit.unitID, timeStamp: timeStamp, faults: faults)
         }
-        guard slot.checkOutput else { return }
-        if outputsAreFinite(slot.outputs, frameCount: frameCount) {
+        let finite: Bool
+        switch slot.outputCheck {
+        case .none: return
+        case .lastFrames: finite = lastFramesAreFinite(slot.outputs, frameCount: frameCount)
+        case .everySample: finite = outputsAreFinite(slot.outputs, frameCount: frameCount)
+        }
+        if finite {
             slots[index].recovering = false
             return
         }
@@ -522,7 +534,7 @@ struct UnitSlot {
     let outputs: BusBuffers
     let segmentInputs: BusBuffers
     let segmentOutputs: BusBuffers
-    let checkOutput: Bool
+    let outputCheck: OutputCheck
     let resetsOnFault: Bool
     let midiOutputs: MIDIBuses
     let midiSourceStart: Int32
@@ -537,7 +549,7 @@ struct UnitSlot {
 
     init(
         unit: UnitRealtime, inputs: BusBuffers, outputs: BusBuffers, segmentInputs: BusBuffers, segmentOutputs: BusBuffers,
-        checkOutput: Bool, resetsOnFault: Bool, midiOutputs: MIDIBuses, midiSourceStart: Int32, midiSourceCount: Int32, eventSlot: Int32
+        outputCheck: OutputCheck, resetsOnFault: Bool, midiOutputs: MIDIBuses, midiSourceStart: Int32, midiSourceCount: Int32, eventSlot: Int32
     ) {
         self.resetsOnFault = resetsOnFault
         self.eventSlot = eventSlot
@@ -549,7 +561,7 @@ struct UnitSlot {
         self.outputs = outputs
         self.segmentInputs = segmentInputs
         self.segmentOutputs = segmentOutputs
-        self.checkOutput = checkOutput
+        self.outputCheck = outputCheck
     }
 }
 
@@ -560,11 +572,27 @@ struct UnitLookupEntry {
 
 @inline(__always)
 func outputsAreFinite(_ buses: BusBuffers, frameCount: Int) -> Bool {
+    for bus in 0..<buses.count where !buffersAreFinite(buses[bus], frameCount: frameCount) { return false }
+    return true
+}
+
+@inline(__always)
+func buffersAreFinite(_ view: AudioBuffers, frameCount: Int) -> Bool {
+    for channel in 0..<view.channelCount where !samplesAreFinite(view[channel], count: frameCount) { return false }
+    return true
+}
+
+/// Whether the last frame of every channel is finite: the probe for a unit whose state
+/// a non-finite value would poison.
+@inline(__always)
+func lastFramesAreFinite(_ buses: BusBuffers, frameCount: Int) -> Bool {
+    guard frameCount > 0 else { return true }
+    var probe: Float = 0
     for bus in 0..<buses.count {
         let view = buses[bus]
-        for channel in 0..<view.channelCount where !samplesAreFinite(view[channel], count: frameCount) { return false }
+        for channel in 0..<view.channelCount { probe += view[channel][frameCount &- 1] * 0 }
     }
-    return true
+    return !probe.isNaN
 }
 
 /// Whether every sample is finite. x * 0 is NaN exactly when x is NaN or infinite, so

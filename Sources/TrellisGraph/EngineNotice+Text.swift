@@ -29,6 +29,8 @@ extension EngineNotice {
         let node = unit.map { "node \($0.node) (\(unitKey(in: registry) ?? $0.description.description))" } ?? "unit #\(unitID)"
         let when = seconds.map { String(decimals: 2, $0) + " s" } ?? "sample \(sampleTime)"
         switch (kind, message) {
+        case (.nonFiniteOutput, _) where unit == nil && unitID == 0:
+            return "non-finite samples reached the graph's output from \(when); silenced there"
         case (.nonFiniteOutput, _):
             let after = dropped == 1 ? "silenced and reset; it plays again once its output is finite" : "silenced"
             return "\(node) produced non-finite samples from \(when); \(after)"

@@ -28,13 +28,12 @@ extension GraphCompiler {
             let channelOut = plan.addBus(buffers: [plan.buses[output].buffers[channel]])
             plan.units.append(.init(
                 unit: unit, name: "\(node.name) [\(channel + 1)/\(instances.count)]", inputs: [channelIn], outputs: [channelOut],
-                checkOutput: true,
                 realtime: UnitRealtime(unitID: own.unitID, kernel: instance.kernel, values: instance.values, bypass: own.bypass),
                 eventsOf: ownSlot))
             plan.operations.append(.render(unit: Int32(plan.units.count - 1)))
         }
         plan.units.append(.init(
-            unit: unit, name: node.name, inputs: [], outputs: [], checkOutput: false,
+            unit: unit, name: node.name, inputs: [], outputs: [], checksOutput: false,
             realtime: UnitRealtime(
                 unitID: own.unitID, kernel: (unit as! any PerChannelInstances).afterInstancesKernel!, values: own.values,
                 bypass: own.bypass)))

@@ -327,10 +327,6 @@ struct GraphCompiler {
                 }
                 plan.units.append(.init(
                     unit: node.unit, name: node.name, inputs: inputBuses, outputs: outputs,
-                    // The graph's input and output nodes hand samples on unchanged: the
-                    // units around them are checked, so checking them again costs
-                    // time (a third of a light chain's) and finds nothing new.
-                    checkOutput: node.unit.role != .graphInput && node.unit.role != .graphOutput,
                     midiInputs: midiSources, midiOutputs: midiOutputBuffers[index]))
                 plan.operations.append(.render(unit: Int32(plan.units.count - 1)))
             }
