@@ -117,6 +117,8 @@ public final class LineServer: @unchecked Sendable {
                 if connection.input.contains(10) { submitLines(connection) }
                 let (pending, inflight, closing) = connection.outbox.withLock { ($0.pending, $0.inflight, $0.closeAfterFlush) }
                 var events: Int16 = 0
+                // Held lines go first: nothing more is read until they are in the dispatcher
+                // (a reply may have lowered `inflight` since they were held).
                 let holdsLines = connection.input.contains(10)
                 if !connection.inputClosed && !closing && !holdsLines && inflight < limits.inflightLines && pending < limits.outboxBytes {
                     events |= Int16(POLLIN)

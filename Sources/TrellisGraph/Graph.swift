@@ -505,6 +505,12 @@ public final class Graph: @unchecked Sendable {
 
     /// A path of nodes from `start` to `goal` along connections, if one exists.
     static func path(from start: NodeID, to goal: NodeID, in model: Model) -> [NodeID]? {
+        shortestPath(from: start, to: goal) { model.downstream(of: $0) }
+    }
+
+    /// The shortest path of nodes from `start` to `goal`, both included, where `next`
+    /// gives the nodes a node leads to (breadth first); nil when `goal` is out of reach.
+    public static func shortestPath(from start: NodeID, to goal: NodeID, next: (NodeID) -> [NodeID]) -> [NodeID]? {
         if start == goal { return [start] }
         var previous: [NodeID: NodeID] = [:]
         var queue = [start]
@@ -513,7 +519,7 @@ public final class Graph: @unchecked Sendable {
         while head < queue.count {
             let node = queue[head]
             head += 1
-            for destination in model.downstream(of: node) where !visited.contains(destination) {
+            for destination in next(node) where !visited.contains(destination) {
                 visited.insert(destination)
                 previous[destination] = node
                 if destination == goal {

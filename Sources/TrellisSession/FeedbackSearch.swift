@@ -42,26 +42,10 @@ enum FeedbackSearch {
         return done < waiting.count
     }
 
-    /// The nodes from `start` to `goal` along `edges` (breadth first), both included.
+    /// The nodes from `start` to `goal` along `edges`, both included.
     private static func path(from start: NodeID, to goal: NodeID, in edges: ArraySlice<Edge>) -> [NodeID] {
-        if start == goal { return [start] }
         var outgoing: [NodeID: [NodeID]] = [:]
         for edge in edges { outgoing[edge.source, default: []].append(edge.destination) }
-        var previous: [NodeID: NodeID] = [:]
-        var queue = [start], head = 0
-        while head < queue.count {
-            let node = queue[head]
-            head += 1
-            for next in outgoing[node] ?? [] where previous[next] == nil && next != start {
-                previous[next] = node
-                if next == goal {
-                    var path = [goal]
-                    while let step = previous[path[0]] { path.insert(step, at: 0) }
-                    return path
-                }
-                queue.append(next)
-            }
-        }
-        return [start, goal]
+        return Graph.shortestPath(from: start, to: goal) { outgoing[$0] ?? [] } ?? [start, goal]
     }
 }

@@ -1,12 +1,16 @@
 import Foundation
 import Testing
 
-/// Runs the built `trellis` executable, which sits beside the test bundle.
-func trellis(_ arguments: [String], input: String? = nil, in folder: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+/// Runs the built `trellis` executable, which sits beside the test bundle, with
+/// `environment` added to the test's own.
+func trellis(
+    _ arguments: [String], input: String? = nil, in folder: String? = nil, environment: [String: String] = [:]
+) throws -> (status: Int32, stdout: String, stderr: String) {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     let process = Process()
     process.executableURL = directory.appendingPathComponent("trellis")
     process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
     let out = Pipe(), err = Pipe(), stdin = Pipe()
     process.standardOutput = out
