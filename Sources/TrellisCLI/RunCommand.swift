@@ -46,6 +46,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Serve the control vocabulary as OSC on UDP 127.0.0.1:PORT.")
     var oscPort: Int?
 
+    @Option(help: "Seconds a control load, save or player's file may take before the client is answered TIMEOUT and nothing changes.")
+    var fileTimeout: Double = 10
+
     func run() throws {
         // Made before any plugin loads: with --json, what plugins print stays out of it.
         let output = StatusOutput(json: json)
@@ -119,7 +122,7 @@ extension RunCommand {
         let socket = noControl ? nil : controlSocket ?? ControlEndpoint.defaultSocketPath(name: name)
         guard socket != nil || controlTcp != nil || oscPort != nil else { return nil }
         let secretPath = ControlSecretFile.path(besideSocket: controlSocket ?? ControlEndpoint.defaultSocketPath(name: name))
-        let server = try ControlServer(target: live, socketPath: socket, tcpPort: controlTcp, oscPort: oscPort, secretPath: secretPath)
+        let server = try ControlServer(target: live, socketPath: socket, tcpPort: controlTcp, oscPort: oscPort, secretPath: secretPath, fileTimeout: fileTimeout)
         server.dispatcher.setRecorders(Dictionary(uniqueKeysWithValues: zip(loaded.recorders.map(\.name), recorders)), onFailure: onRecorderFailure)
         server.start()
         for endpoint in server.endpoints { Log.logger.info("control: \(endpoint)") }

@@ -18,20 +18,17 @@ extension ControlDispatcher {
         return (folder.hasSuffix("/") ? folder : folder + "/") + path
     }
 
-    func save(_ path: String?) throws(ControlError) -> ControlReply {
+    /// What `save` writes, as the session is now, and where.
+    func saveSnapshot(_ path: String?) throws(ControlError) -> (document: SessionDocument, path: String) {
         let session = target.session
         guard let destination = try path.map(resolve) ?? session.path else {
             throw ControlError(.session, "the session was not loaded from a file: name one (save PATH)")
         }
-        let edits = jackEdits
-        let head = target.jackHead
-        do {
-            try session.save(to: destination) { document in
-                guard let head, !edits.isEmpty else { return }
-                document.jack = (document.jack ?? JackSpec(location: document.location)).applying(edits, live: Self.links(of: head))
-            }
-        } catch { throw ControlError(.session, error.description) }
-        return .ok(text: destination, value: .object([("path", .string(destination))]))
+        var document = session.document()
+        if let head = target.jackHead, !jackEdits.isEmpty {
+            document.jack = (document.jack ?? JackSpec(location: document.location)).applying(jackEdits, live: Self.links(of: head))
+        }
+        return (document, destination)
     }
 
     /// The head node's links now, by our short port name.
@@ -44,19 +41,12 @@ extension ControlDispatcher {
         }
     }
 
-    /// Builds the file's graph on the running engine at the running rate and period; its
-    /// first program replaces the old one at a cycle boundary. A file that fails to
-    /// load changes nothing.
-    func load(_ path: String) throws(ControlError) -> ControlReply {
-        let path = try resolve(path)
+    /// Puts a session built from `path` on the running engine (see `loadJob`) in place of
+    /// the running one: its first program replaces the old at a cycle boundary. A session
+    /// that fails to initialize changes nothing.
+    func load(_ loaded: LoadedSession, from path: String) throws(ControlError) -> ControlReply {
         let current = target.session
-        var options = SessionLoadOptions(
-            sampleRate: current.graph.sampleRate, blockSize: current.graph.maximumFrames, engine: current.graph.engine)
-        options.onlySessions = true
-        let loaded: LoadedSession
-        do { loaded = try SessionLoader.load(path: path, registry: target.registry, options: options) } catch {
-            throw ControlError(.session, error.description)
-        }
+        do { try loaded.initialize() } catch { throw ControlError(.session, error.description) }
         try target.replaceSession(with: loaded)
         jackEdits = []
         var warnings = loaded.warnings.map(\.description)
@@ -136,11 +126,16 @@ extension ControlDispatcher {
         return .ok(text: links.joined(separator: ", "), value: .array(links.map { .string($0) }))
     }
 
-    func transport(_ action: TransportAction, _ name: String) throws(ControlError) -> ControlReply {
+    func player(_ name: String, for action: TransportAction) throws(ControlError) -> FilePlayer {
         let found = try node(name)
         guard let player = found.unit as? FilePlayer else {
             throw ControlError(.unsupported, "\(action.verb) needs a file player node; \(name) is \(found.unit.name)")
         }
+        return player
+    }
+
+    /// Thread: any but audio (a player opens and seeks in its file here).
+    func transport(_ action: TransportAction, on player: FilePlayer, named name: String) throws(ControlError) -> ControlReply {
         do {
             switch action {
             case .play: try player.play()

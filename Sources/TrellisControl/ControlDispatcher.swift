@@ -36,10 +36,19 @@ public final class ControlDispatcher: @unchecked Sendable {
     var jackEdits: [JackConnectionEdit] = []
     /// Players whose end of file watchers hear about (queue only).
     var playerListeners: [ObjectIdentifier: (player: FilePlayer, token: MediaListenerToken)] = [:]
+    /// Where file jobs read and write (ControlDispatcher+Files): concurrent, so a file
+    /// that never answers holds up only the job that waits on it.
+    let files = DispatchQueue(label: "trellis.control.files", attributes: .concurrent)
+    /// How long a load, save or player's file may take before its client is answered
+    /// TIMEOUT, in seconds.
+    let fileTimeout: Double
+    /// Peers with a file job under way, and their requests that came after it (queue only).
+    var waiting: [ObjectIdentifier: [() -> Void]] = [:]
 
     /// Thread: control.
-    public init(target: any ControlTarget) {
+    public init(target: any ControlTarget, fileTimeout: Double = 10) {
         self.target = target
+        self.fileTimeout = fileTimeout
         if let head = target.jackHead {
             headListener = head.addListener { [weak self] event in self?.broadcast(ControlEvent.from(event)) }
         }
@@ -97,18 +106,13 @@ public final class ControlDispatcher: @unchecked Sendable {
     /// without newline, to `reply`. Lines from one peer are answered in order.
     /// Thread: any.
     public func handle(line: String, from peer: ControlPeer, reply: @escaping @Sendable (String) -> Void) {
-        queue.async { [self] in reply(respond(to: line, from: peer)) }
+        queue.async { [self] in submit(for: peer) { [self] in respond(to: line, from: peer, reply: reply) } }
     }
 
     /// Passes a reply made by a transport (a line too long, not UTF-8) to `reply`,
     /// encoded in the peer's mode and in order with the replies before it. Thread: any.
     public func handle(reply: ControlReply, to peer: ControlPeer, completion: @escaping @Sendable (String) -> Void) {
-        queue.async { completion(peer.mode == .json ? reply.json(id: .null).json : reply.line) }
-    }
-
-    /// Runs one line and returns the encoded reply. Thread: any but the dispatcher's queue.
-    public func handleSynchronously(line: String, from peer: ControlPeer) -> String {
-        queue.sync { respond(to: line, from: peer) }
+        queue.async { [self] in submit(for: peer) { completion(peer.mode == .json ? reply.json(id: .null).json : reply.line) } }
     }
 
     /// Runs a parsed command for no particular peer. Thread: any but the dispatcher's queue.
@@ -116,16 +120,25 @@ public final class ControlDispatcher: @unchecked Sendable {
         queue.sync { execute(command, peer: nil) }
     }
 
-    /// Runs a command from its words (what OSC carries). Thread: any but the dispatcher's queue.
-    public func perform(words: [String], from peer: ControlPeer?) -> ControlReply {
-        queue.sync { () -> ControlReply in
-            do throws(ControlError) { return execute(try CommandParser.parse(words: words), peer: peer) } catch { return .error(error) }
+    /// Runs a command from its words (what OSC carries) and passes its reply to `reply`;
+    /// a peer's replies come in the order of its commands. Thread: any.
+    public func perform(words: [String], from peer: ControlPeer, reply: @escaping @Sendable (ControlReply) -> Void) {
+        queue.async { [self] in
+            submit(for: peer) { [self] in
+                do throws(ControlError) { execute(try CommandParser.parse(words: words), peer: peer, requestID: .null, deliver: reply) } catch {
+                    reply(.error(error))
+                }
+            }
         }
     }
 
     /// Forgets a peer that went away: its watch and meters. Thread: any.
     public func disconnect(_ peer: ControlPeer) {
-        queue.async { [self] in stopWatching(peer) }
+        queue.async { [self] in
+            stopWatching(peer)
+            // Its job finishes unanswered; what waited behind it is dropped.
+            if waiting[ObjectIdentifier(peer)] != nil { waiting[ObjectIdentifier(peer)] = [] }
+        }
     }
 
     /// Stops every watch. Thread: any but the dispatcher's queue.
@@ -139,20 +152,23 @@ public final class ControlDispatcher: @unchecked Sendable {
 
     // MARK: - Queue side
 
-    func respond(to line: String, from peer: ControlPeer) -> String {
+    func respond(to line: String, from peer: ControlPeer, reply: @escaping @Sendable (String) -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard peer.mode == .json else {
-            let reply: ControlReply
-            do throws(ControlError) { reply = execute(try CommandParser.parse(line: line), peer: peer) } catch { reply = .error(error) }
-            return reply.line
+            do throws(ControlError) {
+                execute(try CommandParser.parse(line: line), peer: peer, requestID: .null) { reply($0.line) }
+            } catch { reply(ControlReply.error(error).line) }
+            return
         }
         let request: JSONRequest
         do throws(JSONRequest.Failure) { request = try JSONRequest(line: line) } catch {
-            return ControlReply.error(error.error).json(id: error.id).json
+            reply(ControlReply.error(error.error).json(id: error.id).json)
+            return
         }
-        let reply: ControlReply
-        do throws(ControlError) { reply = execute(try request.command(), peer: peer, requestID: request.id) } catch { reply = .error(error) }
-        return reply.json(id: request.id).json
+        let id = request.id
+        do throws(ControlError) {
+            execute(try request.command(), peer: peer, requestID: id) { reply($0.json(id: id).json) }
+        } catch { reply(ControlReply.error(error).json(id: id).json) }
     }
 
     func execute(_ command: ControlCommand, peer: ControlPeer?, requestID: ControlValue = .null) -> ControlReply {
@@ -172,10 +188,8 @@ public final class ControlDispatcher: @unchecked Sendable {
             case .bypass(let node, let on): return try bypass(node, on)
             case .preset(let node, let name): return try preset(node, name)
             case .meter(let bus): return try meter(bus)
-            case .transport(let action, let node): return try transport(action, node)
             case .record(let start, let recorder): return try record(start: start, recorder: recorder)
-            case .save(let path): return try save(path)
-            case .load(let path): return try load(path)
+            case .load, .save, .transport: return try runInline(command)
             case .jackConnect(let port, let peer): return try jack(connect: true, port: port, peer: peer)
             case .jackDisconnect(let port, let peer): return try jack(connect: false, port: port, peer: peer)
             case .status: return status()

@@ -37,6 +37,9 @@ public struct ControlError: Error, Sendable, Equatable, CustomStringConvertible 
         /// A session file could not be loaded or saved.
         case session = "SESSION"
         case lineTooLong = "LINE_TOO_LONG"
+        /// A load, save or player's file did not answer in time (`--file-timeout`); what it
+        /// would have changed was not.
+        case timeout = "TIMEOUT"
         /// The client is not this session's user, or did not show the session's secret.
         case auth = "AUTH"
         case `internal` = "INTERNAL"

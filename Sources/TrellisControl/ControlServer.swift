@@ -18,10 +18,12 @@ public final class ControlServer: @unchecked Sendable {
     /// `socketPath` nil serves no socket; `tcpPort` and `oscPort` nil serve no TCP or
     /// OSC (0 lets the system choose a port; read it from `endpoints`/`osc`). With TCP or
     /// OSC, `secretPath` (default: beside the socket) must be given one way or the other.
+    /// `fileTimeout`: seconds a load, save or player's file may take (`ControlDispatcher`).
     public init(
-        target: any ControlTarget, socketPath: String?, tcpPort: Int? = nil, oscPort: Int? = nil, secretPath: String? = nil
+        target: any ControlTarget, socketPath: String?, tcpPort: Int? = nil, oscPort: Int? = nil, secretPath: String? = nil,
+        fileTimeout: Double = 10
     ) throws(ControlSocketError) {
-        let dispatcher = ControlDispatcher(target: target)
+        let dispatcher = ControlDispatcher(target: target, fileTimeout: fileTimeout)
         self.dispatcher = dispatcher
         let networked = tcpPort != nil || oscPort != nil
         let secretPath = secretPath ?? socketPath.map(ControlSecretFile.path(besideSocket:))

@@ -85,19 +85,21 @@ public final class OSCServer: @unchecked Sendable {
             return
         }
         for message in messages {
-            let reply: ControlReply
-            if case .string(let offered)? = message.arguments.first, secret.matches(offered) {
-                let command = OSCMessage(path: message.path, arguments: Array(message.arguments.dropFirst()))
-                do { reply = dispatcher.perform(words: try command.words(), from: peer(for: source)) } catch { reply = .error(error) }
-            } else {
-                reply = .error(ControlError(.auth, "the first argument of every message must be the session's secret (a string, from its .secret file); nothing was run"))
+            let path = message.path
+            let answer: @Sendable (ControlReply) -> Void = { [weak self] reply in
+                var arguments: [OSCMessage.Argument] = [.string(path)]
+                switch reply {
+                case .ok(let text, _): arguments += [.string("ok"), .string(text)]
+                case .error(let error): arguments += [.string("error"), .string(error.code.rawValue), .string(error.message)]
+                }
+                _ = self?.send(OSCMessage(path: "/trellis/reply", arguments: arguments), to: source)
             }
-            var arguments: [OSCMessage.Argument] = [.string(message.path)]
-            switch reply {
-            case .ok(let text, _): arguments += [.string("ok"), .string(text)]
-            case .error(let error): arguments += [.string("error"), .string(error.code.rawValue), .string(error.message)]
+            guard case .string(let offered)? = message.arguments.first, secret.matches(offered) else {
+                answer(.error(ControlError(.auth, "the first argument of every message must be the session's secret (a string, from its .secret file); nothing was run")))
+                continue
             }
-            send(OSCMessage(path: "/trellis/reply", arguments: arguments), to: source)
+            let command = OSCMessage(path: path, arguments: Array(message.arguments.dropFirst()))
+            do { dispatcher.perform(words: try command.words(), from: peer(for: source), reply: answer) } catch { answer(.error(error)) }
         }
     }
 

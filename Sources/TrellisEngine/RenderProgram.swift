@@ -242,10 +242,7 @@ public final class RenderProgram: @unchecked Sendable {
             case .delay(let line, let from, let to):
                 delayLines[Int(line)].process(from: busViews[Int(from)], to: busViews[Int(to)], frameCount: frameCount)
             case .emitOutput(let bus):
-                let source = busViews[Int(bus)]
-                if buffersAreFinite(source, frameCount: frameCount) {
-                    output.copy(from: source, frameCount: frameCount)
-                } else {
+                if !copyFinite(from: busViews[Int(bus)], to: output, frameCount: frameCount) {
                     // A unit probed only at its last frame let a non-finite sample pass.
                     output.clear(frameCount: frameCount)
                     _ = faults?.push(EngineNotification(kind: .nonFiniteOutput, unitID: 0, sampleTime: timeStamp.sampleTime))
@@ -572,13 +569,10 @@ struct UnitLookupEntry {
 
 @inline(__always)
 func outputsAreFinite(_ buses: BusBuffers, frameCount: Int) -> Bool {
-    for bus in 0..<buses.count where !buffersAreFinite(buses[bus], frameCount: frameCount) { return false }
-    return true
-}
-
-@inline(__always)
-func buffersAreFinite(_ view: AudioBuffers, frameCount: Int) -> Bool {
-    for channel in 0..<view.channelCount where !samplesAreFinite(view[channel], count: frameCount) { return false }
+    for bus in 0..<buses.count {
+        let view = buses[bus]
+        for channel in 0..<view.channelCount where !samplesAreFinite(view[channel], count: frameCount) { return false }
+    }
     return true
 }
 
@@ -593,6 +587,39 @@ func lastFramesAreFinite(_ buses: BusBuffers, frameCount: Int) -> Bool {
         for channel in 0..<view.channelCount { probe += view[channel][frameCount &- 1] * 0 }
     }
     return !probe.isNaN
+}
+
+/// Copies the graph's output to the backend's buffers and says whether every sample was
+/// finite, in one pass: checking and then copying would read the samples twice.
+@inline(__always)
+func copyFinite(from source: AudioBuffers, to destination: AudioBuffers, frameCount: Int) -> Bool {
+    var first = SIMD8<Float>(), second = SIMD8<Float>()
+    var probe: Float = 0
+    for channel in 0..<destination.channelCount {
+        let to = destination[channel]
+        guard channel < source.channelCount else {
+            to.update(repeating: 0, count: frameCount)
+            continue
+        }
+        let from = UnsafeRawPointer(source[channel]), raw = UnsafeMutableRawPointer(to)
+        var frame = 0
+        while frame &+ 16 <= frameCount {
+            let low = from.loadUnaligned(fromByteOffset: frame &* 4, as: SIMD8<Float>.self)
+            let high = from.loadUnaligned(fromByteOffset: (frame &+ 8) &* 4, as: SIMD8<Float>.self)
+            raw.storeBytes(of: low, toByteOffset: frame &* 4, as: SIMD8<Float>.self)
+            raw.storeBytes(of: high, toByteOffset: (frame &+ 8) &* 4, as: SIMD8<Float>.self)
+            first += low * 0
+            second += high * 0
+            frame &+= 16
+        }
+        while frame < frameCount {
+            let sample = source[channel][frame]
+            to[frame] = sample
+            probe += sample * 0
+            frame &+= 1
+        }
+    }
+    return !(probe + (first + second).sum()).isNaN
 }
 
 /// Whether every sample is finite. x * 0 is NaN exactly when x is NaN or infinite, so

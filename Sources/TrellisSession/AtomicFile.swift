@@ -10,8 +10,9 @@ import Glibc
 /// link planted there is never followed), takes the old file's mode, is fsynced, renamed
 /// over, and the folder is fsynced so the rename itself is durable.
 enum AtomicFile {
-    /// Thread: control.
-    static func write(_ bytes: [UInt8], to path: String) throws(SessionWriteError) {
+    /// `mayReplace` is asked once, just before the rename: false (the caller gave up
+    /// waiting) leaves the old file and removes the new one. Thread: control.
+    static func write(_ bytes: [UInt8], to path: String, mayReplace: () -> Bool = { true }) throws(SessionWriteError) {
         func failure(_ what: String, _ code: Int32 = errno) -> SessionWriteError {
             SessionWriteError(path: path, reason: "\(what): \(String(cString: strerror(code)))")
         }
@@ -36,6 +37,10 @@ enum AtomicFile {
         }
         guard fsync(fd) == 0 else { throw abandon(failure("cannot flush \(temporary) to disk")) }
         close(fd)
+        guard mayReplace() else {
+            unlink(temporary)
+            throw SessionWriteError(path: path, reason: "not replaced: the save was abandoned")
+        }
         guard rename(temporary, target) == 0 else {
             let error = failure("cannot rename \(temporary) over \(target)")
             unlink(temporary)

@@ -20,11 +20,15 @@ public final class LoadedSession: @unchecked Sendable {
     /// Placeholders made, and anything else a person should hear about.
     public let warnings: [SessionWarning]
     let baselines: [String: [String: Float]]
+    /// Puts a graph error at the file, line and column of the node it names.
+    private let locate: (GraphError) -> SessionError
 
     init(
         document: SessionDocument, graph: Graph, path: String?, sampleRate: Double, blockSize: Int,
-        players: [FilePlayerSpec], recorders: [RecorderTarget], warnings: [SessionWarning], baselines: [String: [String: Float]]
+        players: [FilePlayerSpec], recorders: [RecorderTarget], warnings: [SessionWarning], baselines: [String: [String: Float]],
+        locate: @escaping (GraphError) -> SessionError
     ) {
+        self.locate = locate
         loadedDocument = document
         self.graph = graph
         self.path = path
@@ -34,6 +38,13 @@ public final class LoadedSession: @unchecked Sendable {
         self.recorders = recorders
         self.warnings = warnings
         self.baselines = baselines
+    }
+
+    /// Initializes a graph loaded with `initialize: false` (built where it may not yet
+    /// publish, as a live `load` builds off the control queue); an error is placed at
+    /// the node's line. Thread: control.
+    public func initialize() throws(SessionError) {
+        do { try graph.initialize() } catch { throw locate(error) }
     }
 
     /// The nodes that stand in for missing plugins.

@@ -73,12 +73,14 @@ public enum SessionLoader {
         let recorders = try checks.recorders()
         try checks.recordersSpare(builder.players, recorders)
         try checks.jack()
+        let locate = { (error: GraphError) -> SessionError in builder.locate(error, in: document.graph, built: built, file: document.file) }
         if options.initialize {
-            do { try built.graph.initialize() } catch { throw builder.locate(error, in: document.graph, built: built, file: document.file) }
+            do { try built.graph.initialize() } catch { throw locate(error) }
         }
         return LoadedSession(
             document: document, graph: built.graph, path: path, sampleRate: sampleRate, blockSize: blockSize,
-            players: builder.players, recorders: recorders, warnings: builder.warnings, baselines: builder.baselines)
+            players: builder.players, recorders: recorders, warnings: builder.warnings, baselines: builder.baselines,
+            locate: locate)
     }
 
     /// The largest session file read: far past any real session, small enough that a

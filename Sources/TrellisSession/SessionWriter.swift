@@ -27,9 +27,10 @@ public enum SessionWriter {
     }
 
     /// Writes `document` to `path` through a temporary file, fsync and rename, so the
-    /// file at `path` is always either the old session or the new one. Thread: control.
-    public static func save(_ document: SessionDocument, to path: String) throws(SessionWriteError) {
-        try AtomicFile.write(Array(text(document).utf8), to: path)
+    /// file at `path` is always either the old session or the new one. `mayReplace` is
+    /// asked just before the rename (see `AtomicFile`). Thread: control.
+    public static func save(_ document: SessionDocument, to path: String, mayReplace: () -> Bool = { true }) throws(SessionWriteError) {
+        try AtomicFile.write(Array(text(document).utf8), to: path, mayReplace: mayReplace)
     }
 
     private static func write(_ body: GraphBody, indent: String, path: String, _ out: inout CommentedOutput) {

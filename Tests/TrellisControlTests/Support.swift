@@ -63,12 +63,13 @@ final class ControlRig: @unchecked Sendable {
     var socketPath: String { if case .unix(let path) = server.endpoint { path } else { "" } }
 
     init(session text: String = toneSession, endpoint: ControlEndpoint? = nil, limits: LineServer.Limits = .init(),
-         options: SessionLoadOptions = .init(), makeTarget: ((LoadedSession) throws -> any ControlTarget)? = nil) throws {
+         options: SessionLoadOptions = .init(), fileTimeout: Double = 10,
+         makeTarget: ((LoadedSession) throws -> any ControlTarget)? = nil) throws {
         folder = try temporaryFolder()
         let path = try write(text, to: "session.yaml", in: folder)
         let session = try SessionLoader.load(path: path, registry: controlRegistry(), options: options)
         target = try makeTarget?(session) ?? ControlledSession(session: session, registry: session.graph.registry)
-        dispatcher = ControlDispatcher(target: target)
+        dispatcher = ControlDispatcher(target: target, fileTimeout: fileTimeout)
         let endpoint = endpoint ?? .unix(path: folder + "/control.sock")
         server = try LineServer(endpoint: endpoint, dispatcher: dispatcher, secret: endpoint.isTCP ? secret : nil, limits: limits)
         server.start()
