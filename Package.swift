@@ -42,6 +42,8 @@ let package = Package(
         systemLibrary("CLiblo", pkgConfig: "liblo", apt: "liblo-dev"),
         // Ogg Vorbis decoding with sample-exact seeking (libsndfile 1.2's Vorbis seek is not; libsndfile#885).
         systemLibrary("CVorbisfile", pkgConfig: "vorbisfile", apt: "libvorbis-dev"),
+        // FLAC decoding that reads on past a damaged frame (libsndfile stops at the first).
+        systemLibrary("CFLAC", pkgConfig: "flac", apt: "libflac-dev"),
         // Host time, FTZ/DAZ and the audio-thread mark: what the core needs, without libjack.
         .target(name: "CTrellisShim"),
         // The variadic jack_client_open, which Swift cannot call.
@@ -57,7 +59,7 @@ let package = Package(
         // Built-in units. DSP only; no Foundation.
         .target(name: "TrellisUnits", dependencies: ["TrellisCore", "CSoxr"], swiftSettings: realtimeChecks),
         // Audio files through libsndfile.
-        .target(name: "TrellisAudioFile", dependencies: ["TrellisCore", "CSndfile", "CVorbisfile"]),
+        .target(name: "TrellisAudioFile", dependencies: ["TrellisCore", "CSndfile", "CVorbisfile", "CFLAC"]),
         // LV2 plugins through lilv: discovery, components, hosting as audio units.
         .target(name: "TrellisLV2", dependencies: ["TrellisCore", "CLilv", "CTrellisLV2Shim", "CTrellisShim"], swiftSettings: realtimeChecks),
         // File player, recorder, taps and meters: render paths plus their disk and delivery threads. No Foundation.

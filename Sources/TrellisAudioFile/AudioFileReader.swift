@@ -42,11 +42,21 @@ public final class AudioFileReader: @unchecked Sendable {
             info = AudioFileInfo(container: container, encoding: encoding, sampleRate: Double(vorbis.sampleRate),
                                  channelCount: vorbis.channelCount, frameCount: vorbis.frameCount)
         } else {
-            decoder = SndfileDecoder(handle: handle, scratchFrames: Self.chunkFrameCount)
             info = AudioFileInfo(container: container, encoding: encoding, sampleRate: Double(handle.info.samplerate),
                                  channelCount: Int(handle.info.channels), frameCount: Int(handle.info.frames))
+            if container == .flac {
+                // libFLAC itself, which reads on past a damaged frame.
+                handle.close()
+                decoder = try FLACFileDecoder(path: path, channelCount: info.channelCount, frameCount: info.frameCount)
+            } else {
+                decoder = SndfileDecoder(handle: handle, scratchFrames: Self.chunkFrameCount)
+            }
         }
     }
+
+    /// What was damaged in what has been read so far (FLAC frames read as silence).
+    /// Thread: the one thread using this reader.
+    public var damage: AudioFileDamage { (decoder as? FLACFileDecoder)?.damage ?? AudioFileDamage() }
 
     /// Reads up to `frameCount` frames into the first `frameCount` frames of each channel
     /// of `buffers`, which must have the file's channel count. Returns the frames read,

@@ -86,6 +86,7 @@ struct ChainCommand: ParsableCommand {
                 frameCount: frames, to: parsed.sink.word, sampleType: type, input: built.input, progress: report)
         } catch { throw CLIError("\(error)") }
         progress.finish()
+        if let input = built.input { ChainBuilder.warnOfDamage(in: input) }
         FileHandle.standardError.write(Data((warnings.summary(path: parsed.sink.word, frames: written, sampleRate: built.graph.sampleRate) + "\n").utf8))
     }
 }
@@ -154,6 +155,12 @@ struct ChainBuilder {
             throw CLIError("chain: \(error)")
         }
         return Built(graph: graph, input: input)
+    }
+
+    /// A damaged FLAC frame was read as silence, as sox reads on past it: said, not fatal.
+    static func warnOfDamage(in reader: AudioFileReader) {
+        guard !reader.damage.isEmpty else { return }
+        Log.logger.warning("\(reader.path): \(reader.damage.description(sampleRate: reader.info.sampleRate))")
     }
 
     /// Gives a unit's first buses the chain's width where the unit allows it; where it

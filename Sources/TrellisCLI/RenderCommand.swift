@@ -61,6 +61,7 @@ struct RenderCommand: ParsableCommand {
             do { _ = try recorder.stop() } catch { throw CLIError("render: \(error)") }
         }
         progress.finish()
+        for case let file as FileInput in inputs { ChainBuilder.warnOfDamage(in: file.reader) }
         FileHandle.standardError.write(Data((warnings.summary(path: output, frames: written, sampleRate: graph.sampleRate) + "\n").utf8))
     }
 

@@ -49,6 +49,12 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Seconds a control load, save or player's file may take before the client is answered TIMEOUT and nothing changes.")
     var fileTimeout: Double = 10
 
+    func validate() throws {
+        guard fileTimeout.isFinite, fileTimeout > 0, fileTimeout <= 86_400 else {
+            throw ValidationError("--file-timeout must be a number of seconds above 0 and at most 86400, not \(fileTimeout)")
+        }
+    }
+
     func run() throws {
         // Made before any plugin loads: with --json, what plugins print stays out of it.
         let output = StatusOutput(json: json)
