@@ -8,6 +8,8 @@ public struct AudioFileDamage: Sendable, Equatable {
     /// The file frame where the first silenced stretch began.
     public var firstFrame: Int?
 
+    public init() {}
+
     public var isEmpty: Bool { errorCount == 0 && silencedFrames == 0 }
 
     mutating func note(frames: Int, at frame: Int) {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import TrellisAudioFile
 import TrellisControl
 import TrellisCore
 import TrellisEngine
@@ -71,6 +72,8 @@ struct RunCommand: ParsableCommand {
         // Listening before the first cycle: what the first cycles report is not lost.
         let notices = loaded.graph.engine.addNoticeListener { notice in output.notice(notice, registry: registry) }
         defer { loaded.graph.engine.removeNoticeListener(notices) }
+        let playerTokens = Self.logFileTrouble(of: loaded.graph)
+        defer { for (player, token) in playerTokens { player.removeObserver(token) } }
         let live: LiveSession
         do {
             live = try LiveSession(session: loaded, serverName: server, clientName: clientName)
@@ -116,6 +119,25 @@ struct RunCommand: ParsableCommand {
         for (recorder, token) in tokens { recorder.removeListener(token) }
         output.finish()
         if recordingFailed.load(ordering: .relaxed) { throw ExitCode.failure }
+    }
+
+    /// Logs what the session's players could not read: damaged frames played as silence,
+    /// a read that failed. (Watchers hear the same as warning events.)
+    static func logFileTrouble(of graph: Graph) -> [(FilePlayer, MediaListenerToken)] {
+        graph.nodes.compactMap { node in
+            guard let player = node.unit as? FilePlayer else { return nil }
+            let name = node.name
+            return (player, player.addListener { note in
+                switch note {
+                case .damaged(let path, let damage, let sampleRate):
+                    Log.logger.warning("node \(name): \(path): \(damage.description(sampleRate: sampleRate))")
+                case .readFailed(let error):
+                    Log.logger.warning("node \(name): \(error); the player stopped there")
+                case .endOfFile, .underrun:
+                    break
+                }
+            })
+        }
     }
 }
 

@@ -90,9 +90,8 @@ extension ControlDispatcher {
             guard playerListeners[key] == nil else { continue }
             let name = node.name
             let token = player.addListener { [weak self] notification in
-                guard case .endOfFile(let sampleTime) = notification else { return }
-                self?.broadcast(ControlEvent(kind: .eof, text: "\(name) sampleTime=\(sampleTime)",
-                                             data: .object([("node", .string(name)), ("sampleTime", .number(Double(sampleTime)))])))
+                guard let event = ControlEvent.from(notification, node: name) else { return }
+                self?.broadcast(event)
             }
             playerListeners[key] = (player, token)
         }

@@ -1,7 +1,9 @@
+import TrellisAudioFile
 import TrellisCore
 import TrellisEngine
 import TrellisGraph
 import TrellisJACK
+import TrellisMedia
 
 /// A notification streamed to watching peers. Thread: any (a plain value).
 public struct ControlEvent: Sendable, Equatable {
@@ -39,6 +41,27 @@ public struct ControlEvent: Sendable, Equatable {
             kind = .warning
         }
         return ControlEvent(kind: kind, text: notice.text(registry: registry), data: notice.controlValue(registry: registry))
+    }
+
+    /// The event for a file player's notification: its end of file, and as warnings a
+    /// read that failed or damaged frames played as silence; nil for underruns (the
+    /// status line counts those).
+    static func from(_ notification: PlayerNotification, node: String) -> ControlEvent? {
+        switch notification {
+        case .endOfFile(let sampleTime):
+            return ControlEvent(kind: .eof, text: "\(node) sampleTime=\(sampleTime)",
+                                data: .object([("node", .string(node)), ("sampleTime", .number(Double(sampleTime)))]))
+        case .readFailed(let error):
+            return ControlEvent(kind: .warning, text: "node \(node): \(error); the player stopped there",
+                                data: .object([("node", .string(node)), ("error", .string("\(error)"))]))
+        case .damaged(let path, let damage, let sampleRate):
+            return ControlEvent(kind: .warning, text: "node \(node): \(path): \(damage.description(sampleRate: sampleRate))",
+                                data: .object([("node", .string(node)), ("path", .string(path)),
+                                               ("errors", .number(Double(damage.errorCount))),
+                                               ("silencedFrames", .number(Double(damage.silencedFrames)))]))
+        case .underrun:
+            return nil
+        }
     }
 
     /// The event for a JACK notification, if watchers hear about it.

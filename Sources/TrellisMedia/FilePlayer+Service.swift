@@ -19,6 +19,8 @@ extension FilePlayer {
                     published = 1
                 }
             }
+            let damage = stream.reader.damage
+            if damage != reportedDamage { newDamage = damage }
             if stream.ended || ring.freeSlots == 0 {
                 filledGeneration.store(stream.generation, ordering: .releasing)
             }
@@ -46,13 +48,22 @@ extension FilePlayer {
                 for handler in handlers { handler(.underrun(sampleTime: event.sampleTime, frames: Int(event.value))) }
             }
         }
-        let (errors, handlers) = lock.withLock { _ in
+        let (errors, damage, handlers) = lock.withLock { _ in
             defer { diskErrors.removeAll() }
-            return (diskErrors, Array(listeners.values))
+            let damage = newDamage.flatMap { damage in
+                path.map { (path: $0, damage: damage, sampleRate: info?.sampleRate ?? outputRate) }
+            }
+            if let newDamage { reportedDamage = newDamage }
+            newDamage = nil
+            return (diskErrors, damage, Array(listeners.values))
         }
         for error in errors {
             delivered = true
             for handler in handlers { handler(.readFailed(error)) }
+        }
+        if let damage {
+            delivered = true
+            for handler in handlers { handler(.damaged(path: damage.path, damage: damage.damage, sampleRate: damage.sampleRate)) }
         }
         return delivered
     }

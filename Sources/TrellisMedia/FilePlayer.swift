@@ -55,6 +55,9 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
     var target = 0
     var state = State.stopped
     var diskErrors: [MediaError] = []
+    /// Damage the butler found and the notifier has not reported yet, and what was.
+    var newDamage: AudioFileDamage?
+    var reportedDamage = AudioFileDamage()
     var listeners: [Int: @Sendable (PlayerNotification) -> Void] = [:]
     var timeObservers: [Int: TimeObserver] = [:]
     var nextToken = 0
@@ -135,6 +138,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
             let made = try PlayerStream(reader: reader, outputRate: outputRate, slotFrames: ring.frameCapacity)
             try restart(made, atFileFrame: target)
             stream = made
+            reportedDamage = AudioFileDamage()
             shared.prepared.pointee.store(true, ordering: .releasing)
         }
         MediaThreads.butler.add(self) { $0.serviceDisk() }
@@ -248,16 +252,20 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
 
     // MARK: - Notifications
 
-    /// Calls `handler` on the notifier thread with end of file, underruns and read
+    /// Calls `handler` on the notifier thread with end of file, underruns, damaged frames and read
     /// failures. Thread: control.
     @discardableResult
     public func addListener(_ handler: @escaping @Sendable (PlayerNotification) -> Void) -> MediaListenerToken {
         let token = lock.withLock { _ in
             nextToken += 1
             listeners[nextToken] = handler
+            // Damage the butler found reading ahead is told again, so a listener added
+            // after it (at start, before the first cycle) still hears of it.
+            reportedDamage = AudioFileDamage()
             return MediaListenerToken(rawValue: nextToken)
         }
         MediaThreads.notifier.add(self) { $0.deliverNotifications() }
+        MediaThreads.butler.wake()
         return token
     }
 

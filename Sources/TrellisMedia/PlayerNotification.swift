@@ -1,3 +1,5 @@
+import TrellisAudioFile
+
 /// Where a player stands, as a time update reports it. A value; any thread.
 public struct PlayerTime: Sendable, Equatable {
     /// The graph's sample time at the end of the cycle the update comes from.
@@ -17,6 +19,9 @@ public enum PlayerNotification: Sendable, Equatable {
     case underrun(sampleTime: Int64, frames: Int)
     /// Reading the file failed; the player ends as if the file ended there.
     case readFailed(MediaError)
+    /// Damaged frames of the file (FLAC) were played as silence of their length; the
+    /// totals since the file was opened, reported each time they grow.
+    case damaged(path: String, damage: AudioFileDamage, sampleRate: Double)
 }
 
 

@@ -278,6 +278,41 @@ extension LiveControlTests {
         #expect(try client.request("seek src -1").hasPrefix("error BAD_VALUE"))
     }
 
+    @Test("a player reading a damaged FLAC frame plays on and watchers hear a warning naming the node, file and time")
+    func damagedPlayerFile() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/noise.flac"
+        let sox = Process()
+        sox.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sox.arguments = ["sox", "-n", "-r", "48000", "-c", "1", "-b", "16", file, "synth", "2", "whitenoise", "vol", "0.5"]
+        try sox.run()
+        sox.waitUntilExit()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        bytes[bytes.count / 2] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: file))
+        let rig = try LiveRig(session: """
+            version: 1
+            defaults: { sample-rate: 48000, block-size: 256 }
+            nodes:
+              src: { unit: player, file: \(file) }
+              out: { unit: output, channels: 1 }
+            connections: [src -> out]
+            """)
+        defer { rig.stop() }
+        let client = try rig.client(), watcher = try rig.client()
+        #expect(try watcher.request("watch events=warning,eof").hasPrefix("ok"))
+        // The session read ahead into the damage before anyone watched; stop lets go of
+        // the file, and play reads it again from the start.
+        #expect(try client.request("stop src").hasPrefix("ok stopped"))
+        #expect(try client.request("play src").hasPrefix("ok playing"))
+        let warning = try #require(try watcher.readLine(timeout: 5))
+        #expect(warning.hasPrefix("event warning node src: \(file): "), "\(warning)")
+        #expect(warning.contains("were read as silence"), "\(warning)")
+        let eof = try #require(try watcher.readLine(timeout: 5), "the player plays on to the end")
+        #expect(eof.hasPrefix("event eof src"), "\(eof)")
+    }
+
     @Test("record stop ends the session's take and record start begins a new one")
     func recordStopAndStart() throws {
         let folder = try temporaryFolder()

@@ -302,6 +302,36 @@ struct FilePlayerTests {
         #expect(player.underruns == 0)
     }
 
+    @Test("a damaged FLAC frame plays as silence at its time, the rest plays on, and the damage is reported")
+    func damagedFLAC() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("damaged.flac")
+        try writeSignalFile(path, frames: 240_000, sampleType: .int16)
+        let clean = try AudioFileReader(path: path).readAll()[0]
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes[bytes.count / 2] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let readThrough = try AudioFileReader(path: path).readAll()[0]
+        let (graph, player) = try playerGraph(file: path)
+        let notes = Locked<[PlayerNotification]>([])
+        player.addListener { note in notes.withLock { $0.append(note) } }
+        try player.prepare()
+        #expect(player.waitUntilReady())
+        try player.play()
+        let out = collect(graph, frames: 250_000, slice: 1024)[0]
+
+        let silenced = (0..<240_000).filter { out[$0] == 0 && clean[$0] != 0 }
+        #expect(!silenced.isEmpty && silenced.count < 240_000 / 4, "\(silenced.count) frames silenced")
+        #expect(Array(out[..<240_000]) == readThrough, "the player plays what reading the file through gives")
+        #expect(out[240_000...].allSatisfy { $0 == 0 })
+        #expect(eventually {
+            notes.current.contains { note in
+                guard case .damaged(let reported, let damage, _) = note else { return false }
+                return reported == path && damage.errorCount > 0 && damage.silencedFrames >= silenced.count
+            }
+        })
+    }
+
     @Test("a player registered by short name is the file player")
     func registry() throws {
         let registry = ComponentRegistry()
