@@ -11,6 +11,15 @@ struct SuggestionTests {
         #expect(Suggestions.closest(to: "Gian", among: Self.names) == ["gain"])
     }
 
+    @Test("two letters swapped are one edit, closer than a longer name that contains the misspelling")
+    func swappedLetters() {
+        #expect(Suggestions.editDistance("gian", "gain") == 1)
+        #expect(Suggestions.editDistance("abcd", "badc") == 2)
+        #expect(Suggestions.editDistance("kitten", "sitting") == 3)
+        #expect(Suggestions.closest(to: "gian", among: ["lv2-giantflange", "gain"]).first == "gain")
+        #expect(Suggestions.closest(to: "gianx", among: Self.names) == ["gain"])
+    }
+
     @Test("a name that contains another, or is contained in it, counts as close")
     func containment() {
         #expect(Suggestions.closest(to: "my-mixer3d-copy", among: Self.names) == ["mixer", "mixer3d"])
