@@ -28,6 +28,8 @@ let package = Package(
         .library(name: "TrellisLive", targets: ["TrellisLive"]),
         .library(name: "TrellisMedia", targets: ["TrellisMedia"]),
         .library(name: "TrellisControl", targets: ["TrellisControl"]),
+        // Trellis' units as LV2 plugins: the binary of Plugins/trellis.lv2 (scripts/install-plugins).
+        .library(name: "TrellisLV2Plugins", type: .dynamic, targets: ["TrellisLV2Plugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -44,6 +46,8 @@ let package = Package(
         systemLibrary("CVorbisfile", pkgConfig: "vorbisfile", apt: "libvorbis-dev"),
         // FLAC decoding that reads on past a damaged frame (libsndfile stops at the first).
         systemLibrary("CFLAC", pkgConfig: "flac", apt: "libflac-dev"),
+        // The LV2 headers, for the plugins Trellis exports.
+        systemLibrary("CLV2", pkgConfig: "lv2", apt: "lv2-dev"),
         // Host time, FTZ/DAZ and the audio-thread mark: what the core needs, without libjack.
         .target(name: "CTrellisShim"),
         // The variadic jack_client_open, which Swift cannot call.
@@ -58,6 +62,16 @@ let package = Package(
         .target(name: "TrellisEngine", dependencies: ["TrellisCore", "CTrellisShim"], swiftSettings: realtimeChecks),
         // Built-in units. DSP only; no Foundation.
         .target(name: "TrellisUnits", dependencies: ["TrellisCore", "CSoxr"], swiftSettings: realtimeChecks),
+        // Which units are exported as LV2 plugins, their ports and their Turtle. No Foundation.
+        .target(name: "TrellisPlugins", dependencies: ["TrellisCore", "TrellisUnits"]),
+        // The LV2 entry points around the units' kernels. Links the Swift runtime in and
+        // exports only lv2_descriptor, so the bundle runs where no Swift is installed.
+        .target(
+            name: "TrellisLV2Plugin", dependencies: ["CLV2", "TrellisCore", "TrellisPlugins"],
+            exclude: ["exports.map"], swiftSettings: realtimeChecks,
+            linkerSettings: [.unsafeFlags([
+                "-static-stdlib", "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/TrellisLV2Plugin/exports.map",
+            ])]),
         // Audio files through libsndfile.
         .target(name: "TrellisAudioFile", dependencies: ["TrellisCore", "CSndfile", "CVorbisfile", "CFLAC"]),
         // LV2 plugins through lilv: discovery, components, hosting as audio units.
@@ -79,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "TrellisCLI",
             dependencies: [
-                "TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisLV2", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisControl",
+                "TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisLV2", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisControl", "TrellisPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

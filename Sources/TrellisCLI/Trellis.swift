@@ -9,7 +9,7 @@ struct Trellis: ParsableCommand {
         commandName: "trellis",
         abstract: "A headless audio workstation: audio units, graphs, LV2 plugins and JACK.",
         version: version,
-        subcommands: [UnitsCommand.self, InfoCommand.self, ValidateCommand.self, RunCommand.self, RenderCommand.self, ChainCommand.self, CtlCommand.self, RecoverCommand.self]
+        subcommands: [UnitsCommand.self, InfoCommand.self, ValidateCommand.self, RunCommand.self, RenderCommand.self, ChainCommand.self, CtlCommand.self, RecoverCommand.self, ExportLV2Command.self]
     )
 }
 

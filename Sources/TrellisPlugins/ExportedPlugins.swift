@@ -1,0 +1,81 @@
+import TrellisCore
+import TrellisUnits
+
+extension PeakLimiter: LatencyReporting {}
+
+/// Every plugin the LV2 bundle holds, in the order `lv2_descriptor` numbers them.
+public enum ExportedPlugins {
+    public static let all: [ExportedPlugin] = {
+        var plugins: [ExportedPlugin] = []
+        for (suffix, channels) in [("mono", 1), ("stereo", 2)] {
+            let label = channels == 1 ? "Mono" : "Stereo"
+            plugins.append(ExportedPlugin(symbol: "gain-\(suffix)", name: "Trellis Gain (\(label))", lv2Class: "AmplifierPlugin") {
+                Gain(channelCount: channels)
+            })
+            for bands in [4, 8] {
+                var fixed: [String: Float] = [:]
+                for band in bands..<ParametricEQ.maximumBands { fixed["band\(band).bypass"] = 1 }
+                plugins.append(ExportedPlugin(
+                    symbol: "eq\(bands)-\(suffix)", name: "Trellis \(bands)-Band Parametric EQ (\(label))", lv2Class: "ParaEQPlugin",
+                    fixed: fixed, shown: { info in !info.identifier.hasPrefix("band") || bandNumber(info.identifier) < bands }
+                ) { width(ParametricEQ(), channels) })
+            }
+            plugins.append(ExportedPlugin(
+                symbol: "geq10-\(suffix)", name: "Trellis 10-Band Graphic EQ (\(label))", lv2Class: "MultiEQPlugin",
+                fixed: ["bands": 0], shown: { bandNumber($0.identifier) < 10 },
+                names: Dictionary(uniqueKeysWithValues: GraphicEQ.octaveCentres.enumerated().map { ("band\($0.offset).gain", "\(hertz($0.element)) Hz") })
+            ) { width(GraphicEQ(), channels) })
+            plugins.append(ExportedPlugin(
+                symbol: "geq31-\(suffix)", name: "Trellis 31-Band Graphic EQ (\(label))", lv2Class: "MultiEQPlugin",
+                fixed: ["bands": 1],
+                names: Dictionary(uniqueKeysWithValues: GraphicEQ.thirdOctaveCentres.enumerated().map { ("band\($0.offset).gain", "\(hertz($0.element)) Hz") })
+            ) { width(GraphicEQ(), channels) })
+            plugins.append(ExportedPlugin(
+                symbol: "ipod-eq-\(suffix)", name: "Trellis iPod EQ (\(label))", lv2Class: "EQPlugin",
+                presets: IPodEQ.curves.enumerated().map { (name: $0.element.name, values: ["preset": Float($0.offset)]) }
+            ) { width(IPodEQ(), channels) })
+            plugins.append(ExportedPlugin(symbol: "limiter-\(suffix)", name: "Trellis Peak Limiter (\(label))", lv2Class: "LimiterPlugin") {
+                width(PeakLimiter(), channels)
+            })
+            plugins.append(ExportedPlugin(symbol: "delay-\(suffix)", name: "Trellis Delay (\(label))", lv2Class: "DelayPlugin") {
+                width(Delay(), channels)
+            })
+        }
+        for inputs in [2, 4, 8] {
+            plugins.append(ExportedPlugin(symbol: "mixer-\(inputs)", name: "Trellis Mixer (\(inputs) Stereo Inputs)", lv2Class: "MixerPlugin") {
+                MultichannelMixer(inputCount: inputs)
+            })
+        }
+        for inputs in [1, 4] {
+            plugins.append(ExportedPlugin(
+                symbol: "panner3d-\(inputs)", name: inputs == 1 ? "Trellis 3D Panner" : "Trellis 3D Mixer (\(inputs) Mono Inputs)",
+                lv2Class: "SpatialPlugin"
+            ) { Mixer3D(inputCount: inputs) })
+        }
+        return plugins
+    }()
+
+    /// The plugin with this URI.
+    public static func plugin(uri: String) -> ExportedPlugin? {
+        all.first { $0.uri == uri }
+    }
+
+    /// `band12.gain` → 12; anything else → 0.
+    static func bandNumber(_ identifier: String) -> Int {
+        guard identifier.hasPrefix("band") else { return 0 }
+        return Int(identifier.dropFirst(4).prefix { $0.isNumber }) ?? 0
+    }
+
+    static func hertz(_ value: Float) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+
+    /// `unit` with one channel in and out instead of two, for the mono plugins.
+    static func width(_ unit: AudioUnitBase, _ channels: Int) -> AudioUnitBase {
+        guard channels != 2 else { return unit }
+        for scope in [Scope.input, .output] {
+            try? unit.setFormat(.canonical(sampleRate: 48_000, channelCount: channels), scope: scope, element: 0)
+        }
+        return unit
+    }
+}
