@@ -67,7 +67,7 @@ let package = Package(
         // The LV2 entry points around the units' kernels. Links the Swift runtime in and
         // exports only lv2_descriptor, so the bundle runs where no Swift is installed.
         .target(
-            name: "TrellisLV2Plugin", dependencies: ["CLV2", "TrellisCore", "TrellisPlugins"],
+            name: "TrellisLV2Plugin", dependencies: ["CLV2", "CTrellisShim", "TrellisCore", "TrellisPlugins"],
             exclude: ["exports.map"], swiftSettings: realtimeChecks,
             linkerSettings: [.unsafeFlags([
                 "-static-stdlib", "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/TrellisLV2Plugin/exports.map",
@@ -105,9 +105,9 @@ let package = Package(
         .testTarget(name: "TrellisAudioFileTests", dependencies: ["TrellisAudioFile", "TrellisCore", "CSndfile", "CAllocationCounter"]),
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
-        .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisTestSupport", "TrellisLV2", "CTrellisLV2Shim", "TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "CAllocationCounter", "CSndfile"]),
+        .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisTestSupport", "TrellisLV2", "CTrellisLV2Shim", "TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisPlugins", "CAllocationCounter", "CSndfile"]),
         .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisTestSupport", "TrellisJACK", "CTrellisJACKShim", "TrellisCore", "TrellisGraph", "TrellisUnits", "TrellisEngine", "TrellisLV2", "TrellisMedia", "TrellisAudioFile", "CAllocationCounter"]),
-        .testTarget(name: "TrellisCLITests", dependencies: ["TrellisTestSupport", "TrellisCLI"]),
+        .testTarget(name: "TrellisCLITests", dependencies: ["TrellisTestSupport", "TrellisCLI", "TrellisPlugins", "TrellisCore"]),
         .testTarget(name: "TrellisControlTests", dependencies: ["TrellisTestSupport", "TrellisControl", "TrellisLive", "TrellisMedia", "TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisJACK", "TrellisLV2", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "TrellisCLI"]),
         .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisMedia", "TrellisLV2", "TrellisAudioFile", "TrellisCore", "SessionSaveLoop", "TrellisCLI"]),
         .testTarget(name: "TrellisMediaTests", dependencies: ["TrellisMedia", "TrellisGraph", "TrellisUnits", "TrellisAudioFile", "TrellisCore", "TrellisEngine", "CAllocationCounter"]),

@@ -1,3 +1,4 @@
+import CTrellisShim
 import TrellisCore
 import TrellisPlugins
 
@@ -100,11 +101,16 @@ struct RunState {
     }
 
     /// LV2 `run`: control changes become the call's events (ramped as a live `set` is),
-    /// then the kernel renders in slices of at most `maximumFrames`. Thread: audio.
+    /// then the kernel renders in slices of at most `maximumFrames`, with denormals
+    /// flushed. Thread: audio.
     #if TRELLIS_CHECK_REALTIME
     @_noAllocation @_noLocks
     #endif
     static func run(_ state: UnsafeMutablePointer<RunState>, frames: Int) {
+        // Denormals flushed, as on Trellis' own audio threads, whatever the host does:
+        // the same input gives the same output in every host, and no denormal stalls.
+        let floatState = trellis_enable_flush_denormals()
+        defer { trellis_restore_float_state(floatState) }
         let count = state.pointee.portCount
         let roles = state.pointee.roles, ports = state.pointee.ports
         var eventCount = 0

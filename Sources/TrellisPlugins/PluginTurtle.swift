@@ -24,6 +24,7 @@ public enum PluginTurtle {
     static let prefixes = """
         @prefix doap: <http://usefulinc.com/ns/doap#> .
         @prefix lv2: <http://lv2plug.in/ns/lv2core#> .
+        @prefix pg: <http://lv2plug.in/ns/ext/port-groups#> .
         @prefix pprops: <http://lv2plug.in/ns/ext/port-props#> .
         @prefix pset: <http://lv2plug.in/ns/ext/presets#> .
         @prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
@@ -47,15 +48,59 @@ public enum PluginTurtle {
                 lv2:optionalFeature lv2:hardRTCapable ;
                 lv2:port
             """
-        text += ports.enumerated().map { index, port in self.port(port, index: index) }.joined(separator: " , ") + " .\n"
+        let groups = busGroups(plugin, ports: ports)
+        text += " " + ports.enumerated().map { index, port in self.port(port, index: index, groups: groups) }.joined(separator: " , ") + " .\n"
+        for group in groups.values.sorted(by: { $0.uri < $1.uri }) {
+            text += "\n<\(group.uri)>\n    a pg:\(group.isInput ? "Input" : "Output")Group, pg:\(group.channels == 1 ? "Mono" : "Stereo")Group ;\n"
+            text += "    lv2:symbol \(quoted(group.symbol)) ;\n    rdfs:label \(quoted(group.label)) .\n"
+        }
         return text
     }
 
-    static func port(_ port: ExportedPort, index: Int) -> String {
+    /// A port group per audio bus (pg:MonoGroup or pg:StereoGroup), so a host sees a
+    /// mixer's inputs as the buses they are and knows left from right.
+    struct BusGroup {
+        var uri: String
+        var symbol: String
+        var label: String
+        var isInput: Bool
+        var channels: Int
+    }
+
+    static func busGroups(_ plugin: ExportedPlugin, ports: [ExportedPort]) -> [String: BusGroup] {
+        var groups: [String: BusGroup] = [:]
+        let inputBuses = Set(ports.compactMap { if case .audioInput(let bus, _) = $0.role { bus } else { nil } }).count
+        let outputBuses = Set(ports.compactMap { if case .audioOutput(let bus, _) = $0.role { bus } else { nil } }).count
+        for port in ports {
+            let (isInput, bus): (Bool, Int)
+            switch port.role {
+            case .audioInput(let b, _): (isInput, bus) = (true, b)
+            case .audioOutput(let b, _): (isInput, bus) = (false, b)
+            default: continue
+            }
+            let symbol = (isInput ? "in" : "out") + "\(bus)"
+            let many = (isInput ? inputBuses : outputBuses) > 1
+            groups[symbol, default: BusGroup(
+                uri: plugin.uri + "#" + symbol, symbol: symbol,
+                label: (isInput ? "Input" : "Output") + (many ? " \(bus + 1)" : ""), isInput: isInput, channels: 0)].channels += 1
+        }
+        return groups.filter { $0.value.channels <= 2 }
+    }
+
+    static func port(_ port: ExportedPort, index: Int, groups: [String: BusGroup]) -> String {
         var lines: [String] = []
+        func grouped(_ symbol: String, _ channel: Int) {
+            guard let group = groups[symbol] else { return }
+            lines.append("pg:group <\(group.uri)>")
+            lines.append("lv2:designation " + (group.channels == 1 ? "pg:center" : channel == 0 ? "pg:left" : "pg:right"))
+        }
         switch port.role {
-        case .audioInput: lines.append("a lv2:AudioPort, lv2:InputPort")
-        case .audioOutput: lines.append("a lv2:AudioPort, lv2:OutputPort")
+        case .audioInput(let bus, let channel):
+            lines.append("a lv2:AudioPort, lv2:InputPort")
+            grouped("in\(bus)", channel)
+        case .audioOutput(let bus, let channel):
+            lines.append("a lv2:AudioPort, lv2:OutputPort")
+            grouped("out\(bus)", channel)
         case .controlInput: lines.append("a lv2:ControlPort, lv2:InputPort")
         case .controlOutput, .latency: lines.append("a lv2:ControlPort, lv2:OutputPort")
         }

@@ -180,10 +180,23 @@ struct BiquadEQEngine {
                     channel += 2
                 } else {
                     let samples = output[channel] + start
-                    for index in 0..<plainCount {
+                    var index = 0
+                    while index + 3 <= plainCount {
+                        let (p, q, r) = (plainBands[index], plainBands[index + 1], plainBands[index + 2])
+                        BiquadKernels.run3(
+                            bands[p].coefficients, bands[q].coefficients, bands[r].coefficients,
+                            states: (state(band: p, pair: pair), state(band: q, pair: pair), state(band: r, pair: pair)),
+                            stride: 2, samples: samples, count: frames)
+                        index += 3
+                    }
+                    if index + 2 == plainCount {
+                        let (p, q) = (plainBands[index], plainBands[index + 1])
+                        BiquadKernels.run2(bands[p].coefficients, bands[q].coefficients,
+                                           states: (state(band: p, pair: pair), state(band: q, pair: pair)),
+                                           stride: 2, samples: samples, count: frames)
+                    } else if index < plainCount {
                         let band = plainBands[index]
-                        let memory = state(band: band, pair: pair)
-                        BiquadKernels.run(bands[band].coefficients, state: memory, stride: 2, samples: samples, count: frames)
+                        BiquadKernels.run(bands[band].coefficients, state: state(band: band, pair: pair), stride: 2, samples: samples, count: frames)
                     }
                     for blend in 0..<blendCount {
                         let (band, begin, step) = blends[blend]

@@ -38,6 +38,76 @@ enum BiquadKernels {
         state[0] = x1; state[stride] = x2; state[2 * stride] = y1; state[3 * stride] = y2
     }
 
+    /// Three sections in series on one channel, fused as `runPair3` is, so the sections
+    /// overlap in the pipeline: a mono cascade runs at the rate of a stereo one.
+    @inline(__always)
+    static func run3(
+        _ c0: BiquadCoefficients, _ c1: BiquadCoefficients, _ c2: BiquadCoefficients,
+        states: (UnsafeMutablePointer<Double>, UnsafeMutablePointer<Double>, UnsafeMutablePointer<Double>),
+        stride: Int, samples: UnsafeMutablePointer<Float>, count: Int
+    ) {
+        let (sp, sq, sr) = states
+        var x1 = sp[0], x2 = sp[stride], y1 = sp[2 * stride], y2 = sp[3 * stride]
+        var z1 = sq[2 * stride], z2 = sq[3 * stride], w1 = sr[2 * stride], w2 = sr[3 * stride]
+        var p1 = c0.b1 * x1 + c0.b2 * x2 - c0.a1 * y1 - c0.a2 * y2, p2 = c0.b2 * x1 - c0.a2 * y1
+        var q1 = c1.b1 * y1 + c1.b2 * y2 - c1.a1 * z1 - c1.a2 * z2, q2 = c1.b2 * y1 - c1.a2 * z1
+        var r1 = c2.b1 * z1 + c2.b2 * z2 - c2.a1 * w1 - c2.a2 * w2, r2 = c2.b2 * z1 - c2.a2 * w1
+        let pc1 = c0.b1 - c0.a1 * c0.b0, pc2 = c0.b2 - c0.a2 * c0.b0
+        let qc1 = c1.b1 - c1.a1 * c1.b0, qc2 = c1.b2 - c1.a2 * c1.b0
+        let rc1 = c2.b1 - c2.a1 * c2.b0, rc2 = c2.b2 - c2.a2 * c2.b0
+        for frame in 0..<count {
+            let x = Double(samples[frame])
+            let y = c0.b0 * x + p1
+            let p = p1
+            p1 = (pc1 * x + p2) - c0.a1 * p
+            p2 = pc2 * x - c0.a2 * p
+            let z = c1.b0 * y + q1
+            let q = q1
+            q1 = (qc1 * y + q2) - c1.a1 * q
+            q2 = qc2 * y - c1.a2 * q
+            let w = c2.b0 * z + r1
+            let r = r1
+            r1 = (rc1 * z + r2) - c2.a1 * r
+            r2 = rc2 * z - c2.a2 * r
+            x2 = x1; x1 = x; y2 = y1; y1 = y; z2 = z1; z1 = z; w2 = w1; w1 = w
+            samples[frame] = Float(w)
+        }
+        sp[0] = x1; sp[stride] = x2; sp[2 * stride] = y1; sp[3 * stride] = y2
+        sq[0] = y1; sq[stride] = y2; sq[2 * stride] = z1; sq[3 * stride] = z2
+        sr[0] = z1; sr[stride] = z2; sr[2 * stride] = w1; sr[3 * stride] = w2
+    }
+
+    /// Two sections in series on one channel, fused as `run3` is.
+    @inline(__always)
+    static func run2(
+        _ c0: BiquadCoefficients, _ c1: BiquadCoefficients,
+        states: (UnsafeMutablePointer<Double>, UnsafeMutablePointer<Double>),
+        stride: Int, samples: UnsafeMutablePointer<Float>, count: Int
+    ) {
+        let (sp, sq) = states
+        var x1 = sp[0], x2 = sp[stride], y1 = sp[2 * stride], y2 = sp[3 * stride]
+        var z1 = sq[2 * stride], z2 = sq[3 * stride]
+        var p1 = c0.b1 * x1 + c0.b2 * x2 - c0.a1 * y1 - c0.a2 * y2, p2 = c0.b2 * x1 - c0.a2 * y1
+        var q1 = c1.b1 * y1 + c1.b2 * y2 - c1.a1 * z1 - c1.a2 * z2, q2 = c1.b2 * y1 - c1.a2 * z1
+        let pc1 = c0.b1 - c0.a1 * c0.b0, pc2 = c0.b2 - c0.a2 * c0.b0
+        let qc1 = c1.b1 - c1.a1 * c1.b0, qc2 = c1.b2 - c1.a2 * c1.b0
+        for frame in 0..<count {
+            let x = Double(samples[frame])
+            let y = c0.b0 * x + p1
+            let p = p1
+            p1 = (pc1 * x + p2) - c0.a1 * p
+            p2 = pc2 * x - c0.a2 * p
+            let z = c1.b0 * y + q1
+            let q = q1
+            q1 = (qc1 * y + q2) - c1.a1 * q
+            q2 = qc2 * y - c1.a2 * q
+            x2 = x1; x1 = x; y2 = y1; y1 = y; z2 = z1; z1 = z
+            samples[frame] = Float(z)
+        }
+        sp[0] = x1; sp[stride] = x2; sp[2 * stride] = y1; sp[3 * stride] = y2
+        sq[0] = y1; sq[stride] = y2; sq[2 * stride] = z1; sq[3 * stride] = z2
+    }
+
     /// Two channels in one vector register; `state` holds (x1, x2, y1, y2) as pairs.
     @inline(__always)
     static func runPair(_ c: BiquadCoefficients, state: UnsafeMutablePointer<Double>, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, count: Int) {
