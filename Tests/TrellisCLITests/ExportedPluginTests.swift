@@ -75,6 +75,21 @@ struct ExportedPluginTests {
         for plugin in ExportedPlugins.all { #expect(listed.output.contains(plugin.uri + "\n"), "\(plugin.uri) not listed") }
     }
 
+    @Test("the library needs nothing from Swift and exports only lv2_descriptor")
+    func libraryStandsAlone() throws {
+        let library = try ExportedBundle.folder() + "/trellis.lv2/trellis.so"
+        let needs = try lv2Tool("ldd", [library])
+        #expect(needs.status == 0 && !needs.output.isEmpty)
+        #expect(!needs.output.lowercased().contains("swift") && !needs.output.contains("Foundation"), "\(needs.output)")
+        let symbols = try lv2Tool("readelf", ["--dyn-syms", "-W", library])
+        let exported = symbols.output.split(separator: "\n").compactMap { line -> String? in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 8, fields[4] == "GLOBAL" || fields[4] == "WEAK", fields[6] != "UND" else { return nil }
+            return String(fields[7])
+        }
+        #expect(exported == ["lv2_descriptor"])
+    }
+
     @Test("lv2info shows each plugin's ports: audio, controls with their ranges, and the limiter's latency", arguments: ExportedPlugins.all.map(\.symbol))
     func portsAsLV2InfoShowsThem(_ symbol: String) throws {
         let plugin = try #require(ExportedPlugins.all.first { $0.symbol == symbol })
