@@ -63,6 +63,18 @@ private func difference(_ a: String, _ b: String) throws -> Float {
     return zip(x, y).map { abs($0 - $1) }.max() ?? 0
 }
 
+/// `URI,v1,v2,...`: ecasound sets control ports by position, outputs included.
+private func ecasoundArguments(_ uri: String, _ ports: [ExportedPort], _ values: [String: Float]) -> String {
+    let positional = ports.compactMap { port -> String? in
+        switch port.role {
+        case .controlInput: "\(values[port.parameter!.identifier] ?? port.parameter!.defaultValue)"
+        case .controlOutput: "0"
+        default: nil
+        }
+    }
+    return ([uri] + positional).joined(separator: ",")
+}
+
 @Suite("Trellis' units as LV2 plugins")
 struct ExportedPluginTests {
     @Test("the bundle validates against the LV2 schemas, and lv2ls lists every plugin")
@@ -146,18 +158,14 @@ struct ExportedPluginTests {
         #expect(try difference(applied, chained) <= 1e-6, "lv2apply")
 
         let echoed = temporaryPath("ecasound.wav")
-        let positional = ports.compactMap { port -> String? in
-            guard case .controlInput = port.role, let parameter = port.parameter else { return nil }
-            return "\(values[parameter.identifier] ?? parameter.defaultValue)"
-        }
         let channels = symbol.hasSuffix("mono") ? 1 : 2
         let ecasound = try lv2Tool("ecasound", ["-q", "-f:f32,\(channels),48000", "-i", input, "-o", echoed,
-                                                 "-elv2:" + ([plugin.uri] + positional).joined(separator: ",")])
+                                                 "-elv2:" + ecasoundArguments(plugin.uri, ports, values)])
         #expect(ecasound.status == 0, "\(ecasound.output)")
         #expect(try difference(echoed, chained) <= 1e-6, "ecasound")
     }
 
-    @Test("lv2apply with each mixer and 3D panner equals trellis render of the built-in unit fed by players", arguments: ExportedPlugins.all.filter { $0.symbol.hasPrefix("mixer") || $0.symbol.hasPrefix("panner3d") }.map(\.symbol))
+    @Test("lv2apply and ecasound with each mixer and 3D panner equal trellis render of the built-in unit fed by players", arguments: ExportedPlugins.all.filter { $0.symbol.hasPrefix("mixer") || $0.symbol.hasPrefix("panner3d") }.map(\.symbol))
     func mixersMatchTheBuiltIn(_ symbol: String) throws {
         let plugin = try #require(ExportedPlugins.all.first { $0.symbol == symbol })
         let isMixer = symbol.hasPrefix("mixer")
@@ -188,6 +196,12 @@ struct ExportedPluginTests {
         }
         let lv2apply = try lv2Tool("lv2apply", arguments + [plugin.uri])
         #expect(lv2apply.status == 0, "\(lv2apply.output)")
-        #expect(try difference(applied, rendered) <= 1e-6)
+        #expect(try difference(applied, rendered) <= 1e-6, "lv2apply")
+
+        let echoed = temporaryPath("ecasound.wav")
+        let ecasound = try lv2Tool("ecasound", ["-q", "-f:f32,\(files.count * (isMixer ? 2 : 1)),48000", "-i", merged,
+                                                 "-f:f32,2,48000", "-o", echoed, "-elv2:" + ecasoundArguments(plugin.uri, ports, values)])
+        #expect(ecasound.status == 0, "\(ecasound.output)")
+        #expect(try difference(echoed, rendered) <= 1e-6, "ecasound")
     }
 }
