@@ -46,6 +46,12 @@ public enum AudioFileContainer: String, Sendable, CaseIterable, CustomStringConv
         }
     }
 
+    /// What a file of this container holds when nobody asks for a sample type: float32
+    /// where it can, 24-bit integers in FLAC; Ogg Vorbis encodes from float32.
+    public var defaultSampleType: SampleType {
+        self == .flac ? .int24 : .float32
+    }
+
     public func canHold(_ sampleType: SampleType) -> Bool {
         supportedSampleTypes.contains(sampleType)
     }

@@ -8,8 +8,8 @@ public enum AudioFileError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The container is not one Trellis handles: an unknown extension when writing, a
     /// foreign format when reading. `found` names what was there.
     case unsupportedContainer(path: String, found: String)
-    /// The container cannot hold the sample type: Core Audio's `'fmt?'`
-    /// (`kAudioFileUnsupportedDataFormatError`). Nothing was created.
+    /// The container cannot hold the sample type (Core Audio's
+    /// `kAudioFileUnsupportedDataFormatError`). Nothing was created.
     case unsupportedSampleType(path: String, container: AudioFileContainer, sampleType: SampleType)
     /// The sample rate or channel count cannot be written. Nothing was created.
     case invalidFormat(path: String, reason: String)
@@ -38,7 +38,7 @@ public enum AudioFileError: Error, Hashable, Sendable, CustomStringConvertible {
             return "'\(path)': unsupported container (\(found)); Trellis handles \(known)"
         case .unsupportedSampleType(let path, let container, let sampleType):
             let held = container.supportedSampleTypes.map(\.description).joined(separator: ", ")
-            return "\(container) cannot hold \(sampleType) samples (it holds \(held)): '\(path)' ('fmt?')"
+            return "'\(path)': \(container) cannot hold \(sampleType) samples; it holds \(held) (\(container.defaultSampleType) unless you ask for another)"
         case .invalidFormat(let path, let reason):
             return "cannot write '\(path)': \(reason)"
         case .channelCountMismatch(let path, let fileChannels, let bufferChannels):

@@ -24,16 +24,23 @@ public final class AudioFileWriter: @unchecked Sendable {
     private let scratch: UnsafeMutableRawPointer
     private let scratchFrames = AudioFileReader.chunkFrameCount
 
+    /// TPDF dither (±1 LSB) added before float becomes a 16- or 24-bit integer; nil for
+    /// float files, 32-bit integers (below float's precision) or when asked for none.
+    private var dither: TPDFDither?
+
     /// Creates (or replaces) a file. `container` defaults to the one the path's extension
     /// names. A container that cannot hold `sampleType`, or a format that cannot be written,
     /// is refused before anything touches the disk; if libsndfile fails after creating a
-    /// new file, the file is removed. Thread: control.
+    /// new file, the file is removed. Float written as 16 or 24 bits is dithered (TPDF)
+    /// unless `dither` is false, so quiet passages become noise, not distortion.
+    /// Thread: control.
     public init(
         path: String,
         container: AudioFileContainer? = nil,
         sampleType: SampleType,
         sampleRate: Double,
-        channelCount: Int
+        channelCount: Int,
+        dither: Bool = true
     ) throws(AudioFileError) {
         let (container, requested) = try Self.check(path: path, container: container, sampleType: sampleType, sampleRate: sampleRate, channelCount: channelCount)
         let existed = access(path, F_OK) == 0
@@ -51,6 +58,7 @@ public final class AudioFileWriter: @unchecked Sendable {
         self.sampleType = sampleType
         self.sampleRate = sampleRate
         self.channelCount = channelCount
+        self.dither = dither && sampleType.isInteger && sampleType.bitsPerSample < 32 ? TPDFDither() : nil
         scratch = .allocate(byteCount: scratchFrames * channelCount * 4, alignment: 16)
     }
 
@@ -116,10 +124,21 @@ public final class AudioFileWriter: @unchecked Sendable {
             let written: Int
             if sampleType.isInteger {
                 let samples = scratch.assumingMemoryBound(to: Int32.self)
-                for channel in 0..<channels {
-                    let source = buffers[channel] + done
+                if var noise = dither {
+                    // Frame by frame, so each channel's dither is its own.
                     for frame in 0..<count {
-                        samples[frame * channels + channel] = SampleScaling.leftJustifiedInteger(source[frame], bits: bits)
+                        for channel in 0..<channels {
+                            samples[frame * channels + channel] = SampleScaling.leftJustifiedInteger(
+                                buffers[channel][done + frame], bits: bits, dither: noise.next())
+                        }
+                    }
+                    dither = noise
+                } else {
+                    for channel in 0..<channels {
+                        let source = buffers[channel] + done
+                        for frame in 0..<count {
+                            samples[frame * channels + channel] = SampleScaling.leftJustifiedInteger(source[frame], bits: bits)
+                        }
                     }
                 }
                 written = Int(sf_writef_int(file, samples, sf_count_t(count)))

@@ -12,11 +12,14 @@ enum SampleScaling {
     static let intToFloat: Float = 1.0 / 2_147_483_648.0
 
     /// Float to a `bits`-wide integer, left-justified in 32 bits. Rounds to nearest,
-    /// clips to the integer's range, and writes NaN as 0.
+    /// clips to the integer's range, and writes NaN as 0. `dither` (in least significant
+    /// bits) is added before rounding, except to a sample already on the integer grid:
+    /// silence stays silent and integer audio round-trips exactly, as sox leaves them.
     @inline(__always)
-    static func leftJustifiedInteger(_ sample: Float, bits: Int) -> Int32 {
-        let fullScale = Float(sign: .plus, exponent: bits - 1, significand: 1)
-        let scaled = (sample * fullScale).rounded(.toNearestOrEven)
+    static func leftJustifiedInteger(_ sample: Float, bits: Int, dither: Double = 0) -> Int32 {
+        let fullScale = Double(sign: .plus, exponent: bits - 1, significand: 1)
+        let exact = Double(sample) * fullScale
+        let scaled = (exact.rounded() == exact ? exact : exact + dither).rounded(.toNearestOrEven)
         let value: Int32
         if scaled >= fullScale {
             value = bits == 32 ? Int32.max : Int32(fullScale) - 1

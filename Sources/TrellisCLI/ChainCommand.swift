@@ -24,11 +24,14 @@ struct ChainCommand: ParsableCommand {
     @Option(name: .long, help: "Seconds to render (required with a tone source; default: the source file's length).")
     var duration: Double?
 
-    @Option(name: .long, help: "Sample type of the output file: float32, int16, int24 or int32.")
-    var sampleType: String = "float32"
+    @Option(name: .long, help: "Sample type of the output file: float32, int16, int24 or int32 (default: float32, or int24 for FLAC).")
+    var sampleType: String?
 
-    @Option(name: .long, help: "Sample rate for a tone source.")
-    var sampleRate: Double = 48_000
+    @Option(name: .long, help: "Dither when float becomes 16 or 24 bits: tpdf or none.")
+    var dither: DitherChoice = .tpdf
+
+    @Option(name: .long, help: "Sample rate the chain runs at and writes (default: the source file's; 48000 for a tone). A file at another rate is converted (libsoxr, high quality).")
+    var sampleRate: Double?
 
     @Option(name: .long, help: "Frames per render slice.")
     var blockSize: Int = 4096
@@ -51,7 +54,7 @@ struct ChainCommand: ParsableCommand {
     func run() throws {
         let parsed = try ChainPipeline(arguments: pipeline)
         if let save {
-            let rate = (try? AudioFileReader(path: parsed.source.word).info.sampleRate) ?? sampleRate
+            let rate = sampleRate ?? (try? AudioFileReader(path: parsed.source.word).info.sampleRate) ?? 48_000
             let document = try ChainSession.forSaving(
                 ChainSession.document(parsed, file: save, sampleRate: rate, blockSize: blockSize), registry: try Units.registry())
             do { try SessionWriter.save(document, to: save) } catch { throw CLIError("chain: \(error)") }
@@ -60,20 +63,21 @@ struct ChainCommand: ParsableCommand {
             throw CLIError("chain: the sink \(parsed.sink.word) is the source file; writing it would destroy it, so name another file")
         }
         if ["jack", "midi"].contains(parsed.source.word) || ["jack", "midi"].contains(parsed.sink.word) {
-            try LiveChain(pipeline: parsed, server: server, startServer: startServer, duration: duration, blockSize: blockSize, sampleRate: sampleRate).run()
+            try LiveChain(pipeline: parsed, server: server, startServer: startServer, duration: duration, blockSize: blockSize, sampleRate: sampleRate ?? 48_000).run()
             return
         }
-        guard let type = SampleType(rawValue: sampleType.lowercased()) else {
-            throw CLIError("--sample-type \(sampleType): expected float32, int16, int24 or int32")
+        let type = try SampleType.parse(option: sampleType)
+        if let sampleRate, !(sampleRate >= 1_000 && sampleRate <= 768_000) {
+            throw CLIError("--sample-rate \(sampleRate): expected a rate from 1000 to 768000 Hz")
         }
         let registry = try Units.registry()
-        let built = try ChainBuilder(registry: registry, blockSize: blockSize, toneRate: sampleRate).build(parsed)
+        let built = try ChainBuilder(registry: registry, blockSize: blockSize, rate: sampleRate).build(parsed)
         if showProgram { Log.logger.info("\n\(built.graph.programListing)") }
         let frames: Int
         if let duration {
             frames = Int((duration * built.graph.sampleRate).rounded())
         } else if let input = built.input {
-            frames = input.info.frameCount
+            frames = Int((Double(input.info.frameCount) * built.graph.sampleRate / input.info.sampleRate).rounded())
         } else {
             throw CLIError("chain: a \(parsed.source.word) source has no end; give --duration SECONDS")
         }
@@ -83,7 +87,7 @@ struct ChainCommand: ParsableCommand {
         var written = 0
         do {
             written = try OfflineRenderer(graph: built.graph).render(
-                frameCount: frames, to: parsed.sink.word, sampleType: type, input: built.input, progress: report)
+                frameCount: frames, to: parsed.sink.word, sampleType: type, dither: dither == .tpdf, input: built.input, progress: report)
         } catch { throw CLIError("\(error)") }
         progress.finish()
         if let input = built.input { ChainBuilder.warnOfDamage(in: input) }
@@ -95,7 +99,8 @@ struct ChainCommand: ParsableCommand {
 struct ChainBuilder {
     let registry: ComponentRegistry
     let blockSize: Int
-    let toneRate: Double
+    /// The rate asked for; nil for the source file's (48 kHz for a tone).
+    let rate: Double?
 
     struct Built {
         var graph: Graph
@@ -112,14 +117,14 @@ struct ChainBuilder {
             var description = try pipeline.source.description(unit: "tone")
             description.channels = description.channels ?? 2
             channels = description.channels!
-            rate = toneRate
+            rate = self.rate ?? 48_000
             source = try pipeline.source.make(description, with: factory)
         } else if pipeline.source.word == "jack" {
             throw CLIError("chain: live chains with jack need the JACK head node, which this build does not have yet")
         } else {
             do { input = try AudioFileReader(path: pipeline.source.word) } catch { throw CLIError("chain: \(error)") }
             channels = input!.info.channelCount
-            rate = input!.info.sampleRate
+            rate = self.rate ?? input!.info.sampleRate
             source = GraphInput(channelCount: channels)
         }
 
@@ -188,5 +193,21 @@ extension ChainPipeline.Stage {
     /// `chain: stage N "WORD": MESSAGE`.
     func failure(_ error: UnitFactoryError) -> CLIError {
         CLIError("chain: stage \(position) \"\(word)\": \(error)")
+    }
+}
+
+/// How float is made into 16- or 24-bit samples.
+enum DitherChoice: String, ExpressibleByArgument, CaseIterable {
+    case tpdf, none
+}
+
+extension SampleType {
+    /// A `--sample-type` option: nil stays nil (the container's own), else a known name.
+    static func parse(option: String?) throws(CLIError) -> SampleType? {
+        guard let option else { return nil }
+        guard let type = SampleType(rawValue: option.lowercased()) else {
+            throw CLIError("--sample-type \(option): expected float32, int16, int24 or int32")
+        }
+        return type
     }
 }

@@ -20,16 +20,17 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Seconds to render (required unless the session plays files).")
     var duration: Double?
 
-    @Option(name: .long, help: "Sample type of the output file: float32, int16, int24 or int32.")
-    var sampleType: String = "float32"
+    @Option(name: .long, help: "Sample type of the output file: float32, int16, int24 or int32 (default: float32, or int24 for FLAC).")
+    var sampleType: String?
+
+    @Option(name: .long, help: "Dither when float becomes 16 or 24 bits: tpdf or none.")
+    var dither: DitherChoice = .tpdf
 
     @Option(name: .long, help: "Feed a JACK input port of the session from a file: PORT=FILE (repeatable).")
     var input: [String] = []
 
     func run() throws {
-        guard let type = SampleType(rawValue: sampleType.lowercased()) else {
-            throw CLIError("--sample-type \(sampleType): expected float32, int16, int24 or int32")
-        }
+        let type = try SampleType.parse(option: sampleType)
         let loaded: LoadedSession
         do { loaded = try SessionLoader.load(path: session, registry: try Units.registry(), options: SessionLoadOptions()) } catch {
             throw CLIError("\(error)")
@@ -55,7 +56,7 @@ struct RenderCommand: ParsableCommand {
         let warnings = RenderWarnings(engine: graph.engine, registry: graph.registry)
         var written = 0
         do {
-            written = try OfflineRenderer(graph: graph).render(frameCount: frames, to: output, sampleType: type, inputs: inputs, progress: report)
+            written = try OfflineRenderer(graph: graph).render(frameCount: frames, to: output, sampleType: type, dither: dither == .tpdf, inputs: inputs, progress: report)
         } catch { throw CLIError("render: \(error)") }
         for recorder in recorders {
             do { _ = try recorder.stop() } catch { throw CLIError("render: \(error)") }
@@ -89,9 +90,6 @@ struct RenderCommand: ParsableCommand {
             }
             let reader: AudioFileReader
             do { reader = try AudioFileReader(path: path) } catch { throw CLIError("--input \(assignment): \(error)") }
-            guard reader.info.sampleRate == loaded.graph.sampleRate else {
-                throw CLIError("--input \(assignment): \(path) is at \(Int(reader.info.sampleRate)) Hz but the session runs at \(Int(loaded.graph.sampleRate)) Hz")
-            }
             files[index] = reader
         }
         var inputs: [any OfflineInput] = []
@@ -99,7 +97,14 @@ struct RenderCommand: ParsableCommand {
         let total = loaded.graph.plan?.inputChannelCount ?? 0
         while channel < total {
             if let reader = files[channel] {
-                inputs.append(FileInput(reader: reader))
+                // A file at another rate is converted to the session's, as sox's rate would.
+                if reader.info.sampleRate == loaded.graph.sampleRate {
+                    inputs.append(FileInput(reader: reader))
+                } else {
+                    do { inputs.append(try ResampledFileInput(reader: reader, rate: loaded.graph.sampleRate)) } catch {
+                        throw CLIError("--input: \(error)")
+                    }
+                }
                 channel += reader.info.channelCount
             } else {
                 inputs.append(Silence())

@@ -17,32 +17,40 @@ public struct OfflineRenderer {
     }
 
     /// Renders `frameCount` frames into `path`. The graph's input node, if any, reads
-    /// from `input` (silence after its end). `progress` gets (frames done, total) after
-    /// each slice. Returns the frames written.
+    /// from `input` (silence after its end), converted to the graph's rate if it is at
+    /// another. `progress` gets (frames done, total) after each slice. Returns the
+    /// frames written.
     @discardableResult
     public func render(
         frameCount: Int,
         to path: String,
         container: AudioFileContainer? = nil,
-        sampleType: SampleType = .float32,
+        sampleType: SampleType? = nil,
+        dither: Bool = true,
         input: AudioFileReader? = nil,
         progress: ((Int, Int) -> Void)? = nil
     ) throws(OfflineRenderError) -> Int {
+        let inputs: [any OfflineInput]
         if let input, input.info.sampleRate != graph.sampleRate {
-            throw .inputRate(path: input.path, fileRate: input.info.sampleRate, graphRate: graph.sampleRate)
+            inputs = [try ResampledFileInput(reader: input, rate: graph.sampleRate)]
+        } else {
+            inputs = input.map { [FileInput(reader: $0)] } ?? []
         }
-        return try render(frameCount: frameCount, to: path, container: container, sampleType: sampleType,
-                          inputs: input.map { [FileInput(reader: $0)] } ?? [], progress: progress)
+        return try render(frameCount: frameCount, to: path, container: container, sampleType: sampleType, dither: dither,
+                          inputs: inputs, progress: progress)
     }
 
     /// Renders with the graph's input channels fed, in order, by `inputs` (each filling
-    /// as many channels as it has; silence after the last). Returns the frames written.
+    /// as many channels as it has; silence after the last). `sampleType` defaults to
+    /// what the container holds (`AudioFileContainer.defaultSampleType`); float made
+    /// into 16 or 24 bits is dithered unless `dither` is false. Returns the frames written.
     @discardableResult
     public func render(
         frameCount: Int,
         to path: String,
         container: AudioFileContainer? = nil,
-        sampleType: SampleType = .float32,
+        sampleType: SampleType? = nil,
+        dither: Bool = true,
         inputs: [any OfflineInput],
         progress: ((Int, Int) -> Void)? = nil
     ) throws(OfflineRenderError) -> Int {
@@ -50,9 +58,10 @@ public struct OfflineRenderer {
         let writer: AudioFileWriter
         let previous = ReplacedFile(path: path)
         do {
+            let type = sampleType ?? (container ?? AudioFileContainer(path: path))?.defaultSampleType ?? .float32
             writer = try AudioFileWriter(
-                path: path, container: container, sampleType: sampleType, sampleRate: graph.sampleRate,
-                channelCount: plan.outputChannelCount)
+                path: path, container: container, sampleType: type, sampleRate: graph.sampleRate,
+                channelCount: plan.outputChannelCount, dither: dither)
         } catch {
             previous.restore()
             throw .file(error)
@@ -145,7 +154,6 @@ public enum OfflineRenderError: Error, CustomStringConvertible {
     case render(RenderStatus)
     case graph(GraphError)
     case prepare(String)
-    case inputRate(path: String, fileRate: Double, graphRate: Double)
 
     public var description: String {
         switch self {
@@ -154,8 +162,6 @@ public enum OfflineRenderError: Error, CustomStringConvertible {
         case .render(let status): return "rendering failed: \(status)"
         case .graph(let error): return "\(error)"
         case .prepare(let message): return "preparing the graph failed: \(message)"
-        case .inputRate(let path, let fileRate, let graphRate):
-            return "\(path): the file is at \(Int(fileRate)) Hz but the graph runs at \(Int(graphRate)) Hz"
         }
     }
 }

@@ -48,12 +48,12 @@ public struct RecordingSettings: Sendable, Equatable {
     }
 
     /// The sample type handed to the file writer, after checking that `container` can
-    /// hold the encoding: Core Audio's `'fmt?'` when it cannot.
+    /// hold the encoding.
     func sampleType(in container: AudioFileContainer, path: String, unit: String) throws(MediaError) -> SampleType {
         let held = Self.encodings(for: container)
         guard held.contains(encoding) else {
             let list = held.map(\.description).joined(separator: ", ")
-            throw .invalidSettings("\(container) cannot hold \(encoding) (it holds \(list)): '\(path)' ('fmt?')", unit: unit)
+            throw .invalidSettings("'\(path)': \(container) cannot hold \(encoding); it holds \(list)", unit: unit)
         }
         switch encoding {
         case .pcm(let type): return type

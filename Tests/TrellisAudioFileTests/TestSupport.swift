@@ -124,8 +124,8 @@ struct ImpossibleCase: CustomTestStringConvertible, Sendable {
 }
 
 /// Writes `channels` to a new file and closes it.
-func writeFile(_ path: String, container: AudioFileContainer? = nil, sampleType: SampleType, sampleRate: Double = 48_000, channels: [[Float]]) throws {
-    let writer = try AudioFileWriter(path: path, container: container, sampleType: sampleType, sampleRate: sampleRate, channelCount: channels.count)
+func writeFile(_ path: String, container: AudioFileContainer? = nil, sampleType: SampleType, sampleRate: Double = 48_000, dither: Bool = true, channels: [[Float]]) throws {
+    let writer = try AudioFileWriter(path: path, container: container, sampleType: sampleType, sampleRate: sampleRate, channelCount: channels.count, dither: dither)
     try writer.write(channels: channels)
     try writer.close()
 }

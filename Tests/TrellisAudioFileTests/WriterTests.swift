@@ -14,14 +14,30 @@ struct WriterTests {
         #expect(read == [[top, -1, top, -1, 0, top, -1]])
     }
 
-    @Test("samples between integer steps round to the nearest step")
+    @Test("without dither, samples between integer steps round to the nearest step")
     func rounding() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("round.wav")
         let step: Float = 1.0 / 32768
-        try writeFile(path, sampleType: .int16, channels: [[0.4 * step, 0.6 * step, -0.6 * step, 100.3 * step]])
+        try writeFile(path, sampleType: .int16, dither: false, channels: [[0.4 * step, 0.6 * step, -0.6 * step, 100.3 * step]])
         let read = try AudioFileReader(path: path).readAll()
         #expect(read == [[0, step, -step, 100 * step]])
+    }
+
+    @Test("with dither, rounding is unbiased and within 1 LSB, and samples already on a step (silence too) stay exact")
+    func dithering() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("dither.wav")
+        let step: Float = 1.0 / 32768
+        try writeFile(path, sampleType: .int16, channels: [Array(repeating: 0.25 * step, count: 100_000) + Array(repeating: 7 * step, count: 1_000) + Array(repeating: 0, count: 1_000)])
+        let read = try AudioFileReader(path: path).readAll()[0]
+        let between = read[..<100_000]
+        #expect(between.allSatisfy { abs($0 - 0.25 * step) <= 1.25 * step }, "TPDF dither spans ±1 LSB")
+        // Dither makes rounding unbiased: the mean of the steps is the value itself.
+        let mean = between.reduce(0.0) { $0 + Double($1) } / Double(between.count)
+        #expect(abs(mean - Double(0.25 * step)) < 0.01 * Double(step))
+        #expect(read[100_000..<101_000].allSatisfy { $0 == 7 * step }, "a sample on the grid stays exact")
+        #expect(read[101_000...].allSatisfy { $0 == 0 }, "silence stays silent")
     }
 
     @Test("the container comes from the path's extension", arguments: [("a.wav", AudioFileContainer.wav), ("b.aif", .aiff), ("c.AIFF", .aiff), ("d.caf", .caf), ("e.flac", .flac), ("f.oga", .ogg)])

@@ -69,7 +69,7 @@ enum NodeText {
     static func chain(_ words: [String]) throws -> (NodeTextOutcome, (any AudioUnit)?) {
         let pipeline = try ChainPipeline(arguments: ["tone", "!"] + words + ["!", NSTemporaryDirectory() + "unused.wav"])
         do {
-            let built = try ChainBuilder(registry: controlRegistry(), blockSize: 256, toneRate: 48_000).build(pipeline)
+            let built = try ChainBuilder(registry: controlRegistry(), blockSize: 256, rate: nil).build(pipeline)
             return (.accepted, built.graph.nodes.first { $0.name != "tone" && $0.name != "output" }?.unit)
         } catch {
             return (.refused(try strip("chain: stage 3 \"\(words[0])\": ", from: error.description)), nil)

@@ -61,7 +61,7 @@ struct FileRecorderTests {
         #expect {
             try recorder.prepareToRecord(path: path, settings: RecordingSettings(encoding: encoding))
         } throws: { error in
-            "\(error)".contains("'fmt?'") && "\(error)".contains("\(container) cannot hold \(encoding)")
+            "\(error)".contains(path) && "\(error)".contains("\(container) cannot hold \(encoding)") && !"\(error)".contains("fmt?")
         }
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(throws: MediaError.self) { try recorder.record() }

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+
+/// `count` samples of a sine at `frequency` by sox, mono float, at `rate`, `level` dBFS.
+private func sine(_ name: String, rate: Int, frequency: Int, level: Double, seconds: Double = 2) throws -> String {
+    let path = temporaryPath(name)
+    #expect(try runTool("/usr/bin/sox", ["-n", "-r", "\(rate)", "-c", "1", "-b", "32", "-e", "float", path,
+                                         "synth", "\(seconds)", "sine", "\(frequency)", "vol", "\(level)dB"]) == 0)
+    return path
+}
+
+/// The amplitude of `frequency` in `samples` (a Goertzel filter over all of them).
+private func amplitude(_ samples: [Float], frequency: Double, rate: Double) -> Double {
+    let w = 2 * Double.pi * frequency / rate
+    var re = 0.0, im = 0.0
+    for (n, sample) in samples.enumerated() {
+        re += Double(sample) * cos(w * Double(n))
+        im -= Double(sample) * sin(w * Double(n))
+    }
+    return 2 * (re * re + im * im).squareRoot() / Double(samples.count)
+}
+
+@Suite("Files: sample types, dither and rates")
+struct FileConversionTests {
+    @Test("a chain to FLAC needs no flags: it writes 24-bit samples within dither of the source")
+    func flacWithoutFlags() throws {
+        let input = try sine("in.wav", rate: 48_000, frequency: 997, level: -3)
+        let output = temporaryPath("out.flac")
+        let result = try trellis(["chain", input, "!", "gain", "gain=0", "!", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/soxi")
+        process.arguments = ["-b", output]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let bits = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(bits.trimmingCharacters(in: .whitespacesAndNewlines) == "24")
+        let a = try floats(input), b = try floats(output)
+        #expect(a.count == b.count)
+        let lsb = Float(1) / Float(1 << 23)
+        #expect(zip(a, b).allSatisfy { abs($0 - $1) <= 1.5 * lsb }, "TPDF dither moves a sample by at most 1.5 LSB")
+    }
+
+    @Test("16-bit output of a -100 dBFS sine keeps the sine in a dithered noise floor, with no harmonics above it")
+    func ditherMakesNoiseNotHarmonics() throws {
+        let input = try sine("quiet.wav", rate: 48_000, frequency: 1_000, level: -100)
+        let dithered = temporaryPath("dithered.wav"), plain = temporaryPath("plain.wav")
+        #expect(try trellis(["chain", "--sample-type", "int16", input, "!", "gain", "gain=0", "!", dithered]).status == 0)
+        #expect(try trellis(["chain", "--sample-type", "int16", "--dither", "none", input, "!", "gain", "gain=0", "!", plain]).status == 0)
+        let samples = try floats(dithered)
+        let fundamental = amplitude(samples, frequency: 1_000, rate: 48_000)
+        #expect(abs(20 * log10(fundamental) - -100) < 1, "the sine comes through at -100 dBFS: \(20 * log10(fundamental))")
+        let floor = [1_370.0, 2_230, 4_410, 6_170, 8_590, 11_030, 13_310, 17_770].map { amplitude(samples, frequency: $0, rate: 48_000) }.max()!
+        for harmonic in [2_000.0, 3_000, 5_000, 7_000] {
+            #expect(amplitude(samples, frequency: harmonic, rate: 48_000) < 2 * floor, "\(harmonic) Hz stands out of the noise")
+        }
+        // Without dither the sine (a third of an LSB) rounds away to nothing.
+        #expect(try floats(plain).allSatisfy { $0 == 0 })
+    }
+
+    @Test("a chain at another rate converts the file: a 1 kHz sine at 44.1 kHz comes out at 48 kHz with THD+N below -100 dB")
+    func chainConvertsRates() throws {
+        let input = try sine("in44.wav", rate: 44_100, frequency: 1_000, level: -6)
+        let output = temporaryPath("out48.wav")
+        let result = try trellis(["chain", "--sample-rate", "48000", input, "!", "gain", "gain=0", "!", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        let samples = try floats(output)
+        #expect(samples.count == 96_000, "2 s at 48 kHz")
+        // Fit a*sin + b*cos at exactly 1 kHz over the middle; what is left is THD+N. A
+        // frequency off by 0.01 % would leave a residual near the signal itself.
+        let middle = Array(samples[24_000..<72_000])
+        var ss = 0.0, cc = 0.0, sc = 0.0, ys = 0.0, yc = 0.0
+        for (index, sample) in middle.enumerated() {
+            let phase = 2 * Double.pi * 1_000 * Double(index + 24_000) / 48_000
+            let s = sin(phase), c = cos(phase), y = Double(sample)
+            ss += s * s; cc += c * c; sc += s * c; ys += y * s; yc += y * c
+        }
+        let determinant = ss * cc - sc * sc
+        let a = (ys * cc - yc * sc) / determinant, b = (yc * ss - ys * sc) / determinant
+        var residual = 0.0, signal = 0.0
+        for (index, sample) in middle.enumerated() {
+            let phase = 2 * Double.pi * 1_000 * Double(index + 24_000) / 48_000
+            let fit = a * sin(phase) + b * cos(phase)
+            residual += (Double(sample) - fit) * (Double(sample) - fit)
+            signal += fit * fit
+        }
+        let thdN = 10 * log10(residual / signal)
+        #expect(thdN < -100, "THD+N \(thdN) dB")
+        #expect(abs(20 * log10((a * a + b * b).squareRoot()) - -6) < 0.01, "the level is kept")
+    }
+
+    @Test("render --input takes a file at another rate and converts it")
+    func renderConvertsInputs() throws {
+        let input = try sine("in44.wav", rate: 44_100, frequency: 1_000, level: -6)
+        let session = temporaryPath("s.yaml"), output = temporaryPath("r.wav")
+        try """
+            version: 1
+            defaults: { sample-rate: 48000 }
+            jack: { inputs: [mic] }
+            nodes:
+              in: { unit: input, channels: 1 }
+              out: { unit: output, channels: 1 }
+            connections: [in -> out]
+            """.write(toFile: session, atomically: true, encoding: .utf8)
+        let result = try trellis(["render", session, "--duration", "1", "--input", "mic=\(input)", "-o", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        let samples = try floats(output)
+        #expect(samples.count == 48_000)
+        #expect(abs(20 * log10(amplitude(Array(samples[4_800..<43_200]), frequency: 1_000, rate: 48_000)) - -6) < 0.05)
+    }
+}
