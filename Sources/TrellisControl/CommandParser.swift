@@ -91,6 +91,20 @@ public enum CommandParser {
         case "meter":
             try count(1...1)
             return .meter(try bus(arguments[0]))
+        case "play" where arguments.count > 1:
+            var names = arguments
+            var at: Int64?
+            if names.count >= 3, names[names.count - 2].lowercased() == "at" {
+                guard let time = Int64(names[names.count - 1]), time >= 0 else {
+                    throw ControlError(.badValue, "play: \(CommandTokenizer.quote(names[names.count - 1])) is not a sample time (frames, 0 or more)")
+                }
+                at = time
+                names.removeLast(2)
+            }
+            return .playTogether(nodes: try names.map { argument throws(ControlError) in try nodeName(argument) }, at: at)
+        case "position":
+            try count(1...1)
+            return .position(node: try nodeName(arguments[0]))
         case "play", "pause", "stop":
             try count(1...1)
             let action: TransportAction = verb == "play" ? .play : verb == "pause" ? .pause : .stop

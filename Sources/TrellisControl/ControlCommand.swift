@@ -17,6 +17,9 @@ public enum ControlCommand: Sendable, Equatable {
     case preset(node: String, name: String)
     case meter(BusName)
     case transport(TransportAction, node: String)
+    /// `play A B ... [at SAMPLETIME]`: players started on one frame.
+    case playTogether(nodes: [String], at: Int64?)
+    case position(node: String)
     case record(start: Bool, recorder: String?)
     case save(path: String?)
     case load(path: String)

@@ -125,6 +125,7 @@ extension ControlDispatcher {
         case .load(let path): return try loadJob(path)
         case .save(let path): return try saveJob(path)
         case .transport(let action, let name): return try transportJob(action, name)
+        case .playTogether(let names, let at): return try playJob(names, at: at)
         default: return nil
         }
     }
@@ -173,6 +174,19 @@ extension ControlDispatcher {
         return FileJob(summary: "\(action.verb) \(name)", onTimeout: "the player goes on with it when its file answers") { [self] _ in
             let reply: ControlReply
             do throws(ControlError) { reply = try transport(action, on: player, named: name) } catch { reply = .error(error) }
+            return { reply }
+        }
+    }
+
+    /// Several players, or one at a given time: each is prepared (its file open, its
+    /// first audio read ahead), then all are told one start frame, so they start on it
+    /// together whatever each took to prepare.
+    private func playJob(_ names: [String], at: Int64?) throws(ControlError) -> FileJob {
+        let players = try names.map { name throws(ControlError) in (name, try player(name, for: .play)) }
+        let head = target.jackHead
+        return FileJob(summary: "play " + names.joined(separator: " "), onTimeout: "the players start when their files answer") { [self] _ in
+            let reply: ControlReply
+            do throws(ControlError) { reply = try playTogether(players, at: at, head: head) } catch { reply = .error(error) }
             return { reply }
         }
     }

@@ -149,6 +149,45 @@ extension ControlDispatcher {
         return .ok(text: "\(state) \(String(format: "%.3f", time))", value: .object([("node", .string(name)), ("state", .string(state)), ("seconds", .number(time))]))
     }
 
+    /// Thread: the files queue (players open their files here).
+    func playTogether(_ players: [(String, FilePlayer)], at: Int64?, head: JACKHeadNode?) throws(ControlError) -> ControlReply {
+        for (name, player) in players {
+            do { try player.prepare() } catch { throw ControlError(.unsupported, "node \(name): \(error); no player was started") }
+            guard player.waitUntilReady(timeout: fileTimeout) else {
+                throw ControlError(.timeout, "node \(name): its file did not answer within \(fileTimeout) s; no player was started")
+            }
+        }
+        // Far enough ahead that every player's command reaches the audio thread first.
+        let start: Int64?
+        if let at {
+            start = at
+        } else if let head {
+            let status = head.status()
+            start = head.nextCycleSampleTime + Int64(max(4 * status.bufferFrames, Int(0.05 * status.sampleRate)))
+        } else {
+            start = nil
+        }
+        for (name, player) in players {
+            do { try player.play(atSampleTime: start) } catch { throw ControlError(.unsupported, "node \(name): \(error)") }
+        }
+        let names = players.map(\.0)
+        let when = start.map { " at \($0)" } ?? ""
+        var fields: [(String, ControlValue)] = [("nodes", .array(names.map { .string($0) })), ("state", .string("playing"))]
+        if let start { fields.append(("sampleTime", .number(Double(start)))) }
+        return .ok(text: "playing " + names.joined(separator: " ") + when, value: .object(fields))
+    }
+
+    /// Where a player is: its state, the time and frame playing, and the file's length.
+    func position(_ name: String) throws(ControlError) -> ControlReply {
+        let player = try player(name, for: .play)
+        let state = player.transportState.rawValue
+        let frame = player.currentFrame, frames = player.fileInfo?.frameCount ?? 0
+        let seconds = player.currentTime, duration = player.duration
+        return .ok(text: "\(state) \(String(format: "%.3f", seconds)) of \(String(format: "%.3f", duration)) frame \(frame) of \(frames)",
+                   value: .object([("node", .string(name)), ("state", .string(state)), ("seconds", .number(seconds)),
+                                   ("duration", .number(duration)), ("frame", .number(Double(frame))), ("frames", .number(Double(frames)))]))
+    }
+
     func record(start: Bool, recorder name: String?) throws(ControlError) -> ControlReply {
         let targets = target.session.recorders
         guard !recorders.isEmpty else {

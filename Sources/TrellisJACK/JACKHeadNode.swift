@@ -256,6 +256,10 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
 
     // MARK: Listeners
 
+    /// The graph sample time the next cycle starts at: a time a start scheduled now can
+    /// still make, given some lead. Thread: any.
+    public var nextCycleSampleTime: Int64 { state.nextSampleTime.load(ordering: .relaxed) }
+
     /// Adds a listener; it runs on the head node's control thread, never on the audio
     /// thread. Returns a token for `removeListener`. Thread: any.
     @discardableResult

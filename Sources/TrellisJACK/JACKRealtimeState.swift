@@ -57,6 +57,8 @@ final class JACKRealtimeState: @unchecked Sendable {
     let serverLost = Atomic<Bool>(false)
     /// The graph latency last given to JACK's latency callback.
     let publishedLatency = Atomic<Int>(0)
+    /// The sample time the next cycle starts at, for starts scheduled from control.
+    let nextSampleTime = Atomic<Int64>(0)
     private let lossClaimed = Atomic<Bool>(false)
     private let lossReasonText: UnsafeMutablePointer<CChar>
     private let lossReasonCapacity = 256
@@ -139,6 +141,7 @@ final class JACKRealtimeState: @unchecked Sendable {
         let output = AudioBuffers(channelPointers: UnsafePointer(outputTable), channelCount: outputCount)
         let timeStamp = AudioTimeStamp(sampleTime: sampleTime, hostTime: start)
         sampleTime += Int64(frames)
+        nextSampleTime.store(sampleTime, ordering: .relaxed)
 
         var reason: JACKSilenceReason?
         // PipeWire's JACK may run a larger cycle before the buffer-size notice arrives.

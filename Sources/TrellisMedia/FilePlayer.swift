@@ -161,8 +161,9 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
         lock.withLock { _ in state = .paused }
     }
 
-    /// Stops playing and releases what `prepare` took (the open file, the converter, the
-    /// audio read ahead). The position stays, as AVAudioPlayer's does. Thread: control.
+    /// Stops playing, goes back to the start of the file, and releases what `prepare`
+    /// took (the open file, the converter, the audio read ahead), as AVAudioPlayerNode's
+    /// stop does; `pause` is the one that keeps the position. Thread: control.
     public func stop() {
         let active = lock.withLock { _ in
             finishIfEnded()
@@ -173,7 +174,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
         commandProducer.withLock { _ in _ = commands.push(PlayerCommand(kind: .stop, sampleTime: .min)) }
         lock.withLock { _ in
             finishIfEnded()
-            if stream != nil { target = currentFrameLocked() }
+            target = 0
             release()
             state = .stopped
         }

@@ -67,6 +67,24 @@ struct PlayerKernel: UnitKernel {
     }
 
     /// Copies the next frames out of the ring, applying volume and pan. Thread: audio.
+    /// Drops up to `frames` frames of what the ring holds, as if they had played; stops
+    /// short at the file's end, which the next read then reports. Thread: audio.
+    @inline(__always)
+    private mutating func skip(_ frames: Int) {
+        var left = frames
+        while left > 0, let slot = ring.readableSlot(), ring.header(slot).pointee.generation == generation {
+            let header = ring.header(slot).pointee
+            let take = min(header.frameCount &- slotOffset, left)
+            slotOffset &+= take
+            left &-= take
+            position = header.position &+ Int64(slotOffset)
+            positionGeneration = generation
+            guard slotOffset == header.frameCount, !header.isEnd else { break }
+            ring.release()
+            slotOffset = 0
+        }
+    }
+
     @inline(__always)
     mutating func process(_ context: RenderContext) -> RenderStatus {
         let output = context.outputs[0]
@@ -84,7 +102,14 @@ struct PlayerKernel: UnitKernel {
                 output.clear(frameCount: frameCount)
                 return .ok
             }
-            written = startTime == .min ? 0 : max(0, Int(startTime &- now))
+            if startTime != .min && startTime < now {
+                // A start whose command arrived late plays as if it had begun on time, so
+                // players started together stay together.
+                skip(Int(now &- startTime))
+                written = 0
+            } else {
+                written = startTime == .min ? 0 : Int(startTime &- now)
+            }
             mode = .playing
             silence(output, from: 0, count: written)
         case .playing:

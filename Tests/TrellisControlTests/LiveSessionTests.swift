@@ -313,6 +313,51 @@ extension LiveControlTests {
         #expect(eof.hasPrefix("event eof src"), "\(eof)")
     }
 
+    @Test("one play command starts several players on the frame it names, and play at starts one on the frame asked")
+    func playersStartTogether() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        _ = try Self.playerSession(in: folder)
+        let rig = try LiveRig(session: """
+            version: 1
+            defaults: { sample-rate: 48000, block-size: 256 }
+            nodes:
+              a: { unit: player, file: \(folder)/beep.wav }
+              b: { unit: player, file: \(folder)/beep.wav }
+              mix: { unit: mixer3d, inputs: 2, input-channels: 1, output-channels: 2 }
+              out: { unit: output, channels: 2 }
+            connections: [a -> mix.0, b -> mix.1, mix -> out]
+            """)
+        defer { rig.stop() }
+        let client = try rig.client(), watcher = try rig.client()
+        #expect(try client.request("stop a").hasPrefix("ok stopped 0.000"), "stop rewinds")
+        #expect(try client.request("stop b").hasPrefix("ok stopped 0.000"))
+        #expect(try watcher.request("watch events=eof").hasPrefix("ok"))
+        let reply = try client.request("play a b")
+        let words = reply.split(separator: " ")
+        #expect(reply.hasPrefix("ok playing a b at "), "\(reply)")
+        let start = try #require(words.last.flatMap { Int64($0) })
+        // The file is 0.5 s: each player's end of file is 24,000 frames after the start it was given.
+        var ends: [String: Int64] = [:]
+        for _ in 0..<2 {
+            let line = try #require(try watcher.readLine(timeout: 3))
+            let parts = line.split(separator: " ")
+            guard parts.count == 4, let time = parts[3].split(separator: "=").last.flatMap({ Int64($0) }) else {
+                Issue.record("not an eof event: \(line)")
+                return
+            }
+            ends[String(parts[2])] = time
+        }
+        #expect(ends == ["a": start + 24_000, "b": start + 24_000])
+
+        let later = start + 48_000 * 2
+        #expect(try client.request("play a at \(later)").hasPrefix("ok playing a at \(later)"))
+        #expect(try client.request("position a").hasPrefix("ok playing 0.000 of 0.500 frame 0 of 24000"))
+        let line = try #require(try watcher.readLine(timeout: 4))
+        #expect(line == "event eof a sampleTime=\(later + 24_000)")
+        #expect(try client.request("position a").hasPrefix("ok stopped 0.000 of 0.500"))
+    }
+
     @Test("record stop ends the session's take and record start begins a new one")
     func recordStopAndStart() throws {
         let folder = try temporaryFolder()

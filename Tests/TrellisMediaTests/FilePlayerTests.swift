@@ -127,6 +127,20 @@ struct FilePlayerTests {
         #expect(Array(out[0][2000..<52_000]) == (0..<50_000).map { signal($0) })
     }
 
+    @Test("a start time already past plays as if it had begun then: the frames since are skipped")
+    func lateStartSkips() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("late.wav")
+        try writeSignalFile(path, frames: 20_000)
+        let (graph, player) = try playerGraph(file: path)
+        try player.prepare()
+        #expect(player.waitUntilReady())
+        _ = collect(graph, frames: 2_000)
+        try player.play(atSampleTime: 1_500)
+        let out = collect(graph, frames: 1_000, start: 2_000)[0]
+        #expect(out == (500..<1_500).map { signal($0) })
+    }
+
     @Test("volume scales the output and pan fades the other channel of a stereo output")
     func volumeAndPan() throws {
         let directory = TemporaryDirectory()
@@ -203,8 +217,8 @@ struct FilePlayerTests {
         #expect(resumed == (1024..<2048).map { signal($0) })
     }
 
-    @Test("stop closes the file and keeps the position; play starts from it again")
-    func stopKeepsPosition() throws {
+    @Test("stop closes the file and rewinds; play starts from frame 0 again")
+    func stopRewinds() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("stop.wav")
         try writeSignalFile(path, frames: 20_000)
@@ -216,12 +230,12 @@ struct FilePlayerTests {
         #expect(openDescriptorCount(of: path) == 0)
         #expect(!player.isReady)
         #expect(player.transportState == .stopped)
-        #expect(player.currentFrame == 3000)
+        #expect(player.currentFrame == 0)
         let silent = collect(graph, frames: 512, start: 3000)[0]
         #expect(silent.allSatisfy { $0 == 0 })
         try player.play()
         let out = collect(graph, frames: 1000, start: 3512)[0]
-        #expect(out == (3000..<4000).map { signal($0) })
+        #expect(out == (0..<1000).map { signal($0) })
     }
 
     @Test("time updates arrive at the requested interval on a thread other than the render thread")
