@@ -136,6 +136,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
                 do throws(AudioFileError) { reader = try AudioFileReader(path: path) } catch { throw .file(error, unit: name) }
             }
             let made = try PlayerStream(reader: reader, outputRate: outputRate, slotFrames: ring.frameCapacity)
+            shared.monoSource.pointee.store(reader.info.channelCount == 1, ordering: .relaxed)
             try restart(made, atFileFrame: target)
             stream = made
             reportedDamage = AudioFileDamage()

@@ -1,5 +1,6 @@
 import TrellisCore
 import TrellisEngine
+import TrellisUnits
 
 /// What the player's control side, butler and render side share: generations,
 /// positions and counters in memory of their own. `FilePlayer` makes and frees them.
@@ -12,6 +13,9 @@ struct PlayerShared: BitwiseCopyable, @unchecked Sendable {
     let underrunCount = makeAtomicCell(0)
     /// Frames between time updates; 0 for none.
     let timeInterval = makeAtomicCell(0)
+    /// The file is mono (spread over a wider output): pan places it with the mixer's
+    /// equal-power law instead of balancing two channels.
+    let monoSource = makeAtomicCell(false)
 
     /// Thread: control, once no render call can use them.
     func free() {
@@ -22,6 +26,7 @@ struct PlayerShared: BitwiseCopyable, @unchecked Sendable {
         freeAtomicCell(prepared)
         freeAtomicCell(underrunCount)
         freeAtomicCell(timeInterval)
+        freeAtomicCell(monoSource)
     }
 }
 
@@ -211,10 +216,11 @@ struct PlayerKernel: UnitKernel {
     @inline(__always)
     private mutating func copy(from source: AudioBuffers, offset: Int, to output: AudioBuffers, at start: Int, frameCount: Int) {
         let channels = output.channelCount
+        let mono = shared.monoSource.pointee.load(ordering: .relaxed)
         if !volume.isRamping && !pan.isRamping {
             var channel = 0
             while channel < channels {
-                let gain = Self.gain(channel: channel, of: channels, volume: volume.current, pan: pan.current)
+                let gain = Self.gain(channel: channel, of: channels, volume: volume.current, pan: pan.current, mono: mono)
                 let from = source[channel] + offset, to = output[channel] + start
                 if gain == 1 {
                     copySamples(from: from, to: to, count: frameCount)
@@ -234,19 +240,21 @@ struct PlayerKernel: UnitKernel {
             let v = volume.next(), p = pan.next()
             var channel = 0
             while channel < channels {
-                output[channel][start &+ frame] = source[channel][offset &+ frame] * Self.gain(channel: channel, of: channels, volume: v, pan: p)
+                output[channel][start &+ frame] = source[channel][offset &+ frame] * Self.gain(channel: channel, of: channels, volume: v, pan: p, mono: mono)
                 channel &+= 1
             }
             frame &+= 1
         }
     }
 
-    /// Balance pan on two channels, volume alone otherwise.
+    /// The mixer's pan laws on two channels (`PanLaw`): a mono file is placed with
+    /// equal power (-3 dB each side at the centre), a stereo one balanced; on other
+    /// widths, volume alone.
     @inline(__always)
-    static func gain(channel: Int, of channels: Int, volume: Float, pan: Float) -> Float {
+    static func gain(channel: Int, of channels: Int, volume: Float, pan: Float, mono: Bool) -> Float {
         guard channels == 2 else { return volume }
-        if channel == 0 { return pan <= 0 ? volume : volume * (1 - pan) }
-        return pan >= 0 ? volume : volume * (1 + pan)
+        let (left, right) = mono ? PanLaw.mono(pan) : PanLaw.stereo(pan)
+        return volume * (channel == 0 ? left : right)
     }
 
     @inline(__always)

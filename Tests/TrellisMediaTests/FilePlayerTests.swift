@@ -141,7 +141,7 @@ struct FilePlayerTests {
         #expect(out == (500..<1_500).map { signal($0) })
     }
 
-    @Test("volume scales the output and pan fades the other channel of a stereo output")
+    @Test("volume scales the output and pan balances a stereo file with the mixer's equal-power law")
     func volumeAndPan() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("stereo.wav")
@@ -151,15 +151,47 @@ struct FilePlayerTests {
         try player.setParameter(named: "pan", 0.25)
         try player.play()
         let out = collect(graph, frames: 10_000)
-        // The change ramps over 64 frames; after it the gains are exact.
+        // Balance: the near side stays at unity, the far side follows √2·cos((pan + 1)·π/4).
+        let far = 2.0.squareRoot() * cos(1.25 * Double.pi / 4)
         for frame in 100..<10_000 {
-            #expect(out[0][frame] == signal(frame, channel: 0) * (0.5 * 0.75))
-            #expect(out[1][frame] == signal(frame, channel: 1) * 0.5)
-            if out[0][frame] != signal(frame, channel: 0) * 0.375 { break }
+            let left = Double(signal(frame, channel: 0)) * 0.5 * far, right = Double(signal(frame, channel: 1)) * 0.5
+            guard abs(Double(out[0][frame]) - left) <= 1e-6, abs(Double(out[1][frame]) - right) <= 1e-6 else {
+                Issue.record("frame \(frame): \(out[0][frame]), \(out[1][frame]) against \(left), \(right)")
+                break
+            }
         }
     }
 
-    @Test("a mono file on a stereo output plays on both channels")
+    @Test("a mono file panned on a stereo output: hard left leaves the right silent, the centre is -3 dB each side")
+    func monoPan() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("mono.wav")
+        try writeSignalFile(path, frames: 20_000)
+        let graph = Graph()
+        let player = FilePlayer(channelCount: 2)
+        try player.load(path: path)
+        let node = try graph.addNode(player)
+        let output = try graph.addNode(GenericOutput(channelCount: 2))
+        try graph.connect(node, to: output)
+        try player.setParameter(named: "pan", -1)
+        try graph.initialize()
+        try player.play()
+        let left = collect(graph, frames: 8_000)
+        #expect(left[1].allSatisfy { $0 == 0 })
+        #expect(zip(left[0], (0..<8_000).map { signal($0) }).allSatisfy { abs($0 - $1) <= 1e-6 })
+        try player.setParameter(named: "pan", 0)
+        let centre = collect(graph, frames: 8_000, start: 8_000)
+        let minus3dB = 1 / 2.0.squareRoot()
+        for frame in 200..<8_000 {
+            let expected = Double(signal(8_000 + frame)) * minus3dB
+            guard abs(Double(centre[0][frame]) - expected) <= 1e-6, abs(Double(centre[1][frame]) - expected) <= 1e-6 else {
+                Issue.record("frame \(frame): \(centre[0][frame]), \(centre[1][frame]) against \(expected)")
+                break
+            }
+        }
+    }
+
+    @Test("a mono file on a stereo output plays on both channels, centred")
     func monoOnStereo() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("mono.wav")
@@ -173,9 +205,10 @@ struct FilePlayerTests {
         try graph.initialize()
         try player.play()
         let out = collect(graph, frames: 5000)
-        let expected = (0..<5000).map { signal($0) }
-        #expect(out[0] == expected)
-        #expect(out[1] == expected)
+        // Centred with equal power: -3 dB on each side.
+        let expected = (0..<5000).map { Double(signal($0)) / 2.0.squareRoot() }
+        #expect(zip(out[0], expected).allSatisfy { abs(Double($0) - $1) <= 1e-6 })
+        #expect(zip(out[1], expected).allSatisfy { abs(Double($0) - $1) <= 1e-6 })
     }
 
     @Test("a 44.1 kHz sine plays at 48 kHz with its frequency and length kept")
