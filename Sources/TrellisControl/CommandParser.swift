@@ -162,7 +162,7 @@ public enum CommandParser {
         var request = WatchRequest()
         for word in arguments {
             guard let equals = word.firstIndex(of: "=") else {
-                throw ControlError(.syntax, "watch: \(CommandTokenizer.quote(word)) is not off, events=, meters= or rate=")
+                throw ControlError(.syntax, "watch: \(CommandTokenizer.quote(word)) is not off, events=, meters=, rate=, time= or boundaries=")
             }
             let key = word[..<equals].lowercased(), value = String(word[word.index(after: equals)...])
             let items = value.split(separator: ",").map(String.init)
@@ -187,8 +187,27 @@ public enum CommandParser {
                     throw ControlError(.badValue, "watch: rate=\(value) is not a number of meter readings per second from 0.1 to 100")
                 }
                 request.rate = rate
+            case "time":
+                guard let seconds = Double(value), seconds >= 0.01, seconds <= 3_600 else {
+                    throw ControlError(.badValue, "watch: time=\(value) is not an interval in seconds from 0.01 to 3600")
+                }
+                request.timeInterval = seconds
+                request.kinds.insert(.time)
+            case "boundaries":
+                var times: [Double] = []
+                for item in items {
+                    guard let seconds = Double(item), seconds.isFinite, seconds >= 0 else {
+                        throw ControlError(.badValue, "watch: boundary \(CommandTokenizer.quote(item)) is not a time in seconds (0 or more)")
+                    }
+                    times.append(seconds)
+                }
+                guard !times.isEmpty, times.count <= 1_000 else {
+                    throw ControlError(.badValue, "watch: boundaries= takes 1 to 1000 times in seconds")
+                }
+                request.boundaries = times.sorted()
+                request.kinds.insert(.boundary)
             default:
-                throw ControlError(.syntax, "watch: \(CommandTokenizer.quote(String(key))) is not events, meters or rate")
+                throw ControlError(.syntax, "watch: \(CommandTokenizer.quote(String(key))) is not events, meters, rate, time or boundaries")
             }
         }
         return .watch(request)

@@ -90,6 +90,12 @@ public struct WatchRequest: Sendable, Equatable {
     public var kinds: Set<ControlEventKind>
     public var meters: [BusName]
     public var rate: Double
+    /// Seconds between `time` events from each playing file player (AVPlayer's periodic
+    /// time observer); nil for none.
+    public var timeInterval: Double?
+    /// File times, in seconds, at which each player sends a `boundary` event as it
+    /// plays past them (AVPlayer's boundary time observer).
+    public var boundaries: [Double] = []
 
     public init(kinds: Set<ControlEventKind> = Set(ControlEventKind.allCases), meters: [BusName] = [], rate: Double = 10) {
         self.kinds = kinds
@@ -100,5 +106,5 @@ public struct WatchRequest: Sendable, Equatable {
 
 /// The kinds of notification `watch` streams.
 public enum ControlEventKind: String, Sendable, CaseIterable, Hashable {
-    case meter, xrun, interruption, route, eof, jack, graph, warning, log, midi
+    case meter, xrun, interruption, route, eof, jack, graph, warning, log, midi, time, boundary
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TrellisCore
 import TrellisGraph
 import TrellisMedia
@@ -59,6 +60,9 @@ extension ControlDispatcher {
             watch.timer = timer
             timer.resume()
         }
+        if request.timeInterval != nil || !request.boundaries.isEmpty {
+            watch.playerObservers = observePlayers(request, for: peer)
+        }
         peer.state.withLock { $0.watch = watch }
         peers.withLock { $0[ObjectIdentifier(peer)] = peer }
         let kinds = request.kinds.map(\.rawValue).sorted()
@@ -76,7 +80,46 @@ extension ControlDispatcher {
         peers.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(peer)) }
         guard let watch else { return }
         watch.timer?.cancel()
+        for (player, token) in watch.playerObservers { player.removeObserver(token) }
         target.withGraphLocked { for slot in watch.meters { slot.remove() } }
+    }
+
+    /// Time observers on every file player of the graph for one watching peer: periodic
+    /// `time` events, and `boundary` events as a player plays past a boundary (found
+    /// within 10 ms, placed on its frame). Thread: the dispatcher's queue.
+    private func observePlayers(_ request: WatchRequest, for peer: ControlPeer) -> [(FilePlayer, MediaListenerToken)] {
+        var tokens: [(FilePlayer, MediaListenerToken)] = []
+        for node in graph.nodes {
+            guard let player = node.unit as? FilePlayer else { continue }
+            let name = node.name
+            if let interval = request.timeInterval {
+                tokens.append((player, player.addTimeObserver(interval: interval) { [weak peer] time in
+                    peer?.send(ControlEvent(
+                        kind: .time, text: "\(name) seconds=\(String(format: "%.3f", time.seconds)) frame=\(time.frame) sampleTime=\(time.sampleTime)",
+                        data: .object([("node", .string(name)), ("seconds", .number(time.seconds)), ("frame", .number(Double(time.frame))),
+                                       ("sampleTime", .number(Double(time.sampleTime)))])))
+                }))
+            }
+            guard !request.boundaries.isEmpty else { continue }
+            let boundaries = request.boundaries
+            let rate = graph.sampleRate
+            let last = Mutex<Double>(-1)
+            tokens.append((player, player.addTimeObserver(interval: 0.01) { [weak peer] time in
+                let previous = last.withLock { value in
+                    defer { value = time.seconds }
+                    return value
+                }
+                // A jump back (a seek, a loop, a new play) starts over.
+                let from = time.seconds < previous ? -1 : previous
+                for boundary in boundaries where boundary > from && boundary <= time.seconds {
+                    let at = time.sampleTime - Int64(((time.seconds - boundary) * rate).rounded())
+                    peer?.send(ControlEvent(
+                        kind: .boundary, text: "\(name) at=\(String(format: "%.3f", boundary)) sampleTime=\(at)",
+                        data: .object([("node", .string(name)), ("at", .number(boundary)), ("sampleTime", .number(Double(at)))])))
+                }
+            }))
+        }
+        return tokens
     }
 
     /// Listens for the end of file of every file player in the graph, once each.

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TrellisMedia
 
 /// One client of the control server as the dispatcher sees it: its mode, its watch,
 /// and how to hand it an event line. Transports make one per connection (or, for OSC,
@@ -19,6 +20,8 @@ public final class ControlPeer: @unchecked Sendable {
         let id: ControlValue
         let meters: [MeterSlot]
         var timer: DispatchSourceTimer?
+        /// The time observers this watch put on file players, removed with it.
+        var playerObservers: [(FilePlayer, MediaListenerToken)] = []
 
         init(request: WatchRequest, id: ControlValue, meters: [MeterSlot]) {
             self.request = request

@@ -108,9 +108,11 @@ struct PlayerKernel: UnitKernel {
                 return .ok
             }
             if startTime != .min && startTime < now {
-                // A start whose command arrived late plays as if it had begun on time, so
-                // players started together stay together.
-                skip(Int(now &- startTime))
+                // A start whose command arrived late (by up to a second, what the ring
+                // holds read ahead) plays as if it had begun on time, so players started
+                // together stay together; an older time just starts now.
+                let late = now &- startTime
+                if late <= Int64(context.time.sampleRate) { skip(Int(late)) }
                 written = 0
             } else {
                 written = startTime == .min ? 0 : Int(startTime &- now)

@@ -358,6 +358,35 @@ extension LiveControlTests {
         #expect(try client.request("position a").hasPrefix("ok stopped 0.000 of 0.500"))
     }
 
+    @Test("watchers hear a playing file's time at the interval they ask, within a period, and each boundary once, on its frame")
+    func timeAndBoundaryEvents() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let rig = try LiveRig(session: Self.playerSession(in: folder))
+        defer { rig.stop() }
+        let client = try rig.client(), watcher = try rig.client()
+        #expect(try client.request("stop src").hasPrefix("ok stopped"))
+        #expect(try watcher.request("watch events=time,boundary,eof time=0.1 boundaries=0.25").hasPrefix("ok"))
+        #expect(try client.request("play src").hasPrefix("ok playing"))
+        var times: [Double] = [], boundaries: [String] = []
+        while true {
+            let line = try #require(try watcher.readLine(timeout: 3))
+            if line.hasPrefix("event eof") { break }
+            let fields = Dictionary(uniqueKeysWithValues: line.split(separator: " ").compactMap { word -> (String, String)? in
+                let parts = word.split(separator: "=", maxSplits: 1)
+                return parts.count == 2 ? (String(parts[0]), String(parts[1])) : nil
+            })
+            if line.hasPrefix("event time src ") { times.append(Double(fields["seconds"] ?? "") ?? -1) }
+            if line.hasPrefix("event boundary src ") { boundaries.append(line) }
+        }
+        // 0.5 s played from 0: 0.1, 0.2, 0.3, 0.4 (and 0.5 at the end) within a 256-frame period.
+        let period = 256.0 / 48_000
+        #expect(times.count >= 4 && times.count <= 5, "\(times)")
+        for (index, time) in times.enumerated() { #expect(abs(time - Double(index + 1) * 0.1) <= period, "\(times)") }
+        #expect(boundaries.count == 1, "\(boundaries)")
+        #expect(boundaries.first?.hasPrefix("event boundary src at=0.250 sampleTime=") ?? false, "\(boundaries)")
+    }
+
     @Test("record stop ends the session's take and record start begins a new one")
     func recordStopAndStart() throws {
         let folder = try temporaryFolder()
