@@ -116,14 +116,24 @@ public enum CommandParser {
             }
             return .transport(.seek(seconds: seconds), node: try nodeName(arguments[0]))
         case "record":
-            try count(1...2)
-            let start: Bool
-            switch arguments[0].lowercased() {
-            case "start": start = true
-            case "stop": start = false
-            default: throw ControlError(.syntax, "record: expected start or stop, not \(CommandTokenizer.quote(arguments[0]))")
+            guard !arguments.isEmpty, let action = RecordAction(rawValue: arguments[0].lowercased()) else {
+                throw ControlError(.syntax, "record: expected start, stop, pause or resume\(arguments.first.map { ", not \(CommandTokenizer.quote($0))" } ?? "")")
             }
-            return .record(start: start, recorder: try arguments.dropFirst().first.map { (name) throws(ControlError) in try nodeName(name) })
+            var rest = Array(arguments.dropFirst())
+            var overwrite = false, seconds: Double?
+            if action == .start, rest.last?.lowercased() == "overwrite" {
+                overwrite = true
+                rest.removeLast()
+            }
+            if action == .start, rest.count >= 2, rest[rest.count - 2].lowercased() == "for" {
+                guard let value = Double(rest[rest.count - 1]), value.isFinite, value > 0 else {
+                    throw ControlError(.badValue, "record: \(CommandTokenizer.quote(rest[rest.count - 1])) is not a duration in seconds (above 0)")
+                }
+                seconds = value
+                rest.removeLast(2)
+            }
+            guard rest.count <= 1 else { throw usageError(verb, given: arguments.count) }
+            return .record(action, recorder: try rest.first.map { (name) throws(ControlError) in try nodeName(name) }, seconds: seconds, overwrite: overwrite)
         case "save":
             try count(0...1)
             return .save(path: arguments.first)

@@ -20,7 +20,8 @@ public enum ControlCommand: Sendable, Equatable {
     /// `play A B ... [at SAMPLETIME]`: players started on one frame.
     case playTogether(nodes: [String], at: Int64?)
     case position(node: String)
-    case record(start: Bool, recorder: String?)
+    /// `record start|stop|pause|resume [RECORDER] [for SECONDS] [overwrite]`.
+    case record(RecordAction, recorder: String?, seconds: Double? = nil, overwrite: Bool = false)
     case save(path: String?)
     case load(path: String)
     case jackConnect(port: String, peer: String)
@@ -65,6 +66,10 @@ public struct ParameterAssignment: Sendable, Hashable {
 }
 
 /// What a player command asks for.
+public enum RecordAction: String, Sendable, Equatable {
+    case start, stop, pause, resume
+}
+
 public enum TransportAction: Sendable, Equatable {
     case play, pause, stop
     case seek(seconds: Double)

@@ -188,7 +188,10 @@ extension ControlDispatcher {
                                    ("duration", .number(duration)), ("frame", .number(Double(frame))), ("frames", .number(Double(frames)))]))
     }
 
-    func record(start: Bool, recorder name: String?) throws(ControlError) -> ControlReply {
+    /// `record start|stop|pause|resume`. A start of a stopped recorder never replaces an
+    /// earlier take: it records into the next free numbered file (`take-2.wav`, ...)
+    /// unless `overwrite` is given. Every file is checked before any recorder starts.
+    func record(_ action: RecordAction, recorder name: String?, seconds: Double?, overwrite: Bool) throws(ControlError) -> ControlReply {
         let targets = target.session.recorders
         guard !recorders.isEmpty else {
             let count = targets.count
@@ -204,32 +207,62 @@ extension ControlDispatcher {
         } else {
             chosen = recorders.keys.sorted()
         }
-        if start {
-            // Every file is checked before any take is replaced.
+        var paths: [String: String] = [:]
+        if action == .start {
             for name in chosen {
                 guard let recorder = recorders[name], recorder.recorderState == .idle, let spec = targets.first(where: { $0.name == name }) else { continue }
-                do { try recorder.checkRecording(path: spec.path, settings: RecordingSettings.fitting(AudioFileContainer(pathExtension: spec.format))) } catch {
+                let path = overwrite ? spec.path : Self.freeTakePath(spec.path)
+                do { try recorder.checkRecording(path: path, settings: RecordingSettings.fitting(AudioFileContainer(pathExtension: spec.format))) } catch {
                     throw ControlError(.session, "recorder \(name): \(error); no recorder was started")
                 }
+                paths[name] = path
             }
         }
-        var changed: [String] = []
+        var changed: [(String, FileRecorder)] = []
         for name in chosen {
             guard let recorder = recorders[name] else { continue }
             do {
-                if start {
-                    guard !recorder.isRecording else { continue }
-                    if recorder.recorderState == .idle, let spec = targets.first(where: { $0.name == name }) {
-                        try recorder.prepareToRecord(path: spec.path, settings: RecordingSettings.fitting(AudioFileContainer(pathExtension: spec.format)))
+                switch action {
+                case .start:
+                    guard recorder.recorderState == .idle || recorder.recorderState == .prepared else { continue }
+                    if let path = paths[name], let spec = targets.first(where: { $0.name == name }) {
+                        try recorder.prepareToRecord(path: path, settings: RecordingSettings.fitting(AudioFileContainer(pathExtension: spec.format)))
+                        takePaths[name] = path
                     }
+                    if let seconds { try recorder.record(forDuration: seconds) } else { try recorder.record() }
+                case .resume:
+                    guard recorder.recorderState == .paused else { continue }
                     try recorder.record()
-                } else {
+                case .pause:
+                    guard recorder.isRecording else { continue }
+                    recorder.pause()
+                case .stop:
                     guard recorder.isRecording || recorder.recorderState == .paused else { continue }
                     _ = try recorder.stop()
                 }
             } catch { throw ControlError(.session, "recorder \(name): \(error)") }
-            changed.append(name)
+            changed.append((name, recorder))
         }
-        return .ok(text: changed.joined(separator: " "), value: .array(changed.map { .string($0) }))
+        let entries = changed.map { name, recorder -> (text: String, value: ControlValue) in
+            let seconds = Double(recorder.framesWritten) / recorder.sampleRate
+            let path = takePaths[name] ?? targets.first { $0.name == name }?.path ?? ""
+            let state = recorder.recorderState.rawValue
+            return ("\(name) \(state) \(String(format: "%.3f", seconds)) \(path)",
+                    .object([("recorder", .string(name)), ("state", .string(state)), ("seconds", .number(seconds)), ("file", .string(path))]))
+        }
+        return .ok(text: entries.map(\.text).joined(separator: ", "), value: .array(entries.map(\.value)))
+    }
+
+    /// `path` if nothing is there, else the first of `NAME-2.EXT`, `NAME-3.EXT`, ... that is free.
+    static func freeTakePath(_ path: String) -> String {
+        guard FileManager.default.fileExists(atPath: path) else { return path }
+        let url = URL(fileURLWithPath: path)
+        let ext = url.pathExtension, stem = url.deletingPathExtension().path
+        var number = 2
+        while true {
+            let candidate = stem + "-\(number)" + (ext.isEmpty ? "" : "." + ext)
+            if !FileManager.default.fileExists(atPath: candidate) { return candidate }
+            number += 1
+        }
     }
 }

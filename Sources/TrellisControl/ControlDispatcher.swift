@@ -27,6 +27,9 @@ public final class ControlDispatcher: @unchecked Sendable {
     private var noticeListener: NoticeListenerToken?
     /// The recorders `record` starts and stops, by the session's names (queue only).
     var recorders: [String: FileRecorder] = [:]
+    /// The file each recorder's current (or last) take went to, when `record start`
+    /// chose a numbered one. Queue only.
+    var takePaths: [String: String] = [:]
     var recorderListeners: [(recorder: FileRecorder, token: MediaListenerToken)] = []
     /// Told at once when a recorder cannot write (a full disk); `trellis run` logs it
     /// and exits non-zero at the end (queue only).
@@ -85,6 +88,7 @@ public final class ControlDispatcher: @unchecked Sendable {
         for (recorder, token) in recorderListeners { recorder.removeListener(token) }
         recorderListeners = []
         recorders = new
+        takePaths = [:]
         let failure = recorderFailure
         for (name, recorder) in new {
             let token = recorder.addListener { [weak self] notification in
@@ -188,7 +192,8 @@ public final class ControlDispatcher: @unchecked Sendable {
             case .bypass(let node, let on): return try bypass(node, on)
             case .preset(let node, let name): return try preset(node, name)
             case .meter(let bus): return try meter(bus)
-            case .record(let start, let recorder): return try record(start: start, recorder: recorder)
+            case .record(let action, let recorder, let seconds, let overwrite):
+                return try record(action, recorder: recorder, seconds: seconds, overwrite: overwrite)
             case .load, .save, .transport, .playTogether: return try runInline(command)
             case .position(let node): return try position(node)
             case .jackConnect(let port, let peer): return try jack(connect: true, port: port, peer: peer)

@@ -100,7 +100,7 @@ extension LiveControlTests {
         #expect(try Self.waitForLatency(64 + 480, client))
         #expect(try Self.captureLatency(of: "trellis:out_1", server: rig.serverName) == "[ 544 544 ] frames")
         usleep(600_000)
-        #expect(try client.request("record stop") == "ok take")
+        #expect(try client.request("record stop").hasPrefix("ok take idle"))
         #expect(Self.misalignment(try Self.leftChannel(folder + "/take.wav"), loop: loop) < 1e-4)
 
         #expect(try client.request("set lim delay_s 0.02").hasPrefix("ok"))
@@ -115,9 +115,9 @@ extension LiveControlTests {
             published = try Self.captureLatency(of: "trellis:out_1", server: rig.serverName)
         }
         #expect(published == "[ 1024 1024 ] frames")
-        #expect(try client.request("record start") == "ok take")
+        #expect(try client.request("record start overwrite").hasPrefix("ok take recording"))
         usleep(600_000)
-        #expect(try client.request("record stop") == "ok take")
+        #expect(try client.request("record stop").hasPrefix("ok take idle"))
         #expect(Self.misalignment(try Self.leftChannel(folder + "/take.wav"), loop: loop) < 1e-4)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisAudioFile
 import TrellisControl
 import TrellisSession
 
@@ -387,7 +388,7 @@ extension LiveControlTests {
         #expect(boundaries.first?.hasPrefix("event boundary src at=0.250 sampleTime=") ?? false, "\(boundaries)")
     }
 
-    @Test("record stop ends the session's take and record start begins a new one")
+    @Test("record stop ends the session's take, record start begins a new numbered take and keeps the first, overwrite replaces it")
     func recordStopAndStart() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -395,15 +396,48 @@ extension LiveControlTests {
         defer { rig.stop() }
         let client = try rig.client()
         usleep(300_000)
-        #expect(try client.request("record stop") == "ok take")
+        let stopped = try client.request("record stop")
+        #expect(stopped.hasPrefix("ok take idle ") && stopped.hasSuffix(" \(folder)/take.wav"), "\(stopped)")
         let first = try Self.seconds(folder + "/take.wav")
         #expect(first > 0.2, "first take \(first) s")
-        #expect(try client.request("record start take") == "ok take")
+        #expect(try client.request("record start take") == "ok take recording 0.000 \(folder)/take-2.wav")
         #expect(try client.request("record start") == "ok")
         usleep(700_000)
-        #expect(try client.request("record stop take") == "ok take")
-        let second = try Self.seconds(folder + "/take.wav")
+        #expect(try client.request("record stop take").hasPrefix("ok take idle "))
+        #expect(try Self.seconds(folder + "/take.wav") == first, "the first take is kept")
+        let second = try Self.seconds(folder + "/take-2.wav")
         #expect(second > 0.6 && second < 1.2, "second take \(second) s")
+        #expect(try client.request("record start overwrite") == "ok take recording 0.000 \(folder)/take.wav")
+        #expect(try client.request("record stop").hasPrefix("ok take idle "))
+        #expect(try Self.seconds(folder + "/take.wav") < first, "overwrite replaced the first take")
         #expect(try client.request("record stop ghost").hasPrefix("error UNKNOWN_NODE no recorder named ghost"))
+    }
+
+    @Test("a paused and resumed take is one file as long as the time recorded, and record for SECONDS stops itself on its frame")
+    func recordPauseAndDuration() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let rig = try LiveRig(session: Self.playerSession(in: folder))
+        defer { rig.stop() }
+        let client = try rig.client()
+        #expect(try client.request("record stop").hasPrefix("ok take idle"))
+        #expect(try client.request("record start").hasPrefix("ok take recording"))
+        usleep(400_000)
+        #expect(try client.request("record pause").hasPrefix("ok take paused"))
+        usleep(600_000)
+        let paused = try client.request("record pause")
+        #expect(paused == "ok", "pausing again changes nothing: \(paused)")
+        #expect(try client.request("record resume").hasPrefix("ok take recording"))
+        usleep(400_000)
+        let stop = try client.request("record stop")
+        let seconds = try #require(stop.split(separator: " ").dropFirst(3).first.flatMap { Double($0) })
+        let file = try Self.seconds(folder + "/take-2.wav")
+        #expect(abs(file - seconds) < 1e-3, "the reply's \(seconds) s is the file's \(file) s")
+        #expect(file > 0.6 && file < 1.1, "0.8 s recorded around a 0.6 s pause: \(file) s")
+
+        #expect(try client.request("record start for 0.5").hasPrefix("ok take recording 0.000 \(folder)/take-3.wav"))
+        usleep(1_200_000)
+        let frames = try AudioFileReader(path: folder + "/take-3.wav").info.frameCount
+        #expect(frames == 24_000, "0.5 s at 48 kHz")
     }
 }

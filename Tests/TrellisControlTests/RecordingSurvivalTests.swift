@@ -74,9 +74,11 @@ extension LiveControlTests {
         Thread.sleep(forTimeInterval: 0.3)
         let later = try AudioFileReader(path: rig.folder + "/first.wav").info.frameCount
         #expect(frames > 0 && later == frames, "the old take no longer grows")
-        #expect(try rig.ask("record start") == "ok first second")
+        let started = try rig.ask("record start")
+        #expect(started.hasPrefix("ok first recording 0.000 ") && started.contains(", second recording 0.000 "), "\(started)")
         Thread.sleep(forTimeInterval: 1.2)
-        #expect(try rig.ask("record stop") == "ok first second")
+        let stopped = try rig.ask("record stop")
+        #expect(stopped.hasPrefix("ok first idle ") && stopped.contains(", second idle "), "\(stopped)")
         #expect(try AudioFileReader(path: rig.folder + "/third.wav").info.frameCount > 48_000)
     }
 
