@@ -212,7 +212,7 @@ extension ControlDispatcher {
             for name in chosen {
                 guard let recorder = recorders[name], recorder.recorderState == .idle, let spec = targets.first(where: { $0.name == name }) else { continue }
                 let path = overwrite ? spec.path : Self.freeTakePath(spec.path)
-                do { try recorder.checkRecording(path: path, settings: RecordingSettings.fitting(AudioFileContainer(pathExtension: spec.format))) } catch {
+                do { try recorder.checkRecording(path: path, settings: spec.settings) } catch {
                     throw ControlError(.session, "recorder \(name): \(error); no recorder was started")
                 }
                 paths[name] = path
@@ -226,7 +226,7 @@ extension ControlDispatcher {
                 case .start:
                     guard recorder.recorderState == .idle || recorder.recorderState == .prepared else { continue }
                     if let path = paths[name], let spec = targets.first(where: { $0.name == name }) {
-                        try recorder.prepareToRecord(path: path, settings: RecordingSettings.fitting(AudioFileContainer(pathExtension: spec.format)))
+                        try recorder.prepareToRecord(path: path, settings: spec.settings)
                         takePaths[name] = path
                     }
                     if let seconds { try recorder.record(forDuration: seconds) } else { try recorder.record() }

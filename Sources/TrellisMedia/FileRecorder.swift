@@ -76,7 +76,8 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
             let writer: AudioFileWriter
             do throws(AudioFileError) {
                 writer = try AudioFileWriter(
-                    path: path, container: file.container, sampleType: file.sampleType, sampleRate: file.sampleRate, channelCount: file.channels)
+                    path: path, container: file.container, sampleType: file.sampleType, sampleRate: file.sampleRate, channelCount: file.channels,
+                    dither: settings.dither)
             } catch {
                 throw .file(error, unit: name)
             }

@@ -24,12 +24,15 @@ public struct RecordingSettings: Sendable, Equatable {
     public var encoding: RecordingEncoding
     public var sampleRate: Double?
     public var channelCount: Int?
+    /// TPDF dither when float becomes 16- or 24-bit PCM (docs/files.md).
+    public var dither: Bool
 
-    public init(container: AudioFileContainer? = nil, encoding: RecordingEncoding = .pcm(.float32), sampleRate: Double? = nil, channelCount: Int? = nil) {
+    public init(container: AudioFileContainer? = nil, encoding: RecordingEncoding = .pcm(.float32), sampleRate: Double? = nil, channelCount: Int? = nil, dither: Bool = true) {
         self.container = container
         self.encoding = encoding
         self.sampleRate = sampleRate
         self.channelCount = channelCount
+        self.dither = dither
     }
 
     /// A container's own best encoding: float32 where it holds float (WAV, AIFF, CAF),
@@ -40,6 +43,15 @@ public struct RecordingSettings: Sendable, Equatable {
         case .ogg?: RecordingSettings(container: container, encoding: .vorbis)
         default: RecordingSettings(container: container)
         }
+    }
+
+    /// A session recorder's settings: the container's own encoding unless `sampleType`
+    /// names one, dithered unless `dither` is false.
+    public static func session(_ container: AudioFileContainer?, sampleType: SampleType?, dither: Bool) -> RecordingSettings {
+        var settings = fitting(container)
+        if let sampleType { settings.encoding = .pcm(sampleType) }
+        settings.dither = dither
+        return settings
     }
 
     /// The encodings a container can hold, in order.

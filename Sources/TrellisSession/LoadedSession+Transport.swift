@@ -31,7 +31,7 @@ extension LoadedSession {
         let recorders = try attachRecorders()
         for (target, recorder) in zip(self.recorders, recorders) {
             do {
-                try recorder.prepareToRecord(path: target.path, settings: .fitting(AudioFileContainer(pathExtension: target.format)))
+                try recorder.prepareToRecord(path: target.path, settings: target.settings)
                 try recorder.record(atSampleTime: sampleTime)
             } catch {
                 throw SessionTransportError(message: "recorder \(target.name): \(error)", location: target.location)
@@ -56,7 +56,7 @@ extension LoadedSession {
             let recorder = FileRecorder(channelCount: channels, sampleRate: graph.sampleRate)
             do {
                 try graph.addObserver(recorder, node: target.node, bus: target.bus)
-                try recorder.checkRecording(path: target.path, settings: RecordingSettings.fitting(AudioFileContainer(pathExtension: target.format)))
+                try recorder.checkRecording(path: target.path, settings: target.settings)
             } catch {
                 throw SessionTransportError(message: "recorder \(target.name): \(error)", location: target.location)
             }

@@ -1,5 +1,7 @@
+import TrellisAudioFile
 import TrellisCore
 import TrellisGraph
+import TrellisMedia
 import TrellisUnits
 
 /// A recorder resolved against the graph: which bus of which node, into which file.
@@ -12,7 +14,16 @@ public struct RecorderTarget: @unchecked Sendable {
     public var path: String
     /// wav, aiff, caf, flac or ogg.
     public var format: String
+    /// The sample type asked for; nil for the container's own.
+    public var sampleType: SampleType?
+    public var dither: Bool
     public var location: SourceLocation
+
+    /// What the recorder writes: the format's container, the sample type asked for (or
+    /// the container's own), dithered unless the session says not.
+    public var settings: RecordingSettings {
+        RecordingSettings.session(AudioFileContainer(pathExtension: format), sampleType: sampleType, dither: dither)
+    }
 }
 
 /// Checks of the parts the graph does not hold: recorders and JACK ports.
@@ -45,7 +56,13 @@ struct SessionChecks {
             guard let format = spec.format ?? byExtension else {
                 throw SessionError("recorder \(quoted(spec.name)): cannot tell the format of \(spec.file) from its name; add format: (\(RecorderSpec.formats.joined(separator: ", ")))", at: fileAt)
             }
-            result.append(RecorderTarget(name: spec.name, node: id, unit: unit, bus: spec.source.busIndex, path: path, format: format, location: spec.location))
+            let sampleType = spec.sampleType.flatMap { SampleType(rawValue: $0) }
+            if let sampleType, let container = AudioFileContainer(pathExtension: format), !container.canHold(sampleType) {
+                let held = container.supportedSampleTypes.map(\.rawValue).joined(separator: ", ")
+                throw SessionError("recorder \(quoted(spec.name)): \(container) cannot hold \(sampleType) samples; it holds \(held)", at: spec.positions["sample-type"] ?? spec.location)
+            }
+            result.append(RecorderTarget(name: spec.name, node: id, unit: unit, bus: spec.source.busIndex, path: path, format: format,
+                                         sampleType: sampleType, dither: spec.dither ?? true, location: spec.location))
         }
         return result
     }

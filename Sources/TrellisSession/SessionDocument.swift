@@ -223,6 +223,10 @@ public struct RecorderSpec: Sendable {
     public var file: String
     /// wav, aiff, caf, flac or ogg; from the file's extension when not written.
     public var format: String?
+    /// float32, int16, int24 or int32; the container's own when not written.
+    public var sampleType: String?
+    /// TPDF dither into 16 or 24 bits; on when not written.
+    public var dither: Bool?
     public var location: SourceLocation
     public var positions = Positions()
 

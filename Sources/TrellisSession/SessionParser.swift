@@ -270,7 +270,7 @@ public enum SessionParser {
         var result: [RecorderSpec] = []
         for entry in try reader.entries(node, expected: "the recorders, a mapping of name to source and file") {
             let name = try reader.name(entry.keyNode, what: "recorder")
-            let fields = try reader.fields(entry.value, expected: "recorder \(quoted(name))", allowed: ["source", "file", "format"], required: ["source", "file"])
+            let fields = try reader.fields(entry.value, expected: "recorder \(quoted(name))", allowed: ["source", "file", "format", "sample-type", "dither"], required: ["source", "file"])
             let source = try busReference(fields["source"]!, reader)
             let file = try reader.text(fields["file"]!, expected: "a file to record to")
             var spec = RecorderSpec(name: name, source: source, file: file, location: reader.location(entry.keyNode))
@@ -282,6 +282,22 @@ public enum SessionParser {
                     throw reader.error("expected a file format (\(RecorderSpec.formats.joined(separator: ", "))), found \(quoted(format))\(hint)", value)
                 }
                 spec.format = format
+            }
+            if let value = fields["sample-type"] {
+                let type = try reader.text(value, expected: "a sample type").lowercased()
+                let types = SampleType.allCases.map(\.rawValue)
+                guard types.contains(type) else {
+                    let hint = Suggestions.didYouMean(Suggestions.closest(to: type, among: types))
+                    throw reader.error("expected a sample type (\(types.joined(separator: ", "))), found \(quoted(type))\(hint)", value)
+                }
+                spec.sampleType = type
+            }
+            if let value = fields["dither"] {
+                let text = try reader.text(value, expected: "true or false").lowercased()
+                guard let on = ["true": true, "yes": true, "on": true, "false": false, "no": false, "off": false][text] else {
+                    throw reader.error("expected true or false for dither, found \(quoted(text))", value)
+                }
+                spec.dither = on
             }
             result.append(spec)
         }

@@ -21,6 +21,8 @@ public enum SessionWriter {
                 out.line("    source: \(YAMLText.scalar(recorder.source.description))", path + "/source")
                 out.line("    file: \(YAMLText.scalar(recorder.file))", path + "/file")
                 if let format = recorder.format { out.line("    format: \(format)", path + "/format") }
+                if let type = recorder.sampleType { out.line("    sample-type: \(type)", path + "/sample-type") }
+                if let dither = recorder.dither { out.line("    dither: \(dither)", path + "/dither") }
             }
         }
         return out.text(with: document.comments)
