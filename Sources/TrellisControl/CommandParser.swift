@@ -102,6 +102,20 @@ public enum CommandParser {
                 names.removeLast(2)
             }
             return .playTogether(nodes: try names.map { argument throws(ControlError) in try nodeName(argument) }, at: at)
+        case "tap":
+            guard let action = arguments.first?.lowercased(), ["add", "remove"].contains(action) else {
+                throw ControlError(.syntax, "tap: expected add or remove\(arguments.first.map { ", not \(CommandTokenizer.quote($0))" } ?? "")")
+            }
+            if action == "remove" {
+                try count(2...2)
+                return .tapRemove(try bus(arguments[1]))
+            }
+            try count(3...4)
+            let overwrite = arguments.count == 4
+            if overwrite && arguments[3].lowercased() != "overwrite" {
+                throw ControlError(.syntax, "tap add: expected overwrite after the file, not \(CommandTokenizer.quote(arguments[3]))")
+            }
+            return .tapAdd(try bus(arguments[1]), path: arguments[2], overwrite: overwrite)
         case "position":
             try count(1...1)
             return .position(node: try nodeName(arguments[0]))

@@ -20,6 +20,10 @@ public enum ControlCommand: Sendable, Equatable {
     /// `play A B ... [at SAMPLETIME]`: players started on one frame.
     case playTogether(nodes: [String], at: Int64?)
     case position(node: String)
+    /// `tap add NODE.BUS FILE [overwrite]`: records a bus of the running graph to a file.
+    case tapAdd(BusName, path: String, overwrite: Bool)
+    /// `tap remove NODE.BUS`: finishes that tap's file.
+    case tapRemove(BusName)
     /// `record start|stop|pause|resume [RECORDER] [for SECONDS] [overwrite]`.
     case record(RecordAction, recorder: String?, seconds: Double? = nil, overwrite: Bool = false)
     case save(path: String?)

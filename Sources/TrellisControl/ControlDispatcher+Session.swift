@@ -53,6 +53,11 @@ extension ControlDispatcher {
         // The old recorders watched the old graph: their takes end here, complete.
         let stopped = recorders.keys.sorted().filter { recorders[$0]?.isRecording == true || recorders[$0]?.recorderState == .paused }
         for name in stopped { _ = try? recorders[name]?.stop() }
+        // Taps watched the old graph too: their files end here, complete.
+        let endedTaps = taps.keys.map(\.description).sorted()
+        for tap in taps.values { _ = try? tap.recorder.stop() }
+        taps = [:]
+        if !endedTaps.isEmpty { warnings.append("tap\(endedTaps.count == 1 ? "" : "s") \(endedTaps.joined(separator: ", ")) ended with the old session; the files are complete") }
         if !stopped.isEmpty {
             warnings.append("recorder\(stopped.count == 1 ? "" : "s") \(stopped.joined(separator: ", ")) stopped with the old session; the files are complete")
         }
@@ -251,6 +256,69 @@ extension ControlDispatcher {
                     .object([("recorder", .string(name)), ("state", .string(state)), ("seconds", .number(seconds)), ("file", .string(path))]))
         }
         return .ok(text: entries.map(\.text).joined(separator: ", "), value: .array(entries.map(\.value)))
+    }
+
+    /// Records `bus` of the running graph into `path` (in the session's folder when
+    /// relative): a recorder attached as an observer, starting on the next cycle.
+    /// An existing file is kept unless `overwrite`; a file the session plays or records
+    /// is refused. Thread: the dispatcher's queue.
+    func addTap(_ named: BusName, path: String, overwrite: Bool) throws(ControlError) -> ControlReply {
+        let bus = BusName(node: named.node, bus: named.bus ?? 0, midi: named.midi)
+        let index = bus.bus ?? 0
+        guard !bus.midi else { throw ControlError(.unsupported, "tap: \(bus) is a MIDI bus; taps record audio") }
+        guard taps[bus] == nil else { throw ControlError(.badValue, "tap: \(bus) is already tapped into \(taps[bus]!.path); tap remove it first") }
+        let file = try resolve(path)
+        guard let container = AudioFileContainer(path: file) else {
+            throw ControlError(.badValue, "tap: cannot tell the format of \(path) from its name (wav, aiff, caf, flac, ogg)")
+        }
+        if !overwrite, FileManager.default.fileExists(atPath: file) {
+            throw ControlError(.badValue, "tap: \(file) exists; name another file or add overwrite")
+        }
+        let session = target.session
+        if session.players.contains(where: { FileChecks.sameFile($0.path, file) }) || session.recorders.contains(where: { FileChecks.sameFile($0.path, file) })
+            || taps.values.contains(where: { FileChecks.sameFile($0.path, file) }) {
+            throw ControlError(.badValue, "tap: \(file) is a file the session plays or records; name another")
+        }
+        let found = try node(bus.node)
+        let channels: Int
+        do { channels = try found.unit.format(scope: .output, element: index).channelCount } catch {
+            throw ControlError(.graph, "tap: \(bus.node) has no output bus \(index)")
+        }
+        let recorder = FileRecorder(channelCount: channels, sampleRate: graph.sampleRate)
+        do { try recorder.prepareToRecord(path: file, settings: .fitting(container)) } catch {
+            throw ControlError(.badValue, "tap: \(error)")
+        }
+        let token: ObserverToken
+        do {
+            token = try locked { () throws(ControlError) in
+                do throws(GraphError) { return try graph.addObserver(recorder, node: found.id, bus: index) } catch { throw ControlErrors.map(error) }
+            }
+        } catch {
+            _ = try? recorder.stop()
+            throw ControlError(error.code, "tap: \(error.message)")
+        }
+        do { try recorder.record() } catch {
+            try? locked { () throws(ControlError) in try? graph.removeObserver(token) }
+            _ = try? recorder.stop()
+            throw ControlError(.session, "tap: \(error)")
+        }
+        taps[bus] = (recorder, token, file)
+        return .ok(text: "\(bus) recording \(file)", value: .object([("bus", .string(bus.description)), ("file", .string(file))]))
+    }
+
+    /// Finishes a tap's file and takes it out of the graph. Thread: the dispatcher's queue.
+    func removeTap(_ named: BusName) throws(ControlError) -> ControlReply {
+        let bus = BusName(node: named.node, bus: named.bus ?? 0, midi: named.midi)
+        guard let tap = taps.removeValue(forKey: bus) else {
+            let tapped = taps.keys.map(\.description).sorted()
+            throw ControlError(.unknownNode, "tap: \(bus) is not tapped\(tapped.isEmpty ? "" : " (tapped: \(tapped.joined(separator: ", ")))")")
+        }
+        let frames: Int
+        do { frames = try tap.recorder.stop() } catch { throw ControlError(.session, "tap \(bus): \(error)") }
+        try? locked { () throws(ControlError) in try? graph.removeObserver(tap.token) }
+        let seconds = Double(frames) / tap.recorder.sampleRate
+        return .ok(text: "\(bus) \(String(format: "%.3f", seconds)) \(tap.path)",
+                   value: .object([("bus", .string(bus.description)), ("seconds", .number(seconds)), ("file", .string(tap.path))]))
     }
 
     /// `path` if nothing is there, else the first of `NAME-2.EXT`, `NAME-3.EXT`, ... that is free.

@@ -30,6 +30,8 @@ public final class ControlDispatcher: @unchecked Sendable {
     /// The file each recorder's current (or last) take went to, when `record start`
     /// chose a numbered one. Queue only.
     var takePaths: [String: String] = [:]
+    /// Live taps by bus: the recorder, its place in the graph and its file. Queue only.
+    var taps: [BusName: (recorder: FileRecorder, token: ObserverToken, path: String)] = [:]
     var recorderListeners: [(recorder: FileRecorder, token: MediaListenerToken)] = []
     /// Told at once when a recorder cannot write (a full disk); `trellis run` logs it
     /// and exits non-zero at the end (queue only).
@@ -80,7 +82,9 @@ public final class ControlDispatcher: @unchecked Sendable {
 
     /// Every recorder now: the session's, or those of the session loaded since, to stop
     /// when the run ends. Thread: any but the dispatcher's queue.
-    public var currentRecorders: [FileRecorder] { queue.sync { recorders.keys.sorted().compactMap { recorders[$0] } } }
+    public var currentRecorders: [FileRecorder] {
+        queue.sync { recorders.keys.sorted().compactMap { recorders[$0] } + taps.values.map(\.recorder) }
+    }
 
     /// Watches each recorder for write failures: a warning event for watchers at once,
     /// and the failure handler. Queue only.
@@ -196,6 +200,8 @@ public final class ControlDispatcher: @unchecked Sendable {
                 return try record(action, recorder: recorder, seconds: seconds, overwrite: overwrite)
             case .load, .save, .transport, .playTogether: return try runInline(command)
             case .position(let node): return try position(node)
+            case .tapAdd(let bus, let path, let overwrite): return try addTap(bus, path: path, overwrite: overwrite)
+            case .tapRemove(let bus): return try removeTap(bus)
             case .jackConnect(let port, let peer): return try jack(connect: true, port: port, peer: peer)
             case .jackDisconnect(let port, let peer): return try jack(connect: false, port: port, peer: peer)
             case .status: return status()

@@ -413,6 +413,36 @@ extension LiveControlTests {
         #expect(try client.request("record stop ghost").hasPrefix("error UNKNOWN_NODE no recorder named ghost"))
     }
 
+    @Test("tap add records a bus of the running session to a file, sample for sample; tap remove finishes it")
+    func liveTaps() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let rig = try LiveRig(session: Self.playerSession(in: folder))
+        defer { rig.stop() }
+        let client = try rig.client()
+        #expect(try client.request("stop src").hasPrefix("ok stopped"))
+        #expect(try client.request("tap add src.0 \(folder)/tap.wav") == "ok src.0 recording \(folder)/tap.wav")
+        #expect(try client.request("tap add src \(folder)/other.wav").hasPrefix("error BAD_VALUE tap: src.0 is already tapped"))
+        #expect(try client.request("play src").hasPrefix("ok playing"))
+        usleep(800_000)
+        let removed = try client.request("tap remove src")
+        #expect(removed.hasPrefix("ok src.0 ") && removed.hasSuffix(" \(folder)/tap.wav"), "\(removed)")
+        let seconds = try #require(removed.split(separator: " ").dropFirst(2).first.flatMap { Double($0) })
+        let tap = try AudioFileReader(path: folder + "/tap.wav").readAll()[0]
+        #expect(abs(Double(tap.count) / 48_000 - seconds) < 1e-3)
+        // The beep the player played is in the tap, every sample as the file has it.
+        let beep = try AudioFileReader(path: folder + "/beep.wav").readAll()[0]
+        let start = try #require(tap.firstIndex { $0 != 0 })
+        let beepStart = try #require(beep.firstIndex { $0 != 0 })
+        let sounding: [Float] = Array(beep[beepStart...])
+        #expect(tap.count >= start + sounding.count)
+        let heard: [Float] = Array(tap[start..<min(tap.count, start + sounding.count)])
+        #expect(heard == sounding)
+        #expect(try client.request("tap add src.0 \(folder)/tap.wav").hasPrefix("error BAD_VALUE tap: \(folder)/tap.wav exists"))
+        #expect(try client.request("tap add src.0 \(folder)/beep.wav overwrite").hasPrefix("error BAD_VALUE tap: \(folder)/beep.wav is a file the session plays"))
+        #expect(try client.request("tap remove src.0").hasPrefix("error UNKNOWN_NODE tap: src.0 is not tapped"))
+    }
+
     @Test("a paused and resumed take is one file as long as the time recorded, and record for SECONDS stops itself on its frame")
     func recordPauseAndDuration() throws {
         let folder = try temporaryFolder()
