@@ -19,6 +19,8 @@ struct ChainCommand: ParsableCommand {
             neighbouring stages connect by MIDI where one side has MIDI and no audio.
             Example: trellis chain in.wav ! eq band0.type=lowshelf band0.freq=120 band0.gain=3 ! gain gain=-6 ! out.wav
             Example: trellis chain midi connect=system:midi_capture_1 ! lv2:http://drobilla.net/plugins/mda/EPiano ! jack
+            A chain runs at one rate: its source file's, or the one --sample-rate or a `converter rate=HZ` stage asks for, \
+            to which the file is converted (libsoxr, high quality).
             """)
 
     @Option(name: .long, help: "Seconds to render (required with a tone source; default: the source file's length).")
@@ -52,7 +54,12 @@ struct ChainCommand: ParsableCommand {
     var pipeline: [String] = []
 
     func run() throws {
-        let parsed = try ChainPipeline(arguments: pipeline)
+        var parsed = try ChainPipeline(arguments: pipeline)
+        let converterRate = try parsed.takeConverterRate()
+        if let converterRate, let asked = self.sampleRate, converterRate != asked {
+            throw CLIError("chain: --sample-rate \(Int(asked)) and converter rate=\(Int(converterRate)) disagree; a chain runs at one rate")
+        }
+        let sampleRate = self.sampleRate ?? converterRate
         if let save {
             let rate = sampleRate ?? (try? AudioFileReader(path: parsed.source.word).info.sampleRate) ?? 48_000
             let document = try ChainSession.forSaving(

@@ -19,6 +19,26 @@ struct ChainPipeline: Equatable {
     var units: [Stage]
     var sink: Stage
 
+    /// Takes `rate=HZ` off `converter` stages: a chain runs at one rate, and a converter
+    /// asked for another sets it (the source file is converted to it at the chain's
+    /// edge, as `--sample-rate` does). Returns that rate, if any.
+    mutating func takeConverterRate() throws(CLIError) -> Double? {
+        var rate: Double?
+        for index in units.indices where units[index].word.lowercased() == "converter" {
+            guard let setting = units[index].settings.firstIndex(where: { $0.name.lowercased() == "rate" }) else { continue }
+            let text = units[index].settings[setting].value
+            guard let value = Double(text), value >= 1_000, value <= 768_000 else {
+                throw CLIError("chain: converter rate=\(text) (argument \(units[index].position + 1)): expected a rate from 1000 to 768000 Hz")
+            }
+            if let rate, rate != value {
+                throw CLIError("chain: two converters ask for \(Int(rate)) and \(Int(value)) Hz; a chain runs at one rate")
+            }
+            rate = value
+            units[index].settings.remove(at: setting)
+        }
+        return rate
+    }
+
     /// Parses the arguments after `trellis chain`.
     init(arguments: [String]) throws(CLIError) {
         var stages: [Stage] = []

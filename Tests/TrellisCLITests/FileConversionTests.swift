@@ -91,6 +91,19 @@ struct FileConversionTests {
         #expect(abs(20 * log10((a * a + b * b).squareRoot()) - -6) < 0.01, "the level is kept")
     }
 
+    @Test("a converter rate= stage sets the chain's rate as --sample-rate does, and the two must agree")
+    func converterRate() throws {
+        let input = try sine("in44.wav", rate: 44_100, frequency: 1_000, level: -6)
+        let viaOption = temporaryPath("option.wav"), viaConverter = temporaryPath("converter.wav")
+        #expect(try trellis(["chain", "--sample-rate", "48000", input, "!", "converter", "!", viaOption]).status == 0)
+        let result = try trellis(["chain", input, "!", "converter", "rate=48000", "!", viaConverter])
+        #expect(result.status == 0, "\(result.stderr)")
+        let a = try floats(viaOption), b = try floats(viaConverter)
+        #expect(a.count == 96_000 && a == b)
+        let clash = try trellis(["chain", "--sample-rate", "44100", input, "!", "converter", "rate=48000", "!", temporaryPath("x.wav")])
+        #expect(clash.status != 0 && clash.stderr.contains("disagree"), "\(clash.stderr)")
+    }
+
     @Test("render --input takes a file at another rate and converts it")
     func renderConvertsInputs() throws {
         let input = try sine("in44.wav", rate: 44_100, frequency: 1_000, level: -6)
