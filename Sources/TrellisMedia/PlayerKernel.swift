@@ -71,7 +71,6 @@ struct PlayerKernel: UnitKernel {
         if index == 0 { volume.set(value, frames: frames) } else { pan.set(value, frames: frames) }
     }
 
-    /// Copies the next frames out of the ring, applying volume and pan. Thread: audio.
     /// Drops up to `frames` frames of what the ring holds, as if they had played; stops
     /// short at the file's end, which the next read then reports. Thread: audio.
     @inline(__always)
@@ -90,6 +89,7 @@ struct PlayerKernel: UnitKernel {
         }
     }
 
+    /// Copies the next frames out of the ring, applying volume and pan. Thread: audio.
     @inline(__always)
     mutating func process(_ context: RenderContext) -> RenderStatus {
         let output = context.outputs[0]
@@ -255,6 +255,9 @@ struct PlayerKernel: UnitKernel {
     @inline(__always)
     static func gain(channel: Int, of channels: Int, volume: Float, pan: Float, mono: Bool) -> Float {
         guard channels == 2 else { return volume }
+        // A centred stereo file passes through untouched (the law's centre is 1 only to
+        // within a rounding).
+        if !mono && pan == 0 { return volume }
         let (left, right) = mono ? PanLaw.mono(pan) : PanLaw.stereo(pan)
         return volume * (channel == 0 ? left : right)
     }

@@ -75,7 +75,7 @@ extension LiveControlTests {
         let later = try AudioFileReader(path: rig.folder + "/first.wav").info.frameCount
         #expect(frames > 0 && later == frames, "the old take no longer grows")
         let started = try rig.ask("record start")
-        #expect(started.hasPrefix("ok first recording 0.000 ") && started.contains(", second recording 0.000 "), "\(started)")
+        #expect(started.hasPrefix("ok first recording ") && started.contains(", second recording "), "\(started)")
         Thread.sleep(forTimeInterval: 1.2)
         let stopped = try rig.ask("record stop")
         #expect(stopped.hasPrefix("ok first idle ") && stopped.contains(", second idle "), "\(stopped)")

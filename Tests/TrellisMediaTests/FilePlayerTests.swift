@@ -162,6 +162,18 @@ struct FilePlayerTests {
         }
     }
 
+    @Test("a stereo file at the centre plays bit for bit")
+    func stereoCentreIsExact() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("centre.wav")
+        try writeSignalFile(path, frames: 10_000, channels: 2)
+        let (graph, player) = try playerGraph(file: path, channels: 2)
+        try player.play()
+        let out = collect(graph, frames: 10_000)
+        #expect(out[0] == (0..<10_000).map { signal($0, channel: 0) })
+        #expect(out[1] == (0..<10_000).map { signal($0, channel: 1) })
+    }
+
     @Test("a mono file panned on a stereo output: hard left leaves the right silent, the centre is -3 dB each side")
     func monoPan() throws {
         let directory = TemporaryDirectory()
