@@ -33,22 +33,32 @@ public final class AudioFileWriter: @unchecked Sendable {
     /// is refused before anything touches the disk; if libsndfile fails after creating a
     /// new file, the file is removed. Float written as 16 or 24 bits is dithered (TPDF)
     /// unless `dither` is false, so quiet passages become noise, not distortion.
-    /// Thread: control.
+    /// `quality` (0 smallest ... 1 best) sets an Ogg Vorbis encoder's; other containers
+    /// refuse it. Thread: control.
     public init(
         path: String,
         container: AudioFileContainer? = nil,
         sampleType: SampleType,
         sampleRate: Double,
         channelCount: Int,
-        dither: Bool = true
+        dither: Bool = true,
+        quality: Double? = nil
     ) throws(AudioFileError) {
         let (container, requested) = try Self.check(path: path, container: container, sampleType: sampleType, sampleRate: sampleRate, channelCount: channelCount)
+        if let quality, container != .ogg || !quality.isFinite || !(0...1).contains(quality) {
+            throw .invalidFormat(path: path, reason: container == .ogg
+                ? "Vorbis quality \(quality) is not between 0 (smallest) and 1 (best)"
+                : "a quality setting applies to Ogg Vorbis, not \(container)")
+        }
         let existed = access(path, F_OK) == 0
         do {
             handle = try SndfileHandle(path: path, mode: Int32(SFM_WRITE), info: requested)
         } catch {
             if !existed { unlink(path) }
             throw error
+        }
+        if var quality {
+            sf_command(handle.file, Int32(SFC_SET_VBR_ENCODING_QUALITY), &quality, Int32(MemoryLayout<Double>.size))
         }
         // libsndfile's PEAK chunk (float WAV and AIFF) costs a scalar pass over every
         // sample written, as much as the rest of the write path; it is optional metadata.

@@ -32,6 +32,9 @@ struct ChainCommand: ParsableCommand {
     @Option(name: .long, help: "Dither when float becomes 16 or 24 bits: tpdf or none.")
     var dither: DitherChoice = .tpdf
 
+    @Option(name: .long, help: "Ogg Vorbis quality of the output, 0 (smallest) to 1 (best).")
+    var quality: Double?
+
     @Option(name: .long, help: "Sample rate the chain runs at and writes (default: the source file's; 48000 for a tone). A file at another rate is converted (libsoxr, high quality).")
     var sampleRate: Double?
 
@@ -94,7 +97,7 @@ struct ChainCommand: ParsableCommand {
         var written = 0
         do {
             written = try OfflineRenderer(graph: built.graph).render(
-                frameCount: frames, to: parsed.sink.word, sampleType: type, dither: dither == .tpdf, input: built.input, progress: report)
+                frameCount: frames, to: parsed.sink.word, sampleType: type, dither: dither == .tpdf, quality: quality, input: built.input, progress: report)
         } catch { throw CLIError("\(error)") }
         progress.finish()
         if let input = built.input { ChainBuilder.warnOfDamage(in: input) }

@@ -26,6 +26,9 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Dither when float becomes 16 or 24 bits: tpdf or none.")
     var dither: DitherChoice = .tpdf
 
+    @Option(name: .long, help: "Ogg Vorbis quality of the output, 0 (smallest) to 1 (best).")
+    var quality: Double?
+
     @Option(name: .long, help: "Feed a JACK input port of the session from a file: PORT=FILE (repeatable).")
     var input: [String] = []
 
@@ -56,7 +59,7 @@ struct RenderCommand: ParsableCommand {
         let warnings = RenderWarnings(engine: graph.engine, registry: graph.registry)
         var written = 0
         do {
-            written = try OfflineRenderer(graph: graph).render(frameCount: frames, to: output, sampleType: type, dither: dither == .tpdf, inputs: inputs, progress: report)
+            written = try OfflineRenderer(graph: graph).render(frameCount: frames, to: output, sampleType: type, dither: dither == .tpdf, quality: quality, inputs: inputs, progress: report)
         } catch { throw CLIError("render: \(error)") }
         for recorder in recorders {
             do { _ = try recorder.stop() } catch { throw CLIError("render: \(error)") }

@@ -27,6 +27,7 @@ public struct OfflineRenderer {
         container: AudioFileContainer? = nil,
         sampleType: SampleType? = nil,
         dither: Bool = true,
+        quality: Double? = nil,
         input: AudioFileReader? = nil,
         progress: ((Int, Int) -> Void)? = nil
     ) throws(OfflineRenderError) -> Int {
@@ -37,7 +38,7 @@ public struct OfflineRenderer {
             inputs = input.map { [FileInput(reader: $0)] } ?? []
         }
         return try render(frameCount: frameCount, to: path, container: container, sampleType: sampleType, dither: dither,
-                          inputs: inputs, progress: progress)
+                          quality: quality, inputs: inputs, progress: progress)
     }
 
     /// Renders with the graph's input channels fed, in order, by `inputs` (each filling
@@ -51,6 +52,7 @@ public struct OfflineRenderer {
         container: AudioFileContainer? = nil,
         sampleType: SampleType? = nil,
         dither: Bool = true,
+        quality: Double? = nil,
         inputs: [any OfflineInput],
         progress: ((Int, Int) -> Void)? = nil
     ) throws(OfflineRenderError) -> Int {
@@ -61,7 +63,7 @@ public struct OfflineRenderer {
             let type = sampleType ?? (container ?? AudioFileContainer(path: path))?.defaultSampleType ?? .float32
             writer = try AudioFileWriter(
                 path: path, container: container, sampleType: type, sampleRate: graph.sampleRate,
-                channelCount: plan.outputChannelCount, dither: dither)
+                channelCount: plan.outputChannelCount, dither: dither, quality: quality)
         } catch {
             previous.restore()
             throw .file(error)

@@ -77,7 +77,7 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
             do throws(AudioFileError) {
                 writer = try AudioFileWriter(
                     path: path, container: file.container, sampleType: file.sampleType, sampleRate: file.sampleRate, channelCount: file.channels,
-                    dither: settings.dither)
+                    dither: settings.dither, quality: settings.quality)
             } catch {
                 throw .file(error, unit: name)
             }

@@ -26,6 +26,8 @@ public struct RecordingSettings: Sendable, Equatable {
     public var channelCount: Int?
     /// TPDF dither when float becomes 16- or 24-bit PCM (docs/files.md).
     public var dither: Bool
+    /// Ogg Vorbis quality, 0 (smallest) ... 1 (best); nil for libsndfile's default.
+    public var quality: Double?
 
     public init(container: AudioFileContainer? = nil, encoding: RecordingEncoding = .pcm(.float32), sampleRate: Double? = nil, channelCount: Int? = nil, dither: Bool = true) {
         self.container = container
@@ -47,10 +49,11 @@ public struct RecordingSettings: Sendable, Equatable {
 
     /// A session recorder's settings: the container's own encoding unless `sampleType`
     /// names one, dithered unless `dither` is false.
-    public static func session(_ container: AudioFileContainer?, sampleType: SampleType?, dither: Bool) -> RecordingSettings {
+    public static func session(_ container: AudioFileContainer?, sampleType: SampleType?, dither: Bool, quality: Double? = nil) -> RecordingSettings {
         var settings = fitting(container)
         if let sampleType { settings.encoding = .pcm(sampleType) }
         settings.dither = dither
+        settings.quality = quality
         return settings
     }
 

@@ -17,12 +17,13 @@ public struct RecorderTarget: @unchecked Sendable {
     /// The sample type asked for; nil for the container's own.
     public var sampleType: SampleType?
     public var dither: Bool
+    public var quality: Double?
     public var location: SourceLocation
 
     /// What the recorder writes: the format's container, the sample type asked for (or
     /// the container's own), dithered unless the session says not.
     public var settings: RecordingSettings {
-        RecordingSettings.session(AudioFileContainer(pathExtension: format), sampleType: sampleType, dither: dither)
+        RecordingSettings.session(AudioFileContainer(pathExtension: format), sampleType: sampleType, dither: dither, quality: quality)
     }
 }
 
@@ -61,8 +62,11 @@ struct SessionChecks {
                 let held = container.supportedSampleTypes.map(\.rawValue).joined(separator: ", ")
                 throw SessionError("recorder \(quoted(spec.name)): \(container) cannot hold \(sampleType) samples; it holds \(held)", at: spec.positions["sample-type"] ?? spec.location)
             }
+            if spec.quality != nil, format != "ogg" {
+                throw SessionError("recorder \(quoted(spec.name)): quality applies to Ogg Vorbis, not \(format)", at: spec.positions["quality"] ?? spec.location)
+            }
             result.append(RecorderTarget(name: spec.name, node: id, unit: unit, bus: spec.source.busIndex, path: path, format: format,
-                                         sampleType: sampleType, dither: spec.dither ?? true, location: spec.location))
+                                         sampleType: sampleType, dither: spec.dither ?? true, quality: spec.quality, location: spec.location))
         }
         return result
     }

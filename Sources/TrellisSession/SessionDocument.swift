@@ -227,6 +227,8 @@ public struct RecorderSpec: Sendable {
     public var sampleType: String?
     /// TPDF dither into 16 or 24 bits; on when not written.
     public var dither: Bool?
+    /// Ogg Vorbis quality, 0...1.
+    public var quality: Double?
     public var location: SourceLocation
     public var positions = Positions()
 

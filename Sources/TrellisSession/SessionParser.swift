@@ -270,7 +270,7 @@ public enum SessionParser {
         var result: [RecorderSpec] = []
         for entry in try reader.entries(node, expected: "the recorders, a mapping of name to source and file") {
             let name = try reader.name(entry.keyNode, what: "recorder")
-            let fields = try reader.fields(entry.value, expected: "recorder \(quoted(name))", allowed: ["source", "file", "format", "sample-type", "dither"], required: ["source", "file"])
+            let fields = try reader.fields(entry.value, expected: "recorder \(quoted(name))", allowed: ["source", "file", "format", "sample-type", "dither", "quality"], required: ["source", "file"])
             let source = try busReference(fields["source"]!, reader)
             let file = try reader.text(fields["file"]!, expected: "a file to record to")
             var spec = RecorderSpec(name: name, source: source, file: file, location: reader.location(entry.keyNode))
@@ -298,6 +298,13 @@ public enum SessionParser {
                     throw reader.error("expected true or false for dither, found \(quoted(text))", value)
                 }
                 spec.dither = on
+            }
+            if let value = fields["quality"] {
+                let text = try reader.text(value, expected: "a Vorbis quality from 0 to 1")
+                guard let quality = Double(text), quality.isFinite, (0...1).contains(quality) else {
+                    throw reader.error("expected a Vorbis quality from 0 (smallest) to 1 (best), found \(quoted(text))", value)
+                }
+                spec.quality = quality
             }
             result.append(spec)
         }

@@ -23,6 +23,7 @@ public enum SessionWriter {
                 if let format = recorder.format { out.line("    format: \(format)", path + "/format") }
                 if let type = recorder.sampleType { out.line("    sample-type: \(type)", path + "/sample-type") }
                 if let dither = recorder.dither { out.line("    dither: \(dither)", path + "/dither") }
+                if let quality = recorder.quality { out.line("    quality: \(quality)", path + "/quality") }
             }
         }
         return out.text(with: document.comments)

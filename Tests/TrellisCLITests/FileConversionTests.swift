@@ -104,6 +104,22 @@ struct FileConversionTests {
         #expect(clash.status != 0 && clash.stderr.contains("disagree"), "\(clash.stderr)")
     }
 
+    @Test("--quality sets an Ogg Vorbis file's quality (a lower one is a smaller file) and is refused for other formats")
+    func vorbisQuality() throws {
+        let input = temporaryPath("noise.wav")
+        #expect(try runTool("/usr/bin/sox", ["-n", "-r", "48000", "-c", "2", "-b", "32", "-e", "float", input, "synth", "3", "pinknoise", "vol", "0.3"]) == 0)
+        let low = temporaryPath("low.ogg"), high = temporaryPath("high.ogg")
+        #expect(try trellis(["chain", "--quality", "0.1", input, "!", "gain", "gain=0", "!", low]).status == 0)
+        #expect(try trellis(["chain", "--quality", "0.9", input, "!", "gain", "gain=0", "!", high]).status == 0)
+        let lowBytes = (try FileManager.default.attributesOfItem(atPath: low)[.size] as? Int) ?? 0
+        let highBytes = (try FileManager.default.attributesOfItem(atPath: high)[.size] as? Int) ?? 0
+        #expect(lowBytes > 0 && lowBytes * 2 < highBytes, "quality 0.1: \(lowBytes) bytes, 0.9: \(highBytes)")
+        #expect(try floats(low).count == 2 * 144_000)
+        #expect(try floats(high).count == 2 * 144_000)
+        let refused = try trellis(["chain", "--quality", "0.5", input, "!", "gain", "gain=0", "!", temporaryPath("q.wav")])
+        #expect(refused.status != 0 && refused.stderr.contains("a quality setting applies to Ogg Vorbis, not WAV"), "\(refused.stderr)")
+    }
+
     @Test("render --input takes a file at another rate and converts it")
     func renderConvertsInputs() throws {
         let input = try sine("in44.wav", rate: 44_100, frequency: 1_000, level: -6)

@@ -66,6 +66,22 @@ struct RecorderSettingsTests {
         }
     }
 
+    @Test("a recorder's quality applies to Ogg Vorbis and is refused at its line for other formats")
+    func qualityOnlyForVorbis() throws {
+        let folder = try temporaryFolder()
+        let path = folder + "/s.yaml"
+        try session(in: folder, flac: "quality: 0.4").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect {
+            _ = try SessionLoader.load(path: path, registry: testRegistry())
+        } throws: { error in
+            "\(error)".contains("s.yaml:9:") && "\(error)".contains("quality applies to Ogg Vorbis, not flac")
+        }
+        let ogg = session(in: folder, flac: "quality: 0.4").replacingOccurrences(of: "packed.flac", with: "packed.ogg")
+        try ogg.write(toFile: path, atomically: true, encoding: .utf8)
+        let loaded = try SessionLoader.load(path: path, registry: testRegistry())
+        #expect(loaded.recorders.first { $0.name == "packed" }?.settings.quality == 0.4)
+    }
+
     @Test("save writes a recorder's sample type and dither back")
     func roundTrip() throws {
         let folder = try temporaryFolder()
