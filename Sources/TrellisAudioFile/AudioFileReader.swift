@@ -92,7 +92,8 @@ public final class AudioFileReader: @unchecked Sendable {
         let chunkFrames = Self.chunkFrameCount
         let chunk = AudioBufferList(channelCount: info.channelCount, frameCapacity: chunkFrames)
         var channels = [[Float]](repeating: [], count: info.channelCount)
-        for channel in channels.indices { channels[channel].reserveCapacity(info.frameCount) }
+        // What the header says, up to 2^24 frames a channel: a header may lie.
+        for channel in channels.indices { channels[channel].reserveCapacity(min(info.frameCount, 1 << 24)) }
         while true {
             let got = try read(into: chunk[0], frameCount: chunkFrames)
             for channel in channels.indices {

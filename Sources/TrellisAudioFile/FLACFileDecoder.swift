@@ -84,12 +84,7 @@ final class FLACFileDecoder: FrameDecoder {
                 continue
             }
             if FLAC__stream_decoder_get_state(decoder) == FLAC__STREAM_DECODER_END_OF_STREAM {
-                // Frames lost at the very end are silence too: the file keeps its length.
-                let missing = self.frameCount - expected
-                guard missing > 0 else { break }
-                noteLoss(missing, at: expected)
-                pendingSilence = missing
-                expected = self.frameCount
+                guard padEnd() else { break }
                 continue
             }
             guard FLAC__stream_decoder_process_single(decoder) != 0 else {
@@ -146,14 +141,27 @@ final class FLACFileDecoder: FrameDecoder {
                 pendingCount -= dropped
                 left -= dropped
             } else if FLAC__stream_decoder_get_state(decoder) == FLAC__STREAM_DECODER_END_OF_STREAM {
-                guard expected < frameCount else { return }
-                noteLoss(frameCount - expected, at: expected)
-                pendingSilence = frameCount - expected
-                expected = frameCount
+                guard padEnd() else { return }
             } else if FLAC__stream_decoder_process_single(decoder) == 0 {
                 throw .readFailed(path: path, reason: "libFLAC stopped: \(stateText(decoder))")
             }
         }
+    }
+
+    /// The most silence put in for lost frames at one place: a few of FLAC's largest
+    /// blocks. A header that claims far more than the file holds is a lie, not damage,
+    /// and is not filled out.
+    static let maximumPadding = 8 * 65_536
+
+    /// At the end of the stream: frames lost at the very end become silence, so the file
+    /// keeps its length. False when there is nothing (more) to put in.
+    private func padEnd() -> Bool {
+        let missing = frameCount - expected
+        guard missing > 0, missing <= Self.maximumPadding else { return false }
+        noteLoss(missing, at: expected)
+        pendingSilence = missing
+        expected = frameCount
+        return true
     }
 
     /// libFLAC's write callback: a decoded frame (trimmed to the target after a seek).
@@ -172,7 +180,7 @@ final class FLACFileDecoder: FrameDecoder {
         count = max(0, min(count, frameCount - start, pendingCapacity))
         if start > expected {
             // A stretch libFLAC did not fill (it fills up to 50 blocks or 5 s).
-            let missing = min(start, frameCount) - expected
+            let missing = min(min(start, frameCount) - expected, Self.maximumPadding)
             noteLoss(missing, at: expected)
             pendingSilence += missing
         }

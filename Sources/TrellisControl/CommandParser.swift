@@ -140,8 +140,8 @@ public enum CommandParser {
                 rest.removeLast()
             }
             if action == .start, rest.count >= 2, rest[rest.count - 2].lowercased() == "for" {
-                guard let value = Double(rest[rest.count - 1]), value.isFinite, value > 0 else {
-                    throw ControlError(.badValue, "record: \(CommandTokenizer.quote(rest[rest.count - 1])) is not a duration in seconds (above 0)")
+                guard let value = Double(rest[rest.count - 1]), value.isFinite, value > 0, value <= 604_800 else {
+                    throw ControlError(.badValue, "record: \(CommandTokenizer.quote(rest[rest.count - 1])) is not a duration in seconds (above 0, at most a week)")
                 }
                 seconds = value
                 rest.removeLast(2)

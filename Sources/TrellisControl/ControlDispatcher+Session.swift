@@ -216,7 +216,7 @@ extension ControlDispatcher {
         if action == .start {
             for name in chosen {
                 guard let recorder = recorders[name], recorder.recorderState == .idle, let spec = targets.first(where: { $0.name == name }) else { continue }
-                let path = overwrite ? spec.path : Self.freeTakePath(spec.path)
+                let path = overwrite ? spec.path : try Self.freeTakePath(spec.path)
                 do { try recorder.checkRecording(path: path, settings: spec.settings) } catch {
                     throw ControlError(.session, "recorder \(name): \(error); no recorder was started")
                 }
@@ -321,16 +321,16 @@ extension ControlDispatcher {
                    value: .object([("bus", .string(bus.description)), ("seconds", .number(seconds)), ("file", .string(tap.path))]))
     }
 
-    /// `path` if nothing is there, else the first of `NAME-2.EXT`, `NAME-3.EXT`, ... that is free.
-    static func freeTakePath(_ path: String) -> String {
+    /// `path` if nothing is there, else the first of `NAME-2.EXT`, `NAME-3.EXT`, ... that
+    /// is free, up to `NAME-9999.EXT`.
+    static func freeTakePath(_ path: String) throws(ControlError) -> String {
         guard FileManager.default.fileExists(atPath: path) else { return path }
         let url = URL(fileURLWithPath: path)
         let ext = url.pathExtension, stem = url.deletingPathExtension().path
-        var number = 2
-        while true {
+        for number in 2...9_999 {
             let candidate = stem + "-\(number)" + (ext.isEmpty ? "" : "." + ext)
             if !FileManager.default.fileExists(atPath: candidate) { return candidate }
-            number += 1
         }
+        throw ControlError(.session, "\(path) and its numbered takes up to -9999 all exist; move some away or record start ... overwrite")
     }
 }

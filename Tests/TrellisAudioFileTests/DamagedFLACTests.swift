@@ -17,6 +17,18 @@ private struct CleanFLAC {
         channels = (0..<2).map { channel in stride(from: channel, to: interleaved.count, by: 2).map { Float(interleaved[$0]) / 2_147_483_648 } }
     }
 
+    /// The file with its STREAMINFO's total sample count raised by `extra` (36 bits from
+    /// bit 4 of byte 21: after "fLaC", the block header and 13.5 bytes of STREAMINFO).
+    func claiming(extra: UInt64, to path: String) throws {
+        var copy = bytes
+        var total = UInt64(copy[21] & 0x0F) << 32
+        for index in 22...25 { total |= UInt64(copy[index]) << UInt64(8 * (25 - index)) }
+        total += extra
+        copy[21] = (copy[21] & 0xF0) | UInt8((total >> 32) & 0x0F)
+        for index in 22...25 { copy[index] = UInt8((total >> UInt64(8 * (25 - index))) & 0xFF) }
+        try copy.write(to: URL(fileURLWithPath: path))
+    }
+
     /// The file with the byte at `fraction` of its length inverted.
     func damaged(at fractions: [Double], to path: String) throws {
         var copy = bytes
@@ -79,6 +91,28 @@ struct DamagedFLACTests {
             }
             // The damaged frame and the next at most, as reading straight through found.
             #expect(silent <= 2 * 4_608, "from frame \(start): \(silent) frames silenced")
+        }
+    }
+
+    @Test("a header that claims a little more than the file holds reads as silence to its length; one that claims far more is not filled out")
+    func lyingLength() throws {
+        let directory = try TemporaryDirectory()
+        let clean = try CleanFLAC(in: directory)
+        for (extra, expected) in [(UInt64(1_000), 241_000), (UInt64(50_000_000), 240_000)] {
+            let path = directory.path("long-\(extra).flac")
+            try clean.claiming(extra: extra, to: path)
+            let reader = try AudioFileReader(path: path)
+            #expect(reader.info.frameCount == 240_000 + Int(extra))
+            let buffers = AudioBufferList(channelCount: 2, frameCapacity: 65_536)
+            var total = 0, tail: Float = 0
+            while true {
+                let got = try reader.read(into: buffers[0], frameCount: 65_536)
+                if got == 0 { break }
+                if total + got > 240_000 { tail = max(tail, (max(0, 240_000 - total)..<got).map { abs(buffers[0][0][$0]) }.max() ?? 0) }
+                total += got
+            }
+            #expect(total == expected, "header +\(extra)")
+            #expect(tail == 0, "what is put in past the audio is silence")
         }
     }
 }
