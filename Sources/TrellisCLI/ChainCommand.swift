@@ -26,14 +26,7 @@ struct ChainCommand: ParsableCommand {
     @Option(name: .long, help: "Seconds to render (required with a tone source; default: the source file's length).")
     var duration: Double?
 
-    @Option(name: .long, help: "Sample type of the output file: float32, int16, int24 or int32 (default: float32, or int24 for FLAC).")
-    var sampleType: String?
-
-    @Option(name: .long, help: "Dither when float becomes 16 or 24 bits: tpdf or none.")
-    var dither: DitherChoice = .tpdf
-
-    @Option(name: .long, help: "Ogg Vorbis quality of the output, 0 (smallest) to 1 (best).")
-    var quality: Double?
+    @OptionGroup var file: OutputFileOptions
 
     @Option(name: .long, help: "Sample rate the chain runs at and writes (default: the source file's; 48000 for a tone). A file at another rate is converted (libsoxr, high quality).")
     var sampleRate: Double?
@@ -76,7 +69,7 @@ struct ChainCommand: ParsableCommand {
             try LiveChain(pipeline: parsed, server: server, startServer: startServer, duration: duration, blockSize: blockSize, sampleRate: sampleRate ?? 48_000).run()
             return
         }
-        let type = try SampleType.parse(option: sampleType)
+        let type = try file.sampleTypeValue()
         if let sampleRate, !(sampleRate >= 1_000 && sampleRate <= 768_000) {
             throw CLIError("--sample-rate \(sampleRate): expected a rate from 1000 to 768000 Hz")
         }
@@ -97,7 +90,7 @@ struct ChainCommand: ParsableCommand {
         var written = 0
         do {
             written = try OfflineRenderer(graph: built.graph).render(
-                frameCount: frames, to: parsed.sink.word, sampleType: type, dither: dither == .tpdf, quality: quality, input: built.input, progress: report)
+                frameCount: frames, to: parsed.sink.word, sampleType: type, dither: file.dither == .tpdf, quality: file.quality, input: built.input, progress: report)
         } catch { throw CLIError("\(error)") }
         progress.finish()
         if let input = built.input { ChainBuilder.warnOfDamage(in: input) }
@@ -203,21 +196,5 @@ extension ChainPipeline.Stage {
     /// `chain: stage N "WORD": MESSAGE`.
     func failure(_ error: UnitFactoryError) -> CLIError {
         CLIError("chain: stage \(position) \"\(word)\": \(error)")
-    }
-}
-
-/// How float is made into 16- or 24-bit samples.
-enum DitherChoice: String, ExpressibleByArgument, CaseIterable {
-    case tpdf, none
-}
-
-extension SampleType {
-    /// A `--sample-type` option: nil stays nil (the container's own), else a known name.
-    static func parse(option: String?) throws(CLIError) -> SampleType? {
-        guard let option else { return nil }
-        guard let type = SampleType(rawValue: option.lowercased()) else {
-            throw CLIError("--sample-type \(option): expected float32, int16, int24 or int32")
-        }
-        return type
     }
 }

@@ -20,20 +20,13 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Seconds to render (required unless the session plays files).")
     var duration: Double?
 
-    @Option(name: .long, help: "Sample type of the output file: float32, int16, int24 or int32 (default: float32, or int24 for FLAC).")
-    var sampleType: String?
-
-    @Option(name: .long, help: "Dither when float becomes 16 or 24 bits: tpdf or none.")
-    var dither: DitherChoice = .tpdf
-
-    @Option(name: .long, help: "Ogg Vorbis quality of the output, 0 (smallest) to 1 (best).")
-    var quality: Double?
+    @OptionGroup var file: OutputFileOptions
 
     @Option(name: .long, help: "Feed a JACK input port of the session from a file: PORT=FILE (repeatable).")
     var input: [String] = []
 
     func run() throws {
-        let type = try SampleType.parse(option: sampleType)
+        let type = try file.sampleTypeValue()
         let loaded: LoadedSession
         do { loaded = try SessionLoader.load(path: session, registry: try Units.registry(), options: SessionLoadOptions()) } catch {
             throw CLIError("\(error)")
@@ -59,7 +52,7 @@ struct RenderCommand: ParsableCommand {
         let warnings = RenderWarnings(engine: graph.engine, registry: graph.registry)
         var written = 0
         do {
-            written = try OfflineRenderer(graph: graph).render(frameCount: frames, to: output, sampleType: type, dither: dither == .tpdf, quality: quality, inputs: inputs, progress: report)
+            written = try OfflineRenderer(graph: graph).render(frameCount: frames, to: output, sampleType: type, dither: file.dither == .tpdf, quality: file.quality, inputs: inputs, progress: report)
         } catch { throw CLIError("render: \(error)") }
         for recorder in recorders {
             do { _ = try recorder.stop() } catch { throw CLIError("render: \(error)") }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Dispatch
 import Foundation
-import TrellisAudioFile
 import TrellisControl
 import TrellisCore
 import TrellisEngine
@@ -128,14 +127,8 @@ struct RunCommand: ParsableCommand {
             guard let player = node.unit as? FilePlayer else { return nil }
             let name = node.name
             return (player, player.addListener { note in
-                switch note {
-                case .damaged(let path, let damage, let sampleRate):
-                    Log.logger.warning("node \(name): \(path): \(damage.description(sampleRate: sampleRate))")
-                case .readFailed(let error):
-                    Log.logger.warning("node \(name): \(error); the player stopped there")
-                case .endOfFile, .underrun:
-                    break
-                }
+                guard let event = ControlEvent.from(note, node: name), event.kind == .warning else { return }
+                Log.logger.warning("\(event.text)")
             })
         }
     }

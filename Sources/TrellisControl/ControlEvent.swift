@@ -46,7 +46,7 @@ public struct ControlEvent: Sendable, Equatable {
     /// The event for a file player's notification: its end of file, and as warnings a
     /// read that failed or damaged frames played as silence; nil for underruns (the
     /// status line counts those).
-    static func from(_ notification: PlayerNotification, node: String) -> ControlEvent? {
+    public static func from(_ notification: PlayerNotification, node: String) -> ControlEvent? {
         switch notification {
         case .endOfFile(let sampleTime):
             return ControlEvent(kind: .eof, text: "\(node) sampleTime=\(sampleTime)",
