@@ -276,7 +276,7 @@ extension ControlDispatcher {
         }
         let session = target.session
         if session.players.contains(where: { FileChecks.sameFile($0.path, file) }) || session.recorders.contains(where: { FileChecks.sameFile($0.path, file) })
-            || taps.values.contains(where: { FileChecks.sameFile($0.path, file) }) {
+            || taps.values.contains(where: { FileChecks.sameFile($0.path, file) }) || takePaths.values.contains(where: { FileChecks.sameFile($0, file) }) {
             throw ControlError(.badValue, "tap: \(file) is a file the session plays or records; name another")
         }
         let found = try node(bus.node)
