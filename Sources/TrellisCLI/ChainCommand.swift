@@ -50,8 +50,8 @@ struct ChainCommand: ParsableCommand {
     var pipeline: [String] = []
 
     func run() throws {
-        var parsed = try ChainPipeline(arguments: pipeline)
-        let converterRate = try parsed.takeConverterRate()
+        let parsed = try ChainPipeline(arguments: pipeline)
+        let converterRate = try parsed.converterRate()
         if let converterRate, let asked = self.sampleRate, converterRate != asked {
             throw CLIError("chain: --sample-rate \(Int(asked)) and converter rate=\(Int(converterRate)) disagree; a chain runs at one rate")
         }
@@ -87,10 +87,13 @@ struct ChainCommand: ParsableCommand {
         let progress = ProgressBar(total: frames, label: parsed.sink.word)
         let report: ((Int, Int) -> Void)? = progress.isVisible ? { done, _ in progress.update(done) } : nil
         let warnings = RenderWarnings(engine: built.graph.engine, registry: registry)
+        let edge = ConverterEdge(built.graph)
+        let dither = try file.ditherValue(edge)
         var written = 0
         do {
             written = try OfflineRenderer(graph: built.graph).render(
-                frameCount: frames, to: parsed.sink.word, sampleType: type, dither: file.dither == .tpdf, quality: file.quality, input: built.input, progress: report)
+                frameCount: frames, to: parsed.sink.word, sampleType: type, dither: dither, quality: file.quality, input: built.input,
+                conversion: edge.quality, progress: report)
         } catch { throw CLIError("\(error)") }
         progress.finish()
         if let input = built.input { ChainBuilder.warnOfDamage(in: input) }
@@ -139,7 +142,7 @@ struct ChainBuilder {
                 // A mono plugin in a wider chain runs once per channel.
                 let unit = try stage.make(description, with: factory, fedWidth: channels)
                 if description.channels == nil, description.inputChannels == nil, description.outputChannels == nil, !(unit is MultiMonoUnit) {
-                    Self.fit(unit, channels: channels)
+                    Self.fit(unit, channels: channels, outputs: description.channelMap?.count)
                 }
                 let node = try graph.addNode(unit)
                 // The one rule sessions and ctl use: MIDI where only MIDI flows.
@@ -154,7 +157,14 @@ struct ChainBuilder {
                 throw CLIError("chain: \(last.word) sends MIDI and no audio, so nothing reaches \(pipeline.sink.word); "
                     + "end the chain with an instrument (! lv2:URI-of-a-synth ! \(pipeline.sink.word)) or with `midi` to send it to a JACK MIDI port")
             }
-            let output = try graph.addNode(GenericOutput(channelCount: channels), name: "output")
+            // The chain's width, unless its last stage asks for its own.
+            var width = channels
+            if let last = pipeline.units.last, let description = try? last.description(unit: last.word),
+               description.outputChannels != nil || description.channelMap != nil,
+               let asked = try? graph.unit(previous).format(scope: .output, element: 0).channelCount {
+                width = asked
+            }
+            let output = try graph.addNode(GenericOutput(channelCount: width), name: "output")
             try graph.connect(previous, to: output, converting: true)
             try graph.initialize()
         } catch let error as CLIError {
@@ -173,10 +183,10 @@ struct ChainBuilder {
 
     /// Gives a unit's first buses the chain's width where the unit allows it; where it
     /// does not (a mono plugin), the connections convert.
-    static func fit(_ unit: any AudioUnit, channels: Int) {
+    static func fit(_ unit: any AudioUnit, channels: Int, outputs: Int? = nil) {
         for scope in [Scope.input, .output] where unit.elementCount(scope) > 0 {
             guard var format = try? unit.format(scope: scope, element: 0) else { continue }
-            format.channelCount = channels
+            format.channelCount = scope == .output ? outputs ?? channels : channels
             try? unit.setFormat(format, scope: scope, element: 0)
         }
     }

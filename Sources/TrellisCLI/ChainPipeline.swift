@@ -19,22 +19,21 @@ struct ChainPipeline: Equatable {
     var units: [Stage]
     var sink: Stage
 
-    /// Takes `rate=HZ` off `converter` stages: a chain runs at one rate, and a converter
-    /// asked for another sets it (the source file is converted to it at the chain's
-    /// edge, as `--sample-rate` does). Returns that rate, if any.
-    mutating func takeConverterRate() throws(CLIError) -> Double? {
+    /// The rate `converter rate=HZ` stages ask for: a chain runs at one rate, and a
+    /// converter asked for another sets it (the source file is converted to it at the
+    /// chain's edge, as `--sample-rate` does). `rate=0` asks for none.
+    func converterRate() throws(CLIError) -> Double? {
         var rate: Double?
-        for index in units.indices where units[index].word.lowercased() == "converter" {
-            guard let setting = units[index].settings.firstIndex(where: { $0.name.lowercased() == "rate" }) else { continue }
-            let text = units[index].settings[setting].value
-            guard let value = Double(text), value >= 1_000, value <= 768_000 else {
-                throw CLIError("chain: converter rate=\(text) (argument \(units[index].position + 1)): expected a rate from 1000 to 768000 Hz")
+        for stage in units where stage.word.lowercased() == "converter" {
+            guard let text = stage.settings.first(where: { $0.name.lowercased() == "rate" })?.value else { continue }
+            guard let value = Double(text), value == 0 || (value >= 1_000 && value <= 768_000) else {
+                throw CLIError("chain: converter rate=\(text) (argument \(stage.position + 1)): expected a rate from 1000 to 768000 Hz")
             }
+            guard value > 0 else { continue }
             if let rate, rate != value {
                 throw CLIError("chain: two converters ask for \(Int(rate)) and \(Int(value)) Hz; a chain runs at one rate")
             }
             rate = value
-            units[index].settings.remove(at: setting)
         }
         return rate
     }

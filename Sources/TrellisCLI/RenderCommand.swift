@@ -5,6 +5,7 @@ import TrellisCore
 import TrellisGraph
 import TrellisMedia
 import TrellisSession
+import TrellisUnits
 
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -34,7 +35,9 @@ struct RenderCommand: ParsableCommand {
         for warning in loaded.warnings { Log.logger.warning("\(warning)") }
         let graph = loaded.graph
         try refuseOverwritingInputs(loaded)
-        let inputs = try portInputs(loaded)
+        let edge = ConverterEdge(graph)
+        let dither = try file.ditherValue(edge)
+        let inputs = try portInputs(loaded, conversion: edge.quality)
         let frames: Int
         if let duration {
             frames = Int((duration * graph.sampleRate).rounded())
@@ -52,7 +55,7 @@ struct RenderCommand: ParsableCommand {
         let warnings = RenderWarnings(engine: graph.engine, registry: graph.registry)
         var written = 0
         do {
-            written = try OfflineRenderer(graph: graph).render(frameCount: frames, to: output, sampleType: type, dither: file.dither == .tpdf, quality: file.quality, inputs: inputs, progress: report)
+            written = try OfflineRenderer(graph: graph).render(frameCount: frames, to: output, sampleType: type, dither: dither, quality: file.quality, inputs: inputs, progress: report)
         } catch { throw CLIError("render: \(error)") }
         for recorder in recorders {
             do { _ = try recorder.stop() } catch { throw CLIError("render: \(error)") }
@@ -75,7 +78,7 @@ struct RenderCommand: ParsableCommand {
 
     /// The graph's input channels in order: a file where `--input` names the port that
     /// channel stands for, silence elsewhere.
-    private func portInputs(_ loaded: LoadedSession) throws -> [any OfflineInput] {
+    private func portInputs(_ loaded: LoadedSession, conversion: SampleRateConverter.Quality) throws -> [any OfflineInput] {
         let ports = loaded.jack?.inputs ?? []
         var files: [Int: AudioFileReader] = [:]
         for assignment in input {
@@ -97,7 +100,7 @@ struct RenderCommand: ParsableCommand {
                 if reader.info.sampleRate == loaded.graph.sampleRate {
                     inputs.append(FileInput(reader: reader))
                 } else {
-                    do { inputs.append(try ResampledFileInput(reader: reader, rate: loaded.graph.sampleRate)) } catch {
+                    do { inputs.append(try ResampledFileInput(reader: reader, rate: loaded.graph.sampleRate, quality: conversion)) } catch {
                         throw CLIError("--input: \(error)")
                     }
                 }

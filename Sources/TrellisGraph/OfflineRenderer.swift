@@ -1,5 +1,6 @@
 import TrellisAudioFile
 import TrellisCore
+import TrellisUnits
 import TrellisEngine
 
 /// Renders a graph into a file, from optional input files, as fast as the machine
@@ -17,8 +18,8 @@ public struct OfflineRenderer {
     }
 
     /// Renders `frameCount` frames into `path`. The graph's input node, if any, reads
-    /// from `input` (silence after its end), converted to the graph's rate if it is at
-    /// another. `progress` gets (frames done, total) after each slice. Returns the
+    /// from `input` (silence after its end), converted to the graph's rate at
+    /// `conversion` quality if it is at another. `progress` gets (frames done, total) after each slice. Returns the
     /// frames written.
     @discardableResult
     public func render(
@@ -29,11 +30,12 @@ public struct OfflineRenderer {
         dither: Bool = true,
         quality: Double? = nil,
         input: AudioFileReader? = nil,
+        conversion: SampleRateConverter.Quality = .high,
         progress: ((Int, Int) -> Void)? = nil
     ) throws(OfflineRenderError) -> Int {
         let inputs: [any OfflineInput]
         if let input, input.info.sampleRate != graph.sampleRate {
-            inputs = [try ResampledFileInput(reader: input, rate: graph.sampleRate)]
+            inputs = [try ResampledFileInput(reader: input, rate: graph.sampleRate, quality: conversion)]
         } else {
             inputs = input.map { [FileInput(reader: $0)] } ?? []
         }

@@ -3,7 +3,7 @@ import TrellisCore
 import TrellisUnits
 
 /// A whole file as consecutive input channels, converted to the graph's rate with
-/// libsoxr (high quality) as it is read: what sox's `rate` does at a chain's edge.
+/// libsoxr (high quality unless asked otherwise) as it is read: what sox's `rate` does at a chain's edge.
 /// `frameCount` is the file's length at the graph's rate. Thread: the offline render's
 /// reading thread (libsoxr allocates as it works; never the audio thread).
 public final class ResampledFileInput: OfflineInput {
@@ -21,13 +21,13 @@ public final class ResampledFileInput: OfflineInput {
     private var produced = 0
     private var inputEnded = false
 
-    public init(reader: AudioFileReader, rate: Double) throws(OfflineRenderError) {
+    public init(reader: AudioFileReader, rate: Double, quality: SampleRateConverter.Quality = .high) throws(OfflineRenderError) {
         self.reader = reader
         self.rate = rate
         let info = reader.info
         frameCount = Int((Double(info.frameCount) * rate / info.sampleRate).rounded())
         do {
-            converter = try SampleRateConverter(inputRate: info.sampleRate, outputRate: rate, channelCount: info.channelCount, quality: .high)
+            converter = try SampleRateConverter(inputRate: info.sampleRate, outputRate: rate, channelCount: info.channelCount, quality: quality)
         } catch {
             throw .prepare("\(reader.path): cannot convert \(Int(info.sampleRate)) Hz to \(Int(rate)) Hz: \(error)")
         }

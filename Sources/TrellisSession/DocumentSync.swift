@@ -17,7 +17,7 @@ struct DocumentSync {
         }
         for node in graph.nodes where !nodes.contains(where: { $0.name == node.name }) && !Self.isMIDIPort(node.unit) {
             var spec = NodeSpec(name: node.name, source: .unit(unitKey(node.unit)), location: start)
-            if let multiMono = node.unit as? MultiMonoUnit { spec.channels = multiMono.instances.count }
+            if let multiMono = node.unit as? MultiMonoUnit { spec.channels = multiMono.instances.count } else { shape(&spec, unit: node.unit) }
             spec = updated(spec, unit: node.unit)
             nodes.append(spec)
         }
@@ -154,6 +154,34 @@ struct DocumentSync {
             if !subgraph.graph.nodes.contains(where: { setting.name.hasPrefix($0.name + ".") }) { result.append(setting) }
         }
         return result
+    }
+
+    /// The widths and channel map a built-in unit added at run time was given (`add
+    /// NODE UNIT input-channels=1 channel-map=0,0`), where they differ from a fresh
+    /// unit's. Plugins are left alone: their ports fix their widths.
+    private func shape(_ spec: inout NodeSpec, unit: any AudioUnit) {
+        guard let component = session.graph.registry.components(matching: unit.componentDescription).first, component.uri == nil,
+              let fresh = try? session.graph.registry.instantiate(component) else { return }
+        func width(_ unit: any AudioUnit, _ scope: Scope) -> Int? {
+            unit.elementCount(scope) > 0 ? (try? unit.format(scope: scope, element: 0))?.channelCount : nil
+        }
+        if unit.elementCount(.input) != fresh.elementCount(.input) { spec.inputs = unit.elementCount(.input) }
+        if unit.elementCount(.output) != fresh.elementCount(.output) { spec.outputs = unit.elementCount(.output) }
+        let inputs = width(unit, .input), outputs = width(unit, .output)
+        if inputs != width(fresh, .input) || outputs != width(fresh, .output) {
+            if let inputs, let outputs, inputs == outputs {
+                spec.channels = inputs
+            } else if inputs == nil || outputs == nil {
+                spec.channels = inputs ?? outputs
+            } else {
+                spec.inputChannels = inputs
+                spec.outputChannels = outputs
+            }
+        }
+        if case .channelMap(let entries)? = try? unit.property(.channelMap, scope: .global, element: 0),
+           let inputs, let outputs, entries != ChannelMap.standard(inputs: inputs, outputs: outputs).entries {
+            spec.channelMap = entries
+        }
     }
 
     /// How a save names a unit added at run time: its short name, URI or triple.

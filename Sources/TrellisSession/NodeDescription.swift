@@ -1,3 +1,5 @@
+import TrellisUnits
+
 /// A node as text describes it, before any unit exists: what a session's node, `ctl add
 /// NODE UNIT name=value ...` and a `trellis chain` stage all come down to. `UnitFactory`
 /// turns it into a configured unit.
@@ -21,6 +23,8 @@ public struct NodeDescription: Sendable, Equatable {
     /// A factory preset's name or number.
     public var preset: String?
     public var bypass: Bool?
+    /// Which input channel feeds each output channel (a converter's `ChannelMap`).
+    public var channelMap: [Int]?
 
     /// `name=value` as written.
     public struct Setting: Sendable, Equatable {
@@ -40,6 +44,7 @@ public struct NodeDescription: Sendable, Equatable {
         case inputChannels = "input-channels"
         case outputChannels = "output-channels"
         case state, preset, bypass
+        case channelMap = "channel-map"
     }
 
     /// What an error is about.
@@ -90,6 +95,12 @@ public struct NodeDescription: Sendable, Equatable {
         case .state: state = text
         case .preset: preset = text
         case .bypass: bypass = try Self.boolean(text, key: key)
+        case .channelMap:
+            guard let map = ChannelMap(text: text) else {
+                throw .invalidSetting(key: key.rawValue, text: text,
+                                      expected: "input channel numbers, silence or mix, separated by commas (1,0 swaps a pair)", reason: nil)
+            }
+            channelMap = map.entries
         }
     }
 

@@ -13,6 +13,7 @@ extension NodeSpec {
         state = description.state
         preset = description.preset
         bypass = description.bypass
+        channelMap = description.channelMap
     }
 
     /// What the factory makes this node's unit from; nil for a subgraph node.
@@ -35,6 +36,7 @@ extension NodeSpec {
         description.state = state
         description.preset = preset
         description.bypass = bypass
+        description.channelMap = channelMap
         return description
     }
 

@@ -73,6 +73,8 @@ public struct NodeSpec: Sendable {
     /// Saved plugin state (see `StatefulUnit`).
     public var state: String?
     public var bypass: Bool?
+    /// `channel-map:` as entries (see `ChannelMap`).
+    public var channelMap: [Int]?
     /// Bus counts and channel widths, where the unit's defaults do not fit.
     public var inputs: Int?
     public var outputs: Int?

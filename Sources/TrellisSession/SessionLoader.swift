@@ -62,7 +62,8 @@ public enum SessionLoader {
     public static func load(
         document: SessionDocument, directory: String, path: String? = nil, registry: ComponentRegistry, options: SessionLoadOptions = .init()
     ) throws(SessionError) -> LoadedSession {
-        let sampleRate = options.sampleRate ?? document.defaults.sampleRate ?? 48_000
+        let converterRate = try document.graph.converterRate(registry: registry, defaults: document.defaults.sampleRate)
+        let sampleRate = options.sampleRate ?? document.defaults.sampleRate ?? converterRate ?? 48_000
         let blockSize = options.blockSize ?? document.defaults.blockSize ?? 1024
         let builder = GraphBuilder(registry: registry, sampleRate: sampleRate, blockSize: blockSize, checkFiles: options.checkFiles, engine: options.engine)
         if let path { builder.fileStack = [standardized(path)] }

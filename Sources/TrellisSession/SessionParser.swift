@@ -8,7 +8,7 @@ public enum SessionParser {
     static let bodyKeys = ["nodes", "connections", "subgraphs"]
     static let nodeKeys = [
         "unit", "lv2", "subgraph", "parameters", "preset", "state", "bypass",
-        "inputs", "outputs", "channels", "input-channels", "output-channels", "file", "loops",
+        "inputs", "outputs", "channels", "input-channels", "output-channels", "channel-map", "file", "loops",
     ]
 
     /// Decodes a whole session. `file` names the text in positions. Thread: any.
@@ -155,6 +155,7 @@ public enum SessionParser {
         spec.state = settings.state
         spec.preset = settings.preset
         spec.bypass = settings.bypass
+        spec.channelMap = settings.channelMap
         if let node = fields["file"] { spec.file = try reader.text(node, expected: "an audio file path") }
         if let node = fields["loops"] { spec.loops = try reader.integer(node, expected: "a loop count (-1 loops forever)", in: -1...1_000_000) }
         if spec.loops != nil && spec.file == nil {

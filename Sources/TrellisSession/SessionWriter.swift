@@ -1,3 +1,5 @@
+import TrellisUnits
+
 /// Writes documents as session text, and saves them atomically.
 public enum SessionWriter {
     /// The document as YAML, in a fixed layout and order, with the comments it was
@@ -83,6 +85,7 @@ public enum SessionWriter {
                              ("input-channels", node.inputChannels), ("output-channels", node.outputChannels)] {
             if let value { fields.append((key, "\(value)")) }
         }
+        if let map = node.channelMap { fields.append(("channel-map", YAMLText.scalar(ChannelMap(map).text))) }
         if let file = node.file { fields.append(("file", YAMLText.scalar(file))) }
         if let loops = node.loops { fields.append(("loops", "\(loops)")) }
         if let bypass = node.bypass { fields.append(("bypass", "\(bypass)")) }

@@ -50,7 +50,7 @@ public struct UnitFactory: Sendable {
     }
 
     /// Applies everything but the unit's name to a fresh unit, in this order: bus
-    /// counts, channels, state, preset, bypass, parameters. On a unit that will run
+    /// counts, channels, channel map, state, preset, bypass, parameters. On a unit that will run
     /// once per channel (see `runsPerChannel`), `channels` is left to `widen`.
     public func configure(_ unit: any AudioUnit, _ description: NodeDescription) throws(UnitFactoryError) {
         func attempt(_ key: NodeDescription.Key, _ body: () throws(AudioUnitError) -> Void) throws(UnitFactoryError) {
@@ -79,6 +79,17 @@ public struct UnitFactory: Sendable {
                     format.channelCount = count
                     try unit.setFormat(format, scope: scope, element: element)
                 }
+            }
+        }
+        if let map = description.channelMap {
+            try attempt(.channelMap) { () throws(AudioUnitError) in
+                // A map says how wide the output is, unless the node says so itself.
+                if description.outputChannels == nil, channels == nil, unit.elementCount(.output) > 0 {
+                    var format = try unit.format(scope: .output, element: 0)
+                    format.channelCount = map.count
+                    try unit.setFormat(format, scope: .output, element: 0)
+                }
+                try unit.setProperty(.channelMap, .channelMap(map), scope: .global, element: 0)
             }
         }
         if let state = description.state {

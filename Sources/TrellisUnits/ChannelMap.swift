@@ -22,6 +22,31 @@ public struct ChannelMap: Hashable, Sendable {
         return ChannelMap((0..<outputs).map { $0 < inputs ? $0 : silence })
     }
 
+    /// Reads the text form sessions, `ctl add` and `trellis chain` write: entries
+    /// separated by commas, each an input channel number, `silence` (or -1) or `mix` (or
+    /// -2): `1,0` swaps a stereo pair, `0,0` spreads a mono input, `mix` sums to mono.
+    /// Returns nil for text that is not a map.
+    public init?(text: String) {
+        var entries: [Int] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let word = part.trimmingCharacters(in: " \t")
+            switch word.lowercased() {
+            case "silence": entries.append(Self.silence)
+            case "mix": entries.append(Self.mixAll)
+            default:
+                guard let number = Int(word), number >= Self.mixAll, number <= 4096 else { return nil }
+                entries.append(number)
+            }
+        }
+        guard !entries.isEmpty, entries.count <= 256 else { return nil }
+        self.entries = entries
+    }
+
+    /// The text form `init?(text:)` reads.
+    public var text: String {
+        entries.map { $0 == Self.silence ? "silence" : $0 == Self.mixAll ? "mix" : String($0) }.joined(separator: ",")
+    }
+
     /// Checks the map against the channel counts it will run with.
     public func validate(inputs: Int, outputs: Int) -> String? {
         guard entries.count == outputs else {
@@ -31,6 +56,15 @@ public struct ChannelMap: Hashable, Sendable {
             return "entry \(bad) is neither an input channel (0..<\(inputs)), -1 (silence) nor -2 (mix of all)"
         }
         return nil
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters(in blanks: String) -> String {
+        var slice = self[...]
+        while let first = slice.first, blanks.contains(first) { slice = slice.dropFirst() }
+        while let last = slice.last, blanks.contains(last) { slice = slice.dropLast() }
+        return String(slice)
     }
 }
 

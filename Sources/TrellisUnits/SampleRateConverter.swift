@@ -21,6 +21,9 @@ public final class SampleRateConverter {
         /// 28-bit precision.
         case veryHigh
 
+        /// The name sessions and the command line use: `very-high` for `veryHigh`.
+        public var name: String { self == .veryHigh ? "very-high" : rawValue }
+
         var recipe: UInt {
             switch self {
             case .quick: 0

@@ -139,4 +139,121 @@ struct FileConversionTests {
         #expect(samples.count == 48_000)
         #expect(abs(20 * log10(amplitude(Array(samples[4_800..<43_200]), frequency: 1_000, rate: 48_000)) - -6) < 0.05)
     }
+
+    @Test("converter channel-map=1,0 swaps a stereo file's channels, sample for sample")
+    func channelMapSwaps() throws {
+        let input = temporaryPath("pair.wav"), output = temporaryPath("swapped.wav")
+        #expect(try runTool("/usr/bin/sox", ["-n", "-r", "48000", "-c", "2", "-b", "32", "-e", "float", input,
+                                             "synth", "0.5", "sine", "1000", "sine", "300", "vol", "0.5"]) == 0)
+        let result = try trellis(["chain", input, "!", "converter", "channel-map=1,0", "!", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        let a = try floats(input), b = try floats(output)
+        #expect(a.count == b.count && a.count == 48_000)
+        #expect(swapsPairs(a, b))
+    }
+
+    @Test("converter channel-map=0,0 spreads a mono file over a stereo output file")
+    func channelMapSpreadsMono() throws {
+        let input = try sine("mono.wav", rate: 48_000, frequency: 440, level: -6, seconds: 0.5)
+        let output = temporaryPath("spread.wav")
+        let result = try trellis(["chain", input, "!", "converter", "channel-map=0,0", "!", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        let a = try floats(input), b = try floats(output)
+        #expect(b.count == 2 * a.count)
+        #expect(a.indices.allSatisfy { b[2 * $0] == a[$0] && b[2 * $0 + 1] == a[$0] })
+    }
+
+    @Test("a channel map naming a channel the input lacks is refused, saying which channels there are")
+    func channelMapOutOfRange() throws {
+        let input = try sine("mono.wav", rate: 48_000, frequency: 440, level: -6, seconds: 0.1)
+        let result = try trellis(["chain", input, "!", "converter", "channel-map=0,3", "!", temporaryPath("x.wav")])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("channel-map") && result.stderr.contains("not 3"), "\(result.stderr)")
+        let words = try trellis(["chain", input, "!", "converter", "channel-map=left,right", "!", temporaryPath("x.wav")])
+        #expect(words.status != 0 && words.stderr.contains("silence or mix"), "\(words.stderr)")
+    }
+
+    @Test("converter quality= picks libsoxr's recipe: quick is cubic and measurably worse than the default high")
+    func converterQuality() throws {
+        let input = try sine("in44.wav", rate: 44_100, frequency: 1_000, level: -6)
+        let quick = temporaryPath("quick.wav"), high = temporaryPath("high.wav"), plain = temporaryPath("plain.wav")
+        #expect(try trellis(["chain", input, "!", "converter", "rate=48000", "quality=quick", "!", quick]).status == 0)
+        #expect(try trellis(["chain", input, "!", "converter", "rate=48000", "quality=high", "!", high]).status == 0)
+        #expect(try trellis(["chain", "--sample-rate", "48000", input, "!", "gain", "!", plain]).status == 0)
+        let quickSamples = try floats(quick), highSamples = try floats(high), plainSamples = try floats(plain)
+        #expect(highSamples == plainSamples, "high is the default")
+        let quickResidual = residual(quickSamples), highResidual = residual(highSamples)
+        #expect(quickResidual > highResidual + 20, "quick: \(quickResidual) dB, high: \(highResidual) dB")
+    }
+
+    @Test("converter dither=false rounds 16-bit output without dither, as --dither none does; --dither tpdf against it is an error")
+    func converterDither() throws {
+        let input = try sine("quiet.wav", rate: 48_000, frequency: 1_000, level: -100, seconds: 0.5)
+        let viaConverter = temporaryPath("c.wav"), viaOption = temporaryPath("o.wav")
+        #expect(try trellis(["chain", "--sample-type", "int16", input, "!", "converter", "dither=false", "!", viaConverter]).status == 0)
+        #expect(try trellis(["chain", "--sample-type", "int16", "--dither", "none", input, "!", "gain", "!", viaOption]).status == 0)
+        let converted = try floats(viaConverter), optioned = try floats(viaOption)
+        #expect(converted.count == 24_000 && converted.allSatisfy { $0 == 0 })
+        #expect(optioned.count == 24_000 && optioned.allSatisfy { $0 == 0 })
+        let clash = try trellis(["chain", "--sample-type", "int16", "--dither", "tpdf", input, "!", "converter", "dither=false", "!", viaConverter])
+        #expect(clash.status != 0 && clash.stderr.contains("disagree"), "\(clash.stderr)")
+    }
+
+    @Test("a session's converter sets the render's rate, quality and channel map; one at odds with defaults: sample-rate is refused at its value")
+    func sessionConverter() throws {
+        let input = temporaryPath("pair44.wav"), output = temporaryPath("r.wav"), session = temporaryPath("conv.yaml")
+        #expect(try runTool("/usr/bin/sox", ["-n", "-r", "44100", "-c", "2", "-b", "32", "-e", "float", input,
+                                             "synth", "1", "sine", "1000", "sine", "300", "vol", "0.5"]) == 0)
+        func write(rate: Int, defaults: String = "") throws {
+            try """
+                version: 1
+                \(defaults)
+                nodes:
+                  play: { unit: player, file: \(input) }
+                  conv:
+                    unit: converter
+                    channel-map: 1,0
+                    parameters: { rate: \(rate), quality: very-high }
+                  out: output
+                connections: [play -> conv, conv -> out]
+                """.write(toFile: session, atomically: true, encoding: .utf8)
+        }
+        try write(rate: 44_100)
+        let result = try trellis(["render", session, "-o", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        let a = try floats(input), b = try floats(output)
+        #expect(b.count == a.count, "rendered at the converter's 44.1 kHz, the file's own rate")
+        #expect(swapsPairs(a, b))
+        try write(rate: 48_000, defaults: "defaults: { sample-rate: 44100 }")
+        let clash = try trellis(["render", session, "-o", output])
+        #expect(clash.status != 0 && clash.stderr.contains("conv.yaml:8:25:") && clash.stderr.contains("a graph runs at one rate"), "\(clash.stderr)")
+    }
+}
+
+/// THD+N of a 1 kHz sine at 48 kHz in dB: what a least-squares fit of the sine leaves
+/// over the middle second, against the sine.
+private func residual(_ samples: [Float]) -> Double {
+    let middle = Array(samples[24_000..<72_000])
+    var ss = 0.0, cc = 0.0, sc = 0.0, ys = 0.0, yc = 0.0
+    for (index, sample) in middle.enumerated() {
+        let phase = 2 * Double.pi * 1_000 * Double(index + 24_000) / 48_000
+        let s = sin(phase), c = cos(phase), y = Double(sample)
+        ss += s * s; cc += c * c; sc += s * c; ys += y * s; yc += y * c
+    }
+    let determinant = ss * cc - sc * sc
+    let a = (ys * cc - yc * sc) / determinant, b = (yc * ss - ys * sc) / determinant
+    var error = 0.0
+    for (index, sample) in middle.enumerated() {
+        let phase = 2 * Double.pi * 1_000 * Double(index + 24_000) / 48_000
+        let e = Double(sample) - a * sin(phase) - b * cos(phase)
+        error += e * e
+    }
+    return 10 * log10(error / (0.5 * (a * a + b * b) * Double(middle.count)))
+}
+
+/// Whether `b` is `a` (interleaved stereo) with its two channels swapped.
+private func swapsPairs(_ a: [Float], _ b: [Float]) -> Bool {
+    guard a.count == b.count, a.count % 2 == 0 else { return false }
+    for index in stride(from: 0, to: a.count, by: 2) where a[index] != b[index + 1] || a[index + 1] != b[index] { return false }
+    return true
 }
