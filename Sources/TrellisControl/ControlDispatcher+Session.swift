@@ -46,13 +46,22 @@ extension ControlDispatcher {
     /// that fails to initialize changes nothing.
     func load(_ loaded: LoadedSession, from path: String) throws(ControlError) -> ControlReply {
         let current = target.session
+        // A recorder taking a take goes on into the new session when that names it too:
+        // attached to the new graph before its first program, it loses no frame.
+        let running = recorders.filter { $0.value.isRecording || $0.value.recorderState == .paused }
+        var carried: [String: FileRecorder] = [:]
+        for (name, recorder) in running where loaded.carry(recorder, as: name) { carried[name] = recorder }
         do { try loaded.initialize() } catch { throw ControlError(.session, error.description) }
         try target.replaceSession(with: loaded)
         jackEdits = []
         var warnings = loaded.warnings.map(\.description)
-        // The old recorders watched the old graph: their takes end here, complete.
-        let stopped = recorders.keys.sorted().filter { recorders[$0]?.isRecording == true || recorders[$0]?.recorderState == .paused }
+        // The other recorders watched the old graph only: their takes end here, complete.
+        let stopped = running.keys.filter { carried[$0] == nil }.sorted()
         for name in stopped { _ = try? recorders[name]?.stop() }
+        var carriedTakes: [String: String] = [:]
+        for name in carried.keys {
+            carriedTakes[name] = takePaths[name] ?? current.recorders.first { $0.name == name }?.path
+        }
         // Taps watched the old graph too: their files end here, complete.
         let endedTaps = taps.keys.map(\.description).sorted()
         for tap in taps.values { _ = try? tap.recorder.stop() }
@@ -61,13 +70,19 @@ extension ControlDispatcher {
         if !stopped.isEmpty {
             warnings.append("recorder\(stopped.count == 1 ? "" : "s") \(stopped.joined(separator: ", ")) stopped with the old session; the files are complete")
         }
+        if !carried.isEmpty {
+            warnings.append("recorder\(carried.count == 1 ? "" : "s") \(carried.keys.sorted().joined(separator: ", ")) went on recording into the new session")
+        }
         do {
-            let attached = try loaded.attachRecorders()
+            let attached = try loaded.attachRecorders(keeping: carried)
             replaceRecorders(with: Dictionary(uniqueKeysWithValues: zip(loaded.recorders.map(\.name), attached)))
-            if !attached.isEmpty {
-                warnings.append("the new session's recorders (\(loaded.recorders.map(\.name).joined(separator: ", "))) are ready and not recording: record start begins them")
+            takePaths.merge(carriedTakes) { _, kept in kept }
+            let waiting = loaded.recorders.map(\.name).filter { carried[$0] == nil }
+            if !waiting.isEmpty {
+                warnings.append("the new session's recorder\(waiting.count == 1 ? "" : "s") \(waiting.joined(separator: ", ")) \(waiting.count == 1 ? "is" : "are") ready and not recording: record start begins \(waiting.count == 1 ? "it" : "them")")
             }
         } catch {
+            for recorder in carried.values { _ = try? recorder.stop() }
             replaceRecorders(with: [:])
             warnings.append("the new session's recorders cannot record: \(error)")
         }

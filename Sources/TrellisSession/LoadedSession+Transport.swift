@@ -49,9 +49,14 @@ extension LoadedSession {
     /// A recorder for each of the session's `recorders:`, attached to its source bus and
     /// not recording, in the same order; every file is checked first, so a recorder that
     /// cannot start never follows one that has replaced a take. Thread: control.
-    public func attachRecorders() throws(SessionTransportError) -> [FileRecorder] {
+    /// Those in `kept` (carried over with `carry`) are taken as they are.
+    public func attachRecorders(keeping kept: [String: FileRecorder] = [:]) throws(SessionTransportError) -> [FileRecorder] {
         var recorders: [FileRecorder] = []
         for target in self.recorders {
+            if let recorder = kept[target.name] {
+                recorders.append(recorder)
+                continue
+            }
             let channels = (try? target.unit.format(scope: .output, element: target.bus).channelCount) ?? 2
             let recorder = FileRecorder(channelCount: channels, sampleRate: graph.sampleRate)
             do {
@@ -63,6 +68,23 @@ extension LoadedSession {
             recorders.append(recorder)
         }
         return recorders
+    }
+}
+
+extension LoadedSession {
+    /// Attaches a recorder of the running session, still recording, to this session's
+    /// recorder of the same name, so that its take goes on through a `load` without a
+    /// lost frame: call before `initialize`, whose first program then feeds it from the
+    /// cycle the old program stops. Refused (false) when this session has no recorder of
+    /// that name, or one of another width or rate. Thread: control.
+    public func carry(_ recorder: FileRecorder, as name: String) -> Bool {
+        guard !graph.isInitialized, let target = recorders.first(where: { $0.name == name }),
+              recorder.sampleRate == graph.sampleRate,
+              let width = try? recorder.format(scope: .input, element: 0).channelCount,
+              (try? target.unit.format(scope: .output, element: target.bus).channelCount) == width
+        else { return false }
+        do { try graph.addObserver(recorder, node: target.node, bus: target.bus) } catch { return false }
+        return true
     }
 }
 

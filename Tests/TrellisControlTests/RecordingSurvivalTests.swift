@@ -60,26 +60,51 @@ extension LiveControlTests {
         #expect(try String(contentsOfFile: take, encoding: .utf8) == "an earlier take that must survive")
     }
 
-    @Test("load ends the old session's takes, complete, says so, and readies the new session's recorders")
+    @Test("load ends the takes of recorders the new session lacks, complete, says so, and readies its own")
     func loadStopsRecorders() throws {
         let rig = try LiveRig(session: Self.twoRecorders)
         defer { rig.stop() }
         Thread.sleep(forTimeInterval: 0.5)
-        let next = try write(Self.twoRecorders.replacingOccurrences(of: "first.wav", with: "third.wav").replacingOccurrences(of: "second.wav", with: "fourth.wav"),
+        let next = try write(Self.twoRecorders.replacingOccurrences(of: "first:", with: "third:").replacingOccurrences(of: "second:", with: "fourth:")
+            .replacingOccurrences(of: "first.wav", with: "third.wav").replacingOccurrences(of: "second.wav", with: "fourth.wav"),
                              to: "next.yaml", in: rig.folder)
         let reply = try rig.ask("load \(next)")
         #expect(reply.contains("recorders first, second stopped with the old session; the files are complete"), "\(reply)")
-        #expect(reply.contains("recorders (first, second) are ready and not recording: record start begins them"), "\(reply)")
+        #expect(reply.contains("recorders third, fourth are ready and not recording: record start begins them"), "\(reply)")
         let frames = try AudioFileReader(path: rig.folder + "/first.wav").info.frameCount
         Thread.sleep(forTimeInterval: 0.3)
         let later = try AudioFileReader(path: rig.folder + "/first.wav").info.frameCount
         #expect(frames > 0 && later == frames, "the old take no longer grows")
         let started = try rig.ask("record start")
-        #expect(started.hasPrefix("ok first recording ") && started.contains(", second recording "), "\(started)")
+        #expect(started.hasPrefix("ok ") && started.contains("third recording ") && started.contains("fourth recording "), "\(started)")
         Thread.sleep(forTimeInterval: 1.2)
         let stopped = try rig.ask("record stop")
-        #expect(stopped.hasPrefix("ok first idle ") && stopped.contains(", second idle "), "\(stopped)")
+        #expect(stopped.hasPrefix("ok ") && stopped.contains("third idle ") && stopped.contains("fourth idle "), "\(stopped)")
         #expect(try AudioFileReader(path: rig.folder + "/third.wav").info.frameCount > 48_000)
+    }
+
+    @Test("a take goes on through load into one file when the new session has a recorder of that name")
+    func recorderSurvivesLoad() throws {
+        let rig = try LiveRig(session: Self.twoRecorders)
+        defer { rig.stop() }
+        Thread.sleep(forTimeInterval: 0.6)
+        // The new session plays the tone at half the level into a recorder named first.
+        let next = try write(Self.twoRecorders.replacingOccurrences(of: "amp: 0.5", with: "amp: 0.25")
+            .replacingOccurrences(of: "\n  second: { source: tone1.0, file: second.wav }", with: ""), to: "next.yaml", in: rig.folder)
+        let reply = try rig.ask("load \(next)")
+        #expect(reply.contains("recorder first went on recording into the new session"), "\(reply)")
+        #expect(reply.contains("recorder second stopped with the old session"), "\(reply)")
+        Thread.sleep(forTimeInterval: 0.6)
+        let stopped = try rig.ask("record stop first")
+        #expect(stopped.hasPrefix("ok first idle ") && stopped.hasSuffix(rig.folder + "/first.wav"), "\(stopped)")
+        let samples = try AudioFileReader(path: rig.folder + "/first.wav").readAll()[0]
+        #expect(samples.count > 48_000, "\(samples.count) frames: both sessions' audio in one take")
+        // Peaks per 480-frame window (ten periods of 1 kHz): 0.5, then 0.25 from one window on.
+        let peaks = stride(from: 0, to: samples.count - 480, by: 480).map { start in samples[start..<start + 480].map { abs($0) }.max() ?? 0 }
+        let loud = peaks.prefix { abs($0 - 0.5) < 0.01 }.count
+        #expect(loud > 30, "\(loud) windows of the old session's tone")
+        #expect(peaks.dropFirst(loud + 1).allSatisfy { abs($0 - 0.25) < 0.01 }, "after the load only the new session's tone, with no gap of silence")
+        #expect(peaks.count - loud > 30, "\(peaks.count - loud) windows of the new session's tone")
     }
 
     @Test(
