@@ -131,7 +131,7 @@ public enum CommandParser {
             return .transport(.seek(seconds: seconds), node: try nodeName(arguments[0]))
         case "record":
             guard !arguments.isEmpty, let action = RecordAction(rawValue: arguments[0].lowercased()) else {
-                throw ControlError(.syntax, "record: expected start, stop, pause or resume\(arguments.first.map { ", not \(CommandTokenizer.quote($0))" } ?? "")")
+                throw ControlError(.syntax, "record: expected start, stop, pause, resume or meter\(arguments.first.map { ", not \(CommandTokenizer.quote($0))" } ?? "")")
             }
             var rest = Array(arguments.dropFirst())
             var overwrite = false, seconds: Double?

@@ -71,7 +71,7 @@ public struct ParameterAssignment: Sendable, Hashable {
 
 /// What a player command asks for.
 public enum RecordAction: String, Sendable, Equatable {
-    case start, stop, pause, resume
+    case start, stop, pause, resume, meter
 }
 
 public enum TransportAction: Sendable, Equatable {
@@ -115,5 +115,5 @@ public struct WatchRequest: Sendable, Equatable {
 
 /// The kinds of notification `watch` streams.
 public enum ControlEventKind: String, Sendable, CaseIterable, Hashable {
-    case meter, xrun, interruption, route, eof, jack, graph, warning, log, midi, time, boundary
+    case meter, xrun, interruption, route, eof, jack, graph, warning, log, midi, time, boundary, record
 }

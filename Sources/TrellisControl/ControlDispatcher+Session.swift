@@ -208,7 +208,8 @@ extension ControlDispatcher {
                                    ("duration", .number(duration)), ("frame", .number(Double(frame))), ("frames", .number(Double(frames)))]))
     }
 
-    /// `record start|stop|pause|resume`. A start of a stopped recorder never replaces an
+    /// `record start|stop|pause|resume|meter`. `meter` closes each recorder's metering
+    /// window and answers its levels, recording or not. A start of a stopped recorder never replaces an
     /// earlier take: it records into the next free numbered file (`take-2.wav`, ...)
     /// unless `overwrite` is given. Every file is checked before any recorder starts.
     func record(_ action: RecordAction, recorder name: String?, seconds: Double?, overwrite: Bool) throws(ControlError) -> ControlReply {
@@ -259,6 +260,8 @@ extension ControlDispatcher {
                 case .stop:
                     guard recorder.isRecording || recorder.recorderState == .paused else { continue }
                     _ = try recorder.stop()
+                case .meter:
+                    recorder.updateMeters()
                 }
             } catch { throw ControlError(.session, "recorder \(name): \(error)") }
             changed.append((name, recorder))
@@ -267,8 +270,16 @@ extension ControlDispatcher {
             let seconds = Double(recorder.framesWritten) / recorder.sampleRate
             let path = takePaths[name] ?? targets.first { $0.name == name }?.path ?? ""
             let state = recorder.recorderState.rawValue
-            return ("\(name) \(state) \(String(format: "%.3f", seconds)) \(path)",
-                    .object([("recorder", .string(name)), ("state", .string(state)), ("seconds", .number(seconds)), ("file", .string(path))]))
+            var members: [(String, ControlValue)] = [("recorder", .string(name)), ("state", .string(state)), ("seconds", .number(seconds))]
+            var levels = ""
+            if action == .meter {
+                let channels = 0..<recorder.meteredChannelCount
+                let peak = channels.map { recorder.peakPower(forChannel: $0) }, average = channels.map { recorder.averagePower(forChannel: $0) }
+                func list(_ values: [Float]) -> String { values.map { String(format: "%.2f", $0) }.joined(separator: ",") }
+                levels = " peak=\(list(peak)) average=\(list(average))"
+                members += [("peak", .array(peak.map { .number($0) })), ("average", .array(average.map { .number($0) }))]
+            }
+            return ("\(name) \(state) \(String(format: "%.3f", seconds))\(levels) \(path)", .object(members + [("file", .string(path))]))
         }
         return .ok(text: entries.map(\.text).joined(separator: ", "), value: .array(entries.map(\.value)))
     }

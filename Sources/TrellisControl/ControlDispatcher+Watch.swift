@@ -8,43 +8,50 @@ extension ControlDispatcher {
     func meter(_ bus: BusName) throws(ControlError) -> ControlReply {
         let slot = meters[bus] ?? MeterSlot(bus: bus)
         meters[bus] = slot
-        let (meter, fresh) = try locked { () throws(ControlError) in try slot.meter(in: graph) }
+        let (meter, fresh) = try locked { () throws(ControlError) in try slot.meter(in: graph, recorders: recorders) }
         if fresh { waitForFirstWindow(meter) }
         return meterReply(slot, meter)
     }
 
     /// A fresh meter has seen nothing: when a backend runs, wait until the program that
     /// feeds it is playing and 50 ms more have passed.
-    private func waitForFirstWindow(_ meter: BusMeter) {
+    private func waitForFirstWindow(_ meter: any LevelMeter) {
         guard graph.engine.isRendering || target.jackHead != nil else { return }
         let deadline = Date().addingTimeInterval(0.5)
         while graph.engine.hasPendingProgram && Date() < deadline { usleep(1_000) }
         usleep(50_000)
     }
 
-    func meterReply(_ slot: MeterSlot, _ meter: BusMeter) -> ControlReply {
+    func meterReply(_ slot: MeterSlot, _ meter: any LevelMeter) -> ControlReply {
         let event = meterEvent(slot, meter)
         return .ok(text: event.text, value: event.data)
     }
 
     /// Closes the meter's window and reports it.
-    func meterEvent(_ slot: MeterSlot, _ meter: BusMeter) -> ControlEvent {
+    func meterEvent(_ slot: MeterSlot, _ meter: any LevelMeter) -> ControlEvent {
         meter.updateMeters()
-        let channels = 0..<meter.kernel.channelCount
+        let channels = 0..<meter.meteredChannelCount
         let peak = channels.map { meter.peakPower(forChannel: $0) }, average = channels.map { meter.averagePower(forChannel: $0) }
         let name = slot.source.map { "\($0.node).\($0.bus)" } ?? slot.bus.description
         func list(_ values: [Float]) -> String { values.map { String(format: "%.2f", $0) }.joined(separator: ",") }
-        let text = "\(name) peak=\(list(peak)) average=\(list(average))"
-        let data = ControlValue.object([
+        var text = "\(name) peak=\(list(peak)) average=\(list(average))"
+        var members: [(String, ControlValue)] = [
             ("bus", .string(name)), ("peak", .array(peak.map { .number($0) })), ("average", .array(average.map { .number($0) })),
-        ])
+        ]
+        // A recorder's reading says how far its take has come, too.
+        if let recorder = meter as? FileRecorder {
+            let seconds = Double(recorder.framesWritten) / recorder.sampleRate
+            text += " state=\(recorder.recorderState.rawValue) seconds=\(String(format: "%.3f", seconds))"
+            members += [("state", .string(recorder.recorderState.rawValue)), ("seconds", .number(seconds))]
+        }
+        let data = ControlValue.object(members)
         return ControlEvent(kind: .meter, text: text, data: data)
     }
 
     func watch(_ request: WatchRequest, peer: ControlPeer, id: ControlValue) throws(ControlError) -> ControlReply {
         stopWatching(peer)
         let slots = request.meters.map { MeterSlot(bus: $0) }
-        for slot in slots { _ = try locked { () throws(ControlError) in try slot.meter(in: graph) } }
+        for slot in slots { _ = try locked { () throws(ControlError) in try slot.meter(in: graph, recorders: recorders) } }
         let watch = ControlPeer.Watch(request: request, id: id, meters: slots)
         if !slots.isEmpty {
             let timer = DispatchSource.makeTimerSource(queue: queue)
@@ -53,7 +60,7 @@ extension ControlDispatcher {
             timer.setEventHandler { [weak self, weak peer, weak watch] in
                 guard let self, let peer, let watch else { return }
                 for slot in watch.meters {
-                    guard let (meter, _) = try? self.locked({ () throws(ControlError) in try slot.meter(in: self.graph) }) else { continue }
+                    guard let (meter, _) = try? self.locked({ () throws(ControlError) in try slot.meter(in: self.graph, recorders: self.recorders) }) else { continue }
                     peer.send(self.meterEvent(slot, meter))
                 }
             }

@@ -95,11 +95,23 @@ public final class ControlDispatcher: @unchecked Sendable {
         takePaths = [:]
         let failure = recorderFailure
         for (name, recorder) in new {
+            let rate = recorder.sampleRate
             let token = recorder.addListener { [weak self] notification in
                 let error: MediaError
                 switch notification {
                 case .writeFailed(let failed): error = failed
                 case .finished(_, let failed?): error = failed
+                case .finished(let frames, nil):
+                    // A take ended (stopped, or its duration ran out): where and how long.
+                    let seconds = Double(frames) / rate
+                    self?.queue.async { [weak self] in
+                        guard let self else { return }
+                        let path = takePaths[name] ?? target.session.recorders.first { $0.name == name }?.path ?? ""
+                        broadcast(ControlEvent(
+                            kind: .record, text: "\(name) finished \(String(format: "%.3f", seconds)) \(path)",
+                            data: .object([("recorder", .string(name)), ("state", .string("finished")), ("seconds", .number(seconds)), ("file", .string(path))])))
+                    }
+                    return
                 default: return
                 }
                 let text = "recorder \(name): \(error); the take stops growing"

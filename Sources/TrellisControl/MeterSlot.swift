@@ -19,8 +19,12 @@ final class MeterSlot {
     init(bus: BusName) { self.bus = bus }
 
     /// The meter, installed on `graph` if it is not watching there yet. `fresh` says it
-    /// was just installed (its first window is empty).
-    func meter(in graph: Graph) throws(ControlError) -> (meter: BusMeter, fresh: Bool) {
+    /// was just installed (its first window is empty). A name that is no node's but a
+    /// recorder's meters what that recorder records.
+    func meter(in graph: Graph, recorders: [String: FileRecorder]) throws(ControlError) -> (meter: any LevelMeter, fresh: Bool) {
+        if bus.bus == nil, let recorder = recorders[bus.node], (try? graph.node(named: bus.node)) == nil {
+            return (recorder, false)
+        }
         let found: Node
         do { found = try graph.node(named: bus.node) } catch { throw ControlErrors.map(error) }
         if let meter, self.graph === graph, node == found.id { return (meter, false) }

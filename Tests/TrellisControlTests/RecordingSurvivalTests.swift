@@ -185,3 +185,44 @@ struct OutputOverInputTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/in.wav")) == bytes)
     }
 }
+
+extension LiveControlTests {
+    @Test("record meter answers each recorder's peak and average power over the window since the last reading")
+    func recorderMetering() throws {
+        let rig = try LiveRig(session: Self.twoRecorders)
+        defer { rig.stop() }
+        let client = try rig.client()
+        _ = try client.request("record meter first")
+        Thread.sleep(forTimeInterval: 0.2)
+        let reply = try client.request("record meter first")
+        #expect(reply.hasPrefix("ok first recording ") && reply.hasSuffix(rig.folder + "/first.wav"), "\(reply)")
+        // A 0.5 sine: peak 20·log10(0.5), RMS 20·log10(0.5/√2).
+        #expect(abs(try #require(level("peak", in: reply)) - decibels(0.5)) < 0.05, "\(reply)")
+        #expect(abs(try #require(level("average", in: reply)) - decibels(0.5 / 2.squareRoot())) < 0.05, "\(reply)")
+        #expect(try client.request("record meter nobody").hasPrefix("error UNKNOWN_NODE no recorder named nobody"))
+    }
+
+    @Test("watch meters=RECORDER streams the recorder's levels with its take's length; a finished take is a record event")
+    func recorderWatch() throws {
+        let rig = try LiveRig(session: Self.twoRecorders)
+        defer { rig.stop() }
+        let watcher = try rig.client()
+        #expect(try watcher.request("watch events=meter,record meters=second rate=10").hasPrefix("ok "))
+        var meters: [String] = []
+        let deadline = Date().addingTimeInterval(1)
+        while Date() < deadline, let line = try watcher.readLine(timeout: 1) { meters.append(line) }
+        #expect(meters.count >= 5, "\(meters)")
+        let seconds = meters.compactMap { field("seconds", in: $0).flatMap(Double.init) }
+        #expect(seconds.count == meters.count && seconds == seconds.sorted() && seconds.last! > seconds.first!, "\(meters)")
+        #expect(meters.allSatisfy { $0.hasPrefix("event meter second peak=") && $0.contains(" state=recording ") })
+        #expect(abs(try #require(level("peak", in: meters.last!)) - decibels(0.5)) < 0.05, "\(meters.last!)")
+        let stopped = try rig.ask("record stop second")
+        #expect(stopped.hasPrefix("ok second idle "))
+        var finished: String?
+        let end = Date().addingTimeInterval(3)
+        while Date() < end, finished == nil, let line = try watcher.readLine(timeout: 3) {
+            if line.hasPrefix("event record ") { finished = line }
+        }
+        #expect(finished?.hasPrefix("event record second finished ") == true && finished?.hasSuffix(rig.folder + "/second.wav") == true, "\(finished ?? "none")")
+    }
+}
