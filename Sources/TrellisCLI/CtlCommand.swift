@@ -37,7 +37,9 @@ struct CtlCommand: ParsableCommand {
             throw CLIError("\(error) (is the session running?)")
         }
         var failed = false
-        if !command.isEmpty {
+        if command.count >= 2, command[0].lowercased() == "tap", command[1].lowercased() == "stream" {
+            try stream(client)
+        } else if !command.isEmpty {
             failed = try exchange(words: command, client) == false
         } else {
             var watching = false
@@ -62,6 +64,21 @@ struct CtlCommand: ParsableCommand {
             }
         }
         if failed { throw ExitCode.failure }
+    }
+
+    /// `tap stream`: the reply goes to standard error, the audio (raw float32 frames) to
+    /// standard output until the session ends the stream or we are stopped.
+    private func stream(_ client: ControlClient) throws {
+        let reply: String
+        do { reply = try client.request(Self.line(absolutizing: command), timeout: timeout) } catch { throw CLIError("\(error)") }
+        FileHandle.standardError.write(Data((reply + "\n").utf8))
+        guard reply.hasPrefix("ok") || reply.hasPrefix("{") && reply.contains("\"ok\":true") else { throw ExitCode.failure }
+        let output = FileHandle.standardOutput
+        do {
+            while let bytes = try client.readBytes() {
+                do { try output.write(contentsOf: bytes) } catch { return }
+            }
+        } catch { throw CLIError("\(error)") }
     }
 
     /// The secret of the session that serves TCP on `port`. The file names the port, so

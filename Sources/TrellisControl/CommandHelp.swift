@@ -22,7 +22,7 @@ public enum CommandHelp {
         Entry(verb: "preset", usage: "preset NODE NAME", summary: "applies a factory preset (LV2 presets too) by name or number"),
         Entry(verb: "meter", usage: "meter NODE[.BUS]", summary: "peak and RMS level per channel in dBFS since the last reading"),
         Entry(verb: "play", usage: "play NODE [NODE ...] [at SAMPLETIME]", summary: "starts file players, several on one frame, or at a sample time"),
-        Entry(verb: "tap", usage: "tap add NODE.BUS FILE [overwrite] | tap remove NODE.BUS", summary: "records a bus of the running graph to a file, or finishes it"),
+        Entry(verb: "tap", usage: "tap add NODE.BUS FILE [overwrite] | tap remove NODE.BUS | tap stream NODE.BUS [for SECONDS]", summary: "records a bus of the running graph to a file, finishes it, or streams it to this connection as raw float frames"),
         Entry(verb: "position", usage: "position NODE", summary: "a file player's state, time and frame"),
         Entry(verb: "pause", usage: "pause NODE", summary: "pauses a file player"),
         Entry(verb: "stop", usage: "stop NODE", summary: "stops a file player and rewinds it"),

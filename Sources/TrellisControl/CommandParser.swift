@@ -103,19 +103,37 @@ public enum CommandParser {
             }
             return .playTogether(nodes: try names.map { argument throws(ControlError) in try nodeName(argument) }, at: at)
         case "tap":
-            guard let action = arguments.first?.lowercased(), ["add", "remove"].contains(action) else {
-                throw ControlError(.syntax, "tap: expected add or remove\(arguments.first.map { ", not \(CommandTokenizer.quote($0))" } ?? "")")
+            guard let action = arguments.first?.lowercased(), ["add", "remove", "stream"].contains(action) else {
+                throw ControlError(.syntax, "tap: expected add, remove or stream\(arguments.first.map { ", not \(CommandTokenizer.quote($0))" } ?? "")")
+            }
+            if action == "stream" {
+                guard arguments.count == 2 || (arguments.count == 4 && arguments[2].lowercased() == "for") else {
+                    throw ControlError(.syntax, "tap stream: expected NODE.BUS [for SECONDS]")
+                }
+                var seconds: Double?
+                if arguments.count == 4 {
+                    guard let value = Double(arguments[3]), value.isFinite, value > 0, value <= 604_800 else {
+                        throw ControlError(.badValue, "tap stream: \(CommandTokenizer.quote(arguments[3])) is not a duration in seconds (above 0, at most a week)")
+                    }
+                    seconds = value
+                }
+                return .tapStream(try bus(arguments[1]), seconds: seconds)
             }
             if action == "remove" {
                 try count(2...2)
                 return .tapRemove(try bus(arguments[1]))
             }
-            try count(3...4)
-            let overwrite = arguments.count == 4
-            if overwrite && arguments[3].lowercased() != "overwrite" {
-                throw ControlError(.syntax, "tap add: expected overwrite after the file, not \(CommandTokenizer.quote(arguments[3]))")
+            guard arguments.count >= 3 else { throw usageError(verb, given: arguments.count) }
+            var overwrite = false
+            var settings = FileSettings()
+            for word in arguments.dropFirst(3) {
+                if word.lowercased() == "overwrite" {
+                    overwrite = true
+                    continue
+                }
+                try fileSetting(word, into: &settings)
             }
-            return .tapAdd(try bus(arguments[1]), path: arguments[2], overwrite: overwrite)
+            return .tapAdd(try bus(arguments[1]), path: arguments[2], overwrite: overwrite, settings: settings)
         case "position":
             try count(1...1)
             return .position(node: try nodeName(arguments[0]))
@@ -178,6 +196,38 @@ public enum CommandParser {
         default:
             let hint = Suggestions.didYouMean(Suggestions.closest(to: verb, among: CommandHelp.entries.map(\.verb)))
             throw ControlError(.unknownCommand, "no command \(CommandTokenizer.quote(printable(first)))\(hint); `help` lists them")
+        }
+    }
+
+    /// One `key=value` of a tap's file settings, checked as a session's recorder checks it.
+    private static func fileSetting(_ word: String, into settings: inout FileSettings) throws(ControlError) {
+        guard let equals = word.firstIndex(of: "=") else {
+            throw ControlError(.syntax, "tap add: \(CommandTokenizer.quote(word)) is not overwrite or one of \(FileSettings.keys.map { $0 + "=" }.joined(separator: ", "))")
+        }
+        let key = word[..<equals].lowercased(), value = String(word[word.index(after: equals)...])
+        func bad(_ expected: String) -> ControlError {
+            ControlError(.badValue, "tap add: \(key)=\(value): expected \(expected)")
+        }
+        switch key {
+        case "sample-type":
+            guard let type = SampleType(rawValue: value.lowercased()) else { throw bad("float32, int16, int24 or int32") }
+            settings.sampleType = type
+        case "dither":
+            guard let on = ["on": true, "true": true, "tpdf": true, "off": false, "false": false, "none": false][value.lowercased()] else {
+                throw bad("on or off")
+            }
+            settings.dither = on
+        case "quality":
+            guard let quality = Double(value), quality.isFinite, (0...1).contains(quality) else { throw bad("a Vorbis quality from 0 to 1") }
+            settings.quality = quality
+        case "sample-rate":
+            guard let rate = Double(value), rate >= 1_000, rate <= 768_000 else { throw bad("a rate from 1000 to 768000 Hz") }
+            settings.sampleRate = rate
+        case "channels":
+            guard let channels = Int(value), (1...256).contains(channels) else { throw bad("a channel count from 1 to 256") }
+            settings.channels = channels
+        default:
+            throw ControlError(.syntax, "tap add: \(CommandTokenizer.quote(String(key))) is not one of \(FileSettings.keys.joined(separator: ", "))")
         }
     }
 

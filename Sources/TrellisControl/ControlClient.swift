@@ -82,6 +82,32 @@ public final class ControlClient: @unchecked Sendable {
         }
     }
 
+    /// The next bytes as they come, those already read past the last line first; nil
+    /// once the server closed the connection (for a `tap stream`'s audio).
+    public func readBytes(timeout: Double = .greatestFiniteMagnitude) throws(ControlSocketError) -> [UInt8]? {
+        if !buffer.isEmpty {
+            defer { buffer.removeAll() }
+            return buffer
+        }
+        let deadline = Date().addingTimeInterval(min(timeout, 1e9))
+        while true {
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { throw ControlSocketError(endpoint, "read", reason: "nothing came within \(timeout) s") }
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(min(remaining, 1) * 1000) + 1)
+            if ready < 0 && errno != EINTR { throw ControlSocketError(endpoint, "wait for data") }
+            guard ready > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = recv(fd, &chunk, chunk.count, 0)
+            if count == 0 { return nil }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw ControlSocketError(endpoint, "read")
+            }
+            return Array(chunk[0..<count])
+        }
+    }
+
     /// The next line that is not an event (events are kept in `events`); nil at end.
     public func readReply(timeout: Double = 10) throws(ControlSocketError) -> String? {
         while let line = try readLine(timeout: timeout) {

@@ -1,3 +1,5 @@
+import TrellisCore
+
 /// One command of the control protocol, parsed and checked for form but not yet run.
 /// Every transport (the line protocol, JSON lines, OSC) produces these; the dispatcher
 /// runs them. Thread: any (a plain value).
@@ -21,9 +23,11 @@ public enum ControlCommand: Sendable, Equatable {
     case playTogether(nodes: [String], at: Int64?)
     case position(node: String)
     /// `tap add NODE.BUS FILE [overwrite]`: records a bus of the running graph to a file.
-    case tapAdd(BusName, path: String, overwrite: Bool)
+    case tapAdd(BusName, path: String, overwrite: Bool, settings: FileSettings = FileSettings())
     /// `tap remove NODE.BUS`: finishes that tap's file.
     case tapRemove(BusName)
+    /// Streams a bus to this connection as raw float frames, for `seconds` or until it closes.
+    case tapStream(BusName, seconds: Double?)
     /// `record start|stop|pause|resume [RECORDER] [for SECONDS] [overwrite]`.
     case record(RecordAction, recorder: String?, seconds: Double? = nil, overwrite: Bool = false)
     case save(path: String?)
@@ -70,6 +74,21 @@ public struct ParameterAssignment: Sendable, Hashable {
 }
 
 /// What a player command asks for.
+/// What a tap's file holds where it should not be the container's own best (`tap add
+/// ... sample-type=int16 dither=off quality=0.4 sample-rate=44100 channels=1`): the
+/// keys of a session's recorder. Nil: the default.
+public struct FileSettings: Sendable, Equatable {
+    public var sampleType: SampleType?
+    public var dither: Bool?
+    public var quality: Double?
+    public var sampleRate: Double?
+    public var channels: Int?
+
+    public init() {}
+
+    public static let keys = ["sample-type", "dither", "quality", "sample-rate", "channels"]
+}
+
 public enum RecordAction: String, Sendable, Equatable {
     case start, stop, pause, resume, meter
 }

@@ -62,6 +62,12 @@ extension ControlDispatcher {
         for name in carried.keys {
             carriedTakes[name] = takePaths[name] ?? current.recorders.first { $0.name == name }?.path
         }
+        // Streams watched the old graph: they end, and their connections close.
+        for (peer, stream) in streams.values {
+            stream.end()
+            peer.finish()
+        }
+        streams = [:]
         // Taps watched the old graph too: their files end here, complete.
         let endedTaps = taps.keys.map(\.description).sorted()
         for tap in taps.values { _ = try? tap.recorder.stop() }
@@ -287,8 +293,8 @@ extension ControlDispatcher {
     /// Records `bus` of the running graph into `path` (in the session's folder when
     /// relative): a recorder attached as an observer, starting on the next cycle.
     /// An existing file is kept unless `overwrite`; a file the session plays or records
-    /// is refused. Thread: the dispatcher's queue.
-    func addTap(_ named: BusName, path: String, overwrite: Bool) throws(ControlError) -> ControlReply {
+    /// is refused. `settings` choose the file's sample type, dither, quality, rate and width. Thread: the dispatcher's queue.
+    func addTap(_ named: BusName, path: String, overwrite: Bool, settings asked: FileSettings = FileSettings()) throws(ControlError) -> ControlReply {
         let bus = BusName(node: named.node, bus: named.bus ?? 0, midi: named.midi)
         let index = bus.bus ?? 0
         guard !bus.midi else { throw ControlError(.unsupported, "tap: \(bus) is a MIDI bus; taps record audio") }
@@ -311,7 +317,13 @@ extension ControlDispatcher {
             throw ControlError(.graph, "tap: \(bus.node) has no output bus \(index)")
         }
         let recorder = FileRecorder(channelCount: channels, sampleRate: graph.sampleRate)
-        do { try recorder.prepareToRecord(path: file, settings: .fitting(container)) } catch {
+        var settings = RecordingSettings.session(container, sampleType: asked.sampleType, dither: asked.dither ?? true, quality: asked.quality)
+        settings.sampleRate = asked.sampleRate
+        settings.channelCount = asked.channels
+        if asked.quality != nil, container != .ogg {
+            throw ControlError(.badValue, "tap add: quality applies to Ogg Vorbis, not \(container)")
+        }
+        do { try recorder.prepareToRecord(path: file, settings: settings) } catch {
             throw ControlError(.badValue, "tap: \(error)")
         }
         let token: ObserverToken
@@ -330,6 +342,40 @@ extension ControlDispatcher {
         }
         taps[bus] = (recorder, token, file)
         return .ok(text: "\(bus) recording \(file)", value: .object([("bus", .string(bus.description)), ("file", .string(file))]))
+    }
+
+    /// Streams `bus` to `peer`'s connection as raw float frames, from the cycle after the
+    /// reply, for `seconds` or until the connection closes. Thread: the dispatcher's queue.
+    func streamTap(_ named: BusName, seconds: Double?, to peer: ControlPeer) throws(ControlError) -> ControlReply {
+        let bus = BusName(node: named.node, bus: named.bus ?? 0, midi: named.midi)
+        let index = bus.bus ?? 0
+        guard !bus.midi else { throw ControlError(.unsupported, "tap stream: \(bus) is a MIDI bus; a stream carries audio") }
+        guard let deliver = peer.deliverBytes else {
+            throw ControlError(.unsupported, "tap stream needs a socket or TCP connection; OSC carries no audio")
+        }
+        guard !peer.isStreaming else { throw ControlError(.unsupported, "tap stream: this connection already streams") }
+        let found = try node(bus.node)
+        let channels: Int
+        do { channels = try found.unit.format(scope: .output, element: index).channelCount } catch {
+            throw ControlError(.graph, "tap stream: \(bus.node) has no output bus \(index)")
+        }
+        let rate = graph.sampleRate
+        let stream = TapStream(bus: bus, channelCount: channels, frameLimit: seconds.map { Int(($0 * rate).rounded()) }, peer: peer, deliver: deliver)
+        try locked { () throws(ControlError) in
+            do throws(GraphError) { try stream.attach(to: graph, node: found.id, bus: index) } catch { throw ControlErrors.map(error) }
+        }
+        peer.state.withLock { $0.stream = stream }
+        streams[ObjectIdentifier(peer)] = (peer, stream)
+        let text = "\(bus) channels=\(channels) rate=\(Int(rate)) format=f32le" + (seconds.map { " seconds=\($0)" } ?? "")
+        return .ok(text: text, value: .object([
+            ("bus", .string(bus.description)), ("channels", .number(channels)), ("rate", .number(rate)), ("format", .string("f32le")),
+        ]))
+    }
+
+    /// Ends `peer`'s stream, if it has one. Thread: the dispatcher's queue.
+    func endStream(of peer: ControlPeer) {
+        guard let (_, stream) = streams.removeValue(forKey: ObjectIdentifier(peer)) else { return }
+        target.withGraphLocked { stream.detach(from: graph) }
     }
 
     /// Finishes a tap's file and takes it out of the graph. Thread: the dispatcher's queue.

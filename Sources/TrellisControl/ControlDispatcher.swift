@@ -30,6 +30,8 @@ public final class ControlDispatcher: @unchecked Sendable {
     /// The file each recorder's current (or last) take went to, when `record start`
     /// chose a numbered one. Queue only.
     var takePaths: [String: String] = [:]
+    /// Connections carrying a `tap stream`, by peer. Queue only.
+    var streams: [ObjectIdentifier: (peer: ControlPeer, stream: TapStream)] = [:]
     /// Live taps by bus: the recorder, its place in the graph and its file. Queue only.
     var taps: [BusName: (recorder: FileRecorder, token: ObserverToken, path: String)] = [:]
     var recorderListeners: [(recorder: FileRecorder, token: MediaListenerToken)] = []
@@ -156,6 +158,7 @@ public final class ControlDispatcher: @unchecked Sendable {
     public func disconnect(_ peer: ControlPeer) {
         queue.async { [self] in
             stopWatching(peer)
+            endStream(of: peer)
             // Its job finishes unanswered; what waited behind it is dropped.
             if waiting[ObjectIdentifier(peer)] != nil { waiting[ObjectIdentifier(peer)] = [] }
         }
@@ -165,6 +168,7 @@ public final class ControlDispatcher: @unchecked Sendable {
     public func shutdown() {
         queue.sync {
             for peer in peers.withLock({ Array($0.values) }) { stopWatching(peer) }
+            for (peer, _) in streams.values { endStream(of: peer) }
             for slot in meters.values { slot.remove() }
             meters = [:]
         }
@@ -212,8 +216,11 @@ public final class ControlDispatcher: @unchecked Sendable {
                 return try record(action, recorder: recorder, seconds: seconds, overwrite: overwrite)
             case .load, .save, .transport, .playTogether: return try runInline(command)
             case .position(let node): return try position(node)
-            case .tapAdd(let bus, let path, let overwrite): return try addTap(bus, path: path, overwrite: overwrite)
+            case .tapAdd(let bus, let path, let overwrite, let settings): return try addTap(bus, path: path, overwrite: overwrite, settings: settings)
             case .tapRemove(let bus): return try removeTap(bus)
+            case .tapStream(let bus, let seconds):
+                guard let peer else { throw ControlError(.unsupported, "tap stream needs a connection to stream to") }
+                return try streamTap(bus, seconds: seconds, to: peer)
             case .jackConnect(let port, let peer): return try jack(connect: true, port: port, peer: peer)
             case .jackDisconnect(let port, let peer): return try jack(connect: false, port: port, peer: peer)
             case .status: return status()

@@ -12,6 +12,8 @@ public final class ControlPeer: @unchecked Sendable {
         var mode = ControlMode.text
         var closing = false
         var watch: Watch?
+        /// After `tap stream`'s reply the connection carries only audio.
+        var stream: TapStream?
     }
 
     /// A live subscription; its meters are read on the dispatcher's queue.
@@ -36,10 +38,27 @@ public final class ControlPeer: @unchecked Sendable {
     let deliver: @Sendable (String) -> Bool
     let dropped = Atomic<Int>(0)
 
-    /// `deliver` must not block: a transport queues the line or drops it.
-    public init(name: String, deliver: @escaping @Sendable (String) -> Bool) {
+    /// Hands raw bytes to the transport without waiting; false when they were dropped.
+    /// Nil for a transport that cannot carry a stream (OSC).
+    let deliverBytes: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
+    /// Closes the connection once what is queued has been sent.
+    let finish: @Sendable () -> Void
+
+    /// `deliver` and `deliverBytes` must not block: a transport queues or drops.
+    public init(name: String, deliverBytes: (@Sendable (UnsafeRawBufferPointer) -> Bool)? = nil, finish: @escaping @Sendable () -> Void = {},
+                deliver: @escaping @Sendable (String) -> Bool) {
         self.name = name
+        self.deliverBytes = deliverBytes
+        self.finish = finish
         self.deliver = deliver
+    }
+
+    /// True once a `tap stream` has begun on this connection: it takes no more commands.
+    public var isStreaming: Bool { state.withLock { $0.stream != nil } }
+
+    /// Starts the stream's audio, after its reply is queued. Thread: any.
+    public func replyQueued() {
+        state.withLock { $0.stream }?.arm()
     }
 
     public var mode: ControlMode { state.withLock { $0.mode } }

@@ -26,10 +26,28 @@ final class LineConnection: @unchecked Sendable {
     /// False until a TCP client shows the secret; a socket's peer is checked on accept.
     var authenticated: Bool
 
+    /// Past this many unsent bytes a stream's audio is dropped (about 2.7 s of stereo
+    /// float at 48 kHz), so a client that stops reading costs bounded memory.
+    static let streamLimit = 1 << 20
+
     init(fd: Int32, name: String, authenticated: Bool, eventLimit: Int, wake: @escaping @Sendable () -> Void) {
         self.fd = fd
         self.authenticated = authenticated
-        peer = ControlPeer(name: name) { [weak self] line in
+        let deliverBytes: @Sendable (UnsafeRawBufferPointer) -> Bool = { [weak self] bytes in
+            guard let self else { return false }
+            let queued = self.outbox.withLock { outbox in
+                guard !outbox.closed, outbox.pending <= Self.streamLimit else { return false }
+                outbox.bytes.append(contentsOf: bytes)
+                return true
+            }
+            if queued { wake() }
+            return queued
+        }
+        let finish: @Sendable () -> Void = { [weak self] in
+            self?.outbox.withLock { $0.closeAfterFlush = true }
+            wake()
+        }
+        peer = ControlPeer(name: name, deliverBytes: deliverBytes, finish: finish) { [weak self] line in
             guard let self else { return false }
             let queued = self.outbox.withLock { outbox in
                 guard !outbox.closed, outbox.pending <= eventLimit else { return false }

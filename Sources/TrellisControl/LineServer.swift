@@ -144,7 +144,9 @@ public final class LineServer: @unchecked Sendable {
                 if alive {
                     let (pending, inflight, closing) = connection.outbox.withLock { ($0.pending, $0.inflight, $0.closeAfterFlush) }
                     let held = connection.input.contains(10)
-                    if pending == 0 && inflight == 0 && !held && (closing || connection.inputClosed) { alive = false }
+                    // A stream goes on after its client stops sending, until it closes.
+                    let ended = closing || (connection.inputClosed && !connection.peer.isStreaming)
+                    if pending == 0 && inflight == 0 && !held && ended { alive = false }
                 }
                 if !alive {
                     drop(connection)
@@ -247,6 +249,8 @@ public final class LineServer: @unchecked Sendable {
     private func submit(_ bytes: ArraySlice<UInt8>, from connection: LineConnection) {
         // After a refused `auth`, the rest of what the client sent is not read.
         if !connection.authenticated && connection.inputClosed { return }
+        // A streaming connection carries audio only; what its client sends is dropped.
+        if connection.peer.isStreaming { return }
         // Blank lines and `#` comments get no reply, so scripts may have them.
         if bytes.allSatisfy({ $0 == 32 || $0 == 9 }) || bytes.first == 35 { return }
         guard let line = String(validating: bytes, as: UTF8.self) else {
@@ -261,6 +265,7 @@ public final class LineServer: @unchecked Sendable {
         let peer = connection.peer!
         dispatcher.handle(line: line, from: peer) { [weak self, weak connection] reply in
             connection?.reply(reply, close: peer.wantsToClose)
+            peer.replyQueued()
             self?.wake()
         }
     }

@@ -18,12 +18,19 @@ public struct RecorderTarget: @unchecked Sendable {
     public var sampleType: SampleType?
     public var dither: Bool
     public var quality: Double?
+    /// The file's rate and width; nil for the bus's.
+    public var sampleRate: Double?
+    public var channels: Int?
     public var location: SourceLocation
 
     /// What the recorder writes: the format's container, the sample type asked for (or
-    /// the container's own), dithered unless the session says not.
+    /// the container's own), dithered unless the session says not, at the rate and width
+    /// asked for.
     public var settings: RecordingSettings {
-        RecordingSettings.session(AudioFileContainer(pathExtension: format), sampleType: sampleType, dither: dither, quality: quality)
+        var settings = RecordingSettings.session(AudioFileContainer(pathExtension: format), sampleType: sampleType, dither: dither, quality: quality)
+        settings.sampleRate = sampleRate
+        settings.channelCount = channels
+        return settings
     }
 }
 
@@ -66,7 +73,8 @@ struct SessionChecks {
                 throw SessionError("recorder \(quoted(spec.name)): quality applies to Ogg Vorbis, not \(format)", at: spec.positions["quality"] ?? spec.location)
             }
             result.append(RecorderTarget(name: spec.name, node: id, unit: unit, bus: spec.source.busIndex, path: path, format: format,
-                                         sampleType: sampleType, dither: spec.dither ?? true, quality: spec.quality, location: spec.location))
+                                         sampleType: sampleType, dither: spec.dither ?? true, quality: spec.quality,
+                                         sampleRate: spec.sampleRate, channels: spec.channels, location: spec.location))
         }
         return result
     }

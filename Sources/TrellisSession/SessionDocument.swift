@@ -231,6 +231,9 @@ public struct RecorderSpec: Sendable {
     public var dither: Bool?
     /// Ogg Vorbis quality, 0...1.
     public var quality: Double?
+    /// The file's rate and width when not the bus's (the recorder converts).
+    public var sampleRate: Double?
+    public var channels: Int?
     public var location: SourceLocation
     public var positions = Positions()
 

@@ -271,7 +271,7 @@ public enum SessionParser {
         var result: [RecorderSpec] = []
         for entry in try reader.entries(node, expected: "the recorders, a mapping of name to source and file") {
             let name = try reader.name(entry.keyNode, what: "recorder")
-            let fields = try reader.fields(entry.value, expected: "recorder \(quoted(name))", allowed: ["source", "file", "format", "sample-type", "dither", "quality"], required: ["source", "file"])
+            let fields = try reader.fields(entry.value, expected: "recorder \(quoted(name))", allowed: ["source", "file", "format", "sample-type", "dither", "quality", "sample-rate", "channels"], required: ["source", "file"])
             let source = try busReference(fields["source"]!, reader)
             let file = try reader.text(fields["file"]!, expected: "a file to record to")
             var spec = RecorderSpec(name: name, source: source, file: file, location: reader.location(entry.keyNode))
@@ -306,6 +306,12 @@ public enum SessionParser {
                     throw reader.error("expected a Vorbis quality from 0 (smallest) to 1 (best), found \(quoted(text))", value)
                 }
                 spec.quality = quality
+            }
+            if let value = fields["sample-rate"] {
+                spec.sampleRate = try reader.number(value, expected: "the file's sample rate in Hz", in: 1000...768_000)
+            }
+            if let value = fields["channels"] {
+                spec.channels = try reader.integer(value, expected: "the file's channel count", in: 1...256)
             }
             result.append(spec)
         }

@@ -26,6 +26,8 @@ public enum SessionWriter {
                 if let type = recorder.sampleType { out.line("    sample-type: \(type)", path + "/sample-type") }
                 if let dither = recorder.dither { out.line("    dither: \(dither)", path + "/dither") }
                 if let quality = recorder.quality { out.line("    quality: \(quality)", path + "/quality") }
+                if let rate = recorder.sampleRate { out.line("    sample-rate: \(number(rate))", path + "/sample-rate") }
+                if let channels = recorder.channels { out.line("    channels: \(channels)", path + "/channels") }
             }
         }
         return out.text(with: document.comments)

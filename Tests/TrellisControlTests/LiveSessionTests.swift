@@ -445,6 +445,26 @@ extension LiveControlTests {
         #expect(try client.request("tap remove src.0").hasPrefix("error UNKNOWN_NODE tap: src.0 is not tapped"))
     }
 
+    @Test("tap add takes a recorder's file settings: 16-bit undithered mono at 44.1 kHz as asked; a bad one is refused")
+    func tapSettings() throws {
+        let rig = try LiveRig()
+        defer { rig.stop() }
+        let client = try rig.client()
+        let file = rig.folder + "/quiet.flac"
+        #expect(try client.request("tap add trim.0 \(file) sample-type=int16 dither=off sample-rate=44100") == "ok trim.0 recording \(file)")
+        usleep(500_000)
+        #expect(try client.request("tap remove trim.0").hasPrefix("ok trim.0 "))
+        let reader = try AudioFileReader(path: file)
+        #expect(reader.info.sampleRate == 44_100 && reader.info.channelCount == 1)
+        let samples = try reader.readAll()[0]
+        #expect(samples.count > 4_410)
+        // Undithered 16-bit: every sample on the 16-bit grid.
+        #expect(samples.allSatisfy { ($0 * 32_768).rounded() == $0 * 32_768 })
+        #expect(try client.request("tap add trim.0 \(rig.folder)/x.wav sample-type=int12").hasPrefix("error BAD_VALUE tap add: sample-type=int12: expected float32, int16, int24 or int32"))
+        #expect(try client.request("tap add trim.0 \(rig.folder)/x.wav quality=0.5").hasPrefix("error BAD_VALUE tap add: quality applies to Ogg Vorbis"))
+        #expect(try client.request("tap add trim.0 \(rig.folder)/x.wav colour=red").hasPrefix("error SYNTAX"))
+    }
+
     @Test("a paused and resumed take is one file as long as the time recorded, and record for SECONDS stops itself on its frame")
     func recordPauseAndDuration() throws {
         let folder = try temporaryFolder()

@@ -90,4 +90,26 @@ struct RecorderSettingsTests {
         let recorder = try #require(again.recorders.first { $0.name == "packed" })
         #expect(recorder.sampleType == "int16" && recorder.dither == false)
     }
+
+    @Test("sample-rate and channels make the recorder convert: 48 kHz mono becomes a 44.1 kHz stereo file holding the tone on both sides")
+    func rateAndChannels() throws {
+        let folder = try temporaryFolder()
+        try record(session(in: folder, flac: "sample-rate: 44100, channels: 2"), in: folder)
+        let file = try AudioFileReader(path: folder + "/packed.flac")
+        #expect(file.info.sampleRate == 44_100 && file.info.channelCount == 2)
+        #expect(abs(file.info.frameCount - 44_100) <= 64, "\(file.info.frameCount) frames for one second")
+        let channels = try file.readAll()
+        let apart = zip(channels[0], channels[1]).map { abs($0 - $1) }.max() ?? 1
+        #expect(apart <= 2.0 / 8_388_608, "both sides the same tone, each dithered to 24 bits on its own: \(apart) apart")
+        // The 997 Hz tone at its level, in the middle of the file (Goertzel).
+        let middle = Array(channels[0][11_025..<33_075])
+        let w = 2 * Double.pi * 997 / 44_100
+        var re = 0.0, im = 0.0
+        for (n, sample) in middle.enumerated() { re += Double(sample) * cos(w * Double(n)); im -= Double(sample) * sin(w * Double(n)) }
+        let amplitude = 2 * (re * re + im * im).squareRoot() / Double(middle.count)
+        #expect(abs(amplitude - 0.4) < 0.01, "amplitude \(amplitude)")
+        let again = try SessionParser.parse(SessionWriter.text(SessionParser.parse(session(in: folder, flac: "sample-rate: 44100, channels: 2"), file: "s.yaml")), file: "again.yaml")
+        let recorder = try #require(again.recorders.first { $0.name == "packed" })
+        #expect(recorder.sampleRate == 44_100 && recorder.channels == 2, "save writes them back")
+    }
 }
