@@ -26,6 +26,9 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
         type: ComponentType.generator, subtype: BuiltInSubtype.filePlayer, manufacturer: Manufacturer.trellis)
     public static let volumeParameter = ParameterAddress(0)
     public static let panParameter = ParameterAddress(1)
+    public static let rateParameter = ParameterAddress(2)
+    /// AVAudioPlayer's range is 0.5...2; the resampler takes a wider one.
+    public static let rateRange: ClosedRange<Float> = 0.25...4
     static let slotFrames = 1024
 
     /// What the transport is doing, as the control side sees it.
@@ -53,6 +56,8 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
     var generationCounter: UInt64 = 0
     /// The file frame playing starts from when (re)prepared.
     var target = 0
+    /// The rate asked for (file time per output time), applied to the stream.
+    var speed: Double = 1
     var state = State.stopped
     var diskErrors: [MediaError] = []
     /// Damage the butler found and the notifier has not reported yet, and what was.
@@ -85,6 +90,40 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
         declareParameter(ParameterInfo(
             address: Self.panParameter, identifier: "pan", name: "Pan", unit: .pan,
             range: -1...1, defaultValue: 0, flags: [.readable, .writable, .ramped]))
+        declareParameter(ParameterInfo(
+            address: Self.rateParameter, identifier: "rate", name: "Rate", unit: .ratio,
+            range: Self.rateRange, defaultValue: 1, flags: [.readable, .writable]))
+        // A rate set while rendering goes to the kernel, which leaves it to the disk side.
+        addParameterListener { [weak self] info, value in
+            guard info.address == Self.rateParameter else { return }
+            try? self?.changeRate(to: Double(value))
+        }
+    }
+
+    /// Plays `rate` times as fast, pitch with it (AVAudioPlayer's `rate`, varispeed):
+    /// the butler reads the file through the resampler at the file's rate times `rate`.
+    /// A change while playing takes effect at once from the frame playing, as a seek
+    /// does. Positions, time events and boundaries stay in file time. Thread: control.
+    public var rate: Double {
+        get { lock.withLock { _ in speed } }
+        set {
+            let clamped = min(Double(Self.rateRange.upperBound), max(Double(Self.rateRange.lowerBound), newValue))
+            try? setParameter(Self.rateParameter, Float(clamped))
+        }
+    }
+
+    private func changeRate(to rate: Double) throws(MediaError) {
+        try lock.withLock { _ throws(MediaError) in
+            guard rate != speed else { return }
+            speed = rate
+            finishIfEnded()
+            guard let stream else { return }
+            let frame = currentFrameLocked()
+            try stream.setSpeed(rate)
+            try restart(stream, atFileFrame: frame)
+            target = frame
+        }
+        MediaThreads.butler.wake()
     }
 
     deinit {
@@ -136,6 +175,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
                 do throws(AudioFileError) { reader = try AudioFileReader(path: path) } catch { throw .file(error, unit: name) }
             }
             let made = try PlayerStream(reader: reader, outputRate: outputRate, slotFrames: ring.frameCapacity)
+            try made.setSpeed(speed)
             shared.monoSource.pointee.store(reader.info.channelCount == 1, ordering: .relaxed)
             try restart(made, atFileFrame: target)
             stream = made
@@ -325,6 +365,10 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
 
     /// Thread: control, while no program runs the kernel.
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
+        if index == 2 {
+            try? changeRate(to: Double(value))
+            return
+        }
         let frames = isInitialized ? (rampFrames > 0 ? rampFrames : 64) : 0
         storage?.pointer.pointee.setGain(index: index, value: value, frames: frames)
     }

@@ -9,12 +9,21 @@ struct FrameSlotHeader: BitwiseCopyable {
     var generation: UInt64 = 0
     /// Where the first frame sits in the source, in output-rate frames (player).
     var position: Int64 = 0
+    /// Source frames (in output-rate frames) each frame of the slot stands for: the
+    /// player's rate (player).
+    var speed: Double = 1
     /// The graph time of the first frame (recorder, tap).
     var timeStamp = AudioTimeStamp.zero
     /// Frames lost just before this slot (tap).
     var dropped = 0
     /// The stream ends after this slot (player).
     var isEnd = false
+
+    /// The source position `offset` frames into the slot (player). Thread: any.
+    @inline(__always)
+    func position(at offset: Int) -> Int64 {
+        speed == 1 ? position &+ Int64(offset) : position &+ Int64(Double(offset) * speed + 0.5)
+    }
 }
 
 /// A lock-free single-producer single-consumer ring of fixed slots of audio, each with

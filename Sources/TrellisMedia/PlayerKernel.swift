@@ -68,7 +68,8 @@ struct PlayerKernel: UnitKernel {
 
     @inline(__always)
     mutating func setGain(index: Int, value: Float, frames: Int) {
-        if index == 0 { volume.set(value, frames: frames) } else { pan.set(value, frames: frames) }
+        // The rate (2) is the disk side's business.
+        if index == 0 { volume.set(value, frames: frames) } else if index == 1 { pan.set(value, frames: frames) }
     }
 
     /// Drops up to `frames` frames of what the ring holds, as if they had played; stops
@@ -81,7 +82,7 @@ struct PlayerKernel: UnitKernel {
             let take = min(header.frameCount &- slotOffset, left)
             slotOffset &+= take
             left &-= take
-            position = header.position &+ Int64(slotOffset)
+            position = header.position(at: slotOffset)
             positionGeneration = generation
             guard slotOffset == header.frameCount, !header.isEnd else { break }
             ring.release()
@@ -139,7 +140,7 @@ struct PlayerKernel: UnitKernel {
                 copy(from: ring.buffers(slot), offset: slotOffset, to: output, at: written, frameCount: take)
                 slotOffset &+= take
                 written &+= take
-                position = header.position &+ Int64(slotOffset)
+                position = header.position(at: slotOffset)
                 positionGeneration = generation
             }
             if slotOffset == header.frameCount {

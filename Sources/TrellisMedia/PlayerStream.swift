@@ -4,7 +4,8 @@ import TrellisUnits
 
 /// The disk side of a prepared player: the open file, the rate converter, and where
 /// reading stands. It turns the file (looped as asked) into slots of output-rate audio
-/// at the player's channel count.
+/// at the player's channel count, played `speed` times as fast (varispeed: the file's
+/// rate times the speed is converted to the output's).
 ///
 /// Thread: whoever holds the player's lock (the butler, or control for seeks).
 final class PlayerStream {
@@ -20,13 +21,16 @@ final class PlayerStream {
     /// Reading failed; only the closing slot is still to publish.
     private(set) var failed = false
 
-    private let resampler: SampleRateConverter?
+    private var resampler: SampleRateConverter?
+    /// The player's rate: file time per output time (AVAudioPlayer's `rate`).
+    private(set) var speed: Double = 1
     private let scratch: AudioBufferList
     private let converted: AudioBufferList
     private let inputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private var readFrame = 0
-    /// Output-rate frames from the file's start to the next frame produced.
-    private var position: Int64 = 0
+    /// Output-rate frames of file time from the file's start to the next frame produced
+    /// (fractional when the rate is not 1).
+    private var position: Double = 0
     private var pendingOffset = 0
     private var pendingCount = 0
     private var inputEnded = false
@@ -55,12 +59,21 @@ final class PlayerStream {
         resampler == nil ? Int64(frame) : Int64((Double(frame) * outputRate / fileRate).rounded())
     }
 
+    /// Plays the file `speed` times as fast (pitch moving with it), through the
+    /// resampler; takes effect at the next `restart`. Thread: lock holder.
+    func setSpeed(_ speed: Double) throws(MediaError) {
+        guard speed != self.speed else { return }
+        let channels = reader.info.channelCount
+        resampler = fileRate == outputRate && speed == 1 ? nil : try makeConverter(from: fileRate * speed, to: outputRate, channels: channels)
+        self.speed = speed
+    }
+
     /// Starts producing from `frame` under a new generation. Thread: lock holder.
     func restart(atFileFrame frame: Int, generation: UInt64) throws(AudioFileError) {
         try reader.seek(toFrame: frame)
         self.generation = generation
         readFrame = frame
-        position = outputPosition(ofFileFrame: frame)
+        position = Double(outputPosition(ofFileFrame: frame))
         resampler?.reset()
         pendingOffset = 0
         pendingCount = 0
@@ -95,7 +108,7 @@ final class PlayerStream {
     func endAfterFailure(_ ring: FrameRing) -> Bool {
         failed = true
         guard !ended, let slot = ring.writableSlot() else { return false }
-        ring.header(slot).pointee = FrameSlotHeader(generation: generation, position: position, isEnd: true)
+        ring.header(slot).pointee = FrameSlotHeader(generation: generation, position: Int64(position.rounded()), speed: speed, isEnd: true)
         ring.commit()
         ended = true
         return true
@@ -127,7 +140,7 @@ final class PlayerStream {
                 try wrap()
                 position = 0
             }
-            if filled == 0 { header.pointee.position = position }
+            if filled == 0 { header.pointee.position = Int64(position) }
             let count = min(capacity - filled, fileFrames - readFrame)
             let got = try reader.read(into: scratch[0], frameCount: count)
             if got == 0 {
@@ -138,7 +151,7 @@ final class PlayerStream {
             ChannelMapping.map(scratch[0], to: buffers, at: filled, frameCount: got)
             filled += got
             readFrame += got
-            position += Int64(got)
+            position += Double(got)
         }
         return filled
     }
@@ -149,8 +162,9 @@ final class PlayerStream {
         into buffers: AudioBuffers, capacity: Int, header: UnsafeMutablePointer<FrameSlotHeader>, loopCount: Int
     ) throws(AudioFileError) -> Int {
         guard let resampler else { return 0 }
-        let outputLength = outputPosition(ofFileFrame: fileFrames)
-        header.pointee.position = position
+        let outputLength = Double(outputPosition(ofFileFrame: fileFrames))
+        header.pointee.position = Int64(position.rounded())
+        header.pointee.speed = speed
         var filled = 0
         while filled < capacity {
             var made = 0
@@ -182,7 +196,7 @@ final class PlayerStream {
             }
             ChannelMapping.map(converted[0], to: buffers, at: filled, frameCount: made)
             filled += made
-            position += Int64(made)
+            position += Double(made) * speed
             if outputLength > 0 && position >= outputLength && !inputEnded { position -= outputLength }
         }
         return filled

@@ -17,7 +17,8 @@ extension LoadedSession {
         var longest: Int?
         for spec in players {
             guard spec.loops >= 0, let player = spec.unit as? FilePlayer, let info = player.fileInfo else { return nil }
-            let frames = Int((Double(info.frameCount) * graph.sampleRate / info.sampleRate).rounded(.up)) * (spec.loops + 1)
+            // A player at rate r plays its file in 1/r of the file's time.
+            let frames = Int((Double(info.frameCount) * graph.sampleRate / (info.sampleRate * player.rate)).rounded(.up)) * (spec.loops + 1)
             longest = max(longest ?? 0, frames)
         }
         return longest

@@ -245,6 +245,55 @@ struct FilePlayerTests {
         #expect(worst < 1e-3)
     }
 
+    @Test("rate 2 plays a 500 Hz sine as a 1 kHz sine in half the time; rate 0.5 as 250 Hz in twice the time")
+    func varispeed() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("tone.wav")
+        try writeSignalFile(path, frames: 48_000) { frame, _ in Float(0.5 * sin(2 * Double.pi * 500 * Double(frame) / 48_000)) }
+        for (rate, frequency, length) in [(2.0, 1_000.0, 24_000), (0.5, 250.0, 96_000)] {
+            let (graph, player) = try playerGraph(file: path)
+            player.rate = rate
+            #expect(player.rate == rate)
+            try player.play()
+            let out = collect(graph, frames: length + 4_800)[0]
+            let last = out.lastIndex { abs($0) > 1e-3 } ?? 0
+            #expect(abs(last - length) < 100, "rate \(rate): sound ends at \(last), not near \(length)")
+            // Away from the edges: the sine at its new frequency, fitted in phase.
+            let middle = Array(out[length / 4..<3 * length / 4])
+            var ss = 0.0, cc = 0.0, sc = 0.0, ys = 0.0, yc = 0.0
+            for (index, sample) in middle.enumerated() {
+                let phase = 2 * Double.pi * frequency * Double(index) / 48_000
+                let s = sin(phase), c = cos(phase), y = Double(sample)
+                ss += s * s; cc += c * c; sc += s * c; ys += y * s; yc += y * c
+            }
+            let determinant = ss * cc - sc * sc
+            let a = (ys * cc - yc * sc) / determinant, b = (yc * ss - ys * sc) / determinant
+            var residual = 0.0
+            for (index, sample) in middle.enumerated() {
+                let phase = 2 * Double.pi * frequency * Double(index) / 48_000
+                residual = max(residual, abs(Double(sample) - a * sin(phase) - b * cos(phase)))
+            }
+            #expect(abs((a * a + b * b).squareRoot() - 0.5) < 1e-3 && residual < 1e-3, "rate \(rate): amplitude \((a * a + b * b).squareRoot()), residual \(residual)")
+        }
+    }
+
+    @Test("a rate change while playing goes on from the frame playing, and the position counts file frames")
+    func rateChangeWhilePlaying() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("long.wav")
+        try writeSignalFile(path, frames: 480_000)
+        let (graph, player) = try playerGraph(file: path)
+        try player.play()
+        _ = collect(graph, frames: 24_000)
+        #expect(player.currentFrame == 24_000)
+        player.rate = 2
+        _ = collect(graph, frames: 24_000, start: 24_000)
+        #expect(abs(player.currentFrame - 72_000) <= 2, "\(player.currentFrame): 24000 frames at rate 1, then 24000 at rate 2")
+        player.rate = 0.5
+        _ = collect(graph, frames: 24_000, start: 48_000)
+        #expect(abs(player.currentFrame - 84_000) <= 2, "\(player.currentFrame)")
+    }
+
     @Test("pause holds the position and play resumes at the next frame")
     func pauseAndResume() throws {
         let directory = TemporaryDirectory()
