@@ -11,12 +11,22 @@ public enum CommandParser {
     public static func parse(words: [String]) throws(ControlError) -> ControlCommand {
         if words.contains(";") {
             var commands: [ControlCommand] = []
+            var players: [String] = [], starts: [PlayStart?] = []
             for part in words.split(separator: ";", omittingEmptySubsequences: false) {
                 let command = try parse(words: Array(part))
                 switch command {
                 case .add, .remove, .connect, .disconnect: commands.append(command)
-                default: throw ControlError(.syntax, "only add, remove, connect and disconnect can be joined with ;")
+                // Plays joined with `;` start together, as one `play A B` does.
+                case .transport(.play, let node): players.append(node); starts.append(nil)
+                case .playTogether(let nodes, let at): players += nodes; starts.append(at)
+                default: throw ControlError(.syntax, "only add, remove, connect and disconnect, or only plays, can be joined with ;")
                 }
+            }
+            if !players.isEmpty {
+                guard commands.isEmpty else { throw ControlError(.syntax, "plays and graph edits cannot be joined with ; (send them as two lines)") }
+                let times = Set(starts.compactMap { $0.map { "\($0)" } })
+                guard times.count <= 1 else { throw ControlError(.syntax, "plays joined with ; start together, so they take one start time") }
+                return .playTogether(nodes: players, at: starts.compactMap { $0 }.first)
             }
             return .batch(commands)
         }
@@ -93,12 +103,9 @@ public enum CommandParser {
             return .meter(try bus(arguments[0]))
         case "play" where arguments.count > 1:
             var names = arguments
-            var at: Int64?
+            var at: PlayStart?
             if names.count >= 3, names[names.count - 2].lowercased() == "at" {
-                guard let time = Int64(names[names.count - 1]), time >= 0 else {
-                    throw ControlError(.badValue, "play: \(CommandTokenizer.quote(names[names.count - 1])) is not a sample time (frames, 0 or more)")
-                }
-                at = time
+                at = try playStart(names[names.count - 1])
                 names.removeLast(2)
             }
             return .playTogether(nodes: try names.map { argument throws(ControlError) in try nodeName(argument) }, at: at)
@@ -197,6 +204,21 @@ public enum CommandParser {
             let hint = Suggestions.didYouMean(Suggestions.closest(to: verb, among: CommandHelp.entries.map(\.verb)))
             throw ControlError(.unknownCommand, "no command \(CommandTokenizer.quote(printable(first)))\(hint); `help` lists them")
         }
+    }
+
+    /// `at`'s time: frames (`960000`), seconds of graph time (`20s`), or seconds from
+    /// now (`+2`).
+    private static func playStart(_ word: String) throws(ControlError) -> PlayStart {
+        let text = word.lowercased()
+        if text.hasPrefix("+"), let seconds = Double(text.dropFirst().hasSuffix("s") ? String(text.dropFirst().dropLast()) : String(text.dropFirst())),
+           seconds.isFinite, seconds >= 0, seconds <= 86_400 {
+            return .fromNow(seconds)
+        }
+        if text.hasSuffix("s"), let seconds = Double(text.dropLast()), seconds.isFinite, seconds >= 0, seconds <= 1e9 {
+            return .seconds(seconds)
+        }
+        if let frames = Int64(text), frames >= 0 { return .sampleTime(frames) }
+        throw ControlError(.badValue, "play: \(CommandTokenizer.quote(word)) is not a start time: a sample time (frames), seconds of graph time (20s) or seconds from now (+2)")
     }
 
     /// One `key=value` of a tap's file settings, checked as a session's recorder checks it.

@@ -20,7 +20,7 @@ public enum ControlCommand: Sendable, Equatable {
     case meter(BusName)
     case transport(TransportAction, node: String)
     /// `play A B ... [at SAMPLETIME]`: players started on one frame.
-    case playTogether(nodes: [String], at: Int64?)
+    case playTogether(nodes: [String], at: PlayStart?)
     case position(node: String)
     /// `tap add NODE.BUS FILE [overwrite]`: records a bus of the running graph to a file.
     case tapAdd(BusName, path: String, overwrite: Bool, settings: FileSettings = FileSettings())
@@ -87,6 +87,14 @@ public struct FileSettings: Sendable, Equatable {
     public init() {}
 
     public static let keys = ["sample-type", "dither", "quality", "sample-rate", "channels"]
+}
+
+/// When `play ... at` starts: a graph sample time, a graph time in seconds (`at 12.5s`),
+/// or seconds from now (`at +2`).
+public enum PlayStart: Sendable, Equatable {
+    case sampleTime(Int64)
+    case seconds(Double)
+    case fromNow(Double)
 }
 
 public enum RecordAction: String, Sendable, Equatable {

@@ -181,7 +181,7 @@ extension ControlDispatcher {
     /// Several players, or one at a given time: each is prepared (its file open, its
     /// first audio read ahead), then all are told one start frame, so they start on it
     /// together whatever each took to prepare.
-    private func playJob(_ names: [String], at: Int64?) throws(ControlError) -> FileJob {
+    private func playJob(_ names: [String], at: PlayStart?) throws(ControlError) -> FileJob {
         let players = try names.map { name throws(ControlError) in (name, try player(name, for: .play)) }
         let head = target.jackHead
         return FileJob(summary: "play " + names.joined(separator: " "), onTimeout: "the players start when their files answer") { [self] _ in

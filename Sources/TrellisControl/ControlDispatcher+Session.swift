@@ -176,7 +176,7 @@ extension ControlDispatcher {
     }
 
     /// Thread: the files queue (players open their files here).
-    func playTogether(_ players: [(String, FilePlayer)], at: Int64?, head: JACKHeadNode?) throws(ControlError) -> ControlReply {
+    func playTogether(_ players: [(String, FilePlayer)], at asked: PlayStart?, head: JACKHeadNode?) throws(ControlError) -> ControlReply {
         for (name, player) in players {
             do { try player.prepare() } catch { throw ControlError(.unsupported, "node \(name): \(error); no player was started") }
             guard player.waitUntilReady(timeout: fileTimeout) else {
@@ -184,6 +184,14 @@ extension ControlDispatcher {
             }
         }
         // Far enough ahead that every player's command reaches the audio thread first.
+        let rate = graph.sampleRate
+        let now = head?.nextCycleSampleTime ?? 0
+        let at: Int64? = switch asked {
+        case .sampleTime(let frames)?: frames
+        case .seconds(let seconds)?: Int64((seconds * rate).rounded())
+        case .fromNow(let seconds)?: now + Int64((seconds * rate).rounded())
+        case nil: nil
+        }
         let start: Int64?
         if let at {
             start = at

@@ -357,6 +357,17 @@ extension LiveControlTests {
         let line = try #require(try watcher.readLine(timeout: 4))
         #expect(line == "event eof a sampleTime=\(later + 24_000)")
         #expect(try client.request("position a").hasPrefix("ok stopped 0.000 of 0.500"))
+
+        // Plays joined with ; start together as one command's do; `at Ns` is graph time in seconds.
+        let joined = try client.request("play a ; play b")
+        #expect(joined.hasPrefix("ok playing a b at "), "\(joined)")
+        let together = try #require(joined.split(separator: " ").last.flatMap { Int64($0) })
+        let heard = try [watcher.readLine(timeout: 3), watcher.readLine(timeout: 3)].compactMap { $0 }.sorted()
+        #expect(heard == ["event eof a sampleTime=\(together + 24_000)", "event eof b sampleTime=\(together + 24_000)"])
+        let seconds = Double(together + 96_000) / 48_000
+        let frames = Int64((seconds * 48_000).rounded())
+        #expect(try client.request("play b at \(seconds)s").hasPrefix("ok playing b at \(frames)"))
+        #expect(try watcher.readLine(timeout: 4) == "event eof b sampleTime=\(frames + 24_000)")
     }
 
     @Test("watchers hear a playing file's time at the interval they ask, within a period, and each boundary once, on its frame")

@@ -53,6 +53,19 @@ struct ParserTests {
         }
     }
 
+    @Test("plays joined with ; are one start of several players; at takes frames, graph seconds or seconds from now")
+    func playTimes() throws {
+        #expect(try CommandParser.parse(line: "play a ; play b") == .playTogether(nodes: ["a", "b"], at: nil))
+        #expect(try CommandParser.parse(line: "play a at 960000") == .playTogether(nodes: ["a"], at: .sampleTime(960_000)))
+        #expect(try CommandParser.parse(line: "play a b at 20s") == .playTogether(nodes: ["a", "b"], at: .seconds(20)))
+        #expect(try CommandParser.parse(line: "play a at +1.5") == .playTogether(nodes: ["a"], at: .fromNow(1.5)))
+        for bad in ["play a ; connect a b", "play a at 1s ; play b at 2s", "play a at soon"] {
+            do { _ = try CommandParser.parse(line: bad); Issue.record("parsed \(bad)") } catch {
+                #expect(error.code == .syntax || error.code == .badValue, "\(bad): \(error)")
+            }
+        }
+    }
+
     @Test("watch reads event kinds, meters and a rate")
     func watch() throws {
         #expect(try CommandParser.parse(line: "watch events=xrun meters=trim,mix.1 rate=20")
