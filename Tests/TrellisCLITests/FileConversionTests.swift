@@ -140,6 +140,19 @@ struct FileConversionTests {
         #expect(abs(20 * log10(amplitude(Array(samples[4_800..<43_200]), frequency: 1_000, rate: 48_000)) - -6) < 0.05)
     }
 
+    @Test("asking FLAC for float32 is refused with the message docs/files.md prints")
+    func flacRefusalAsDocumented() throws {
+        let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/files.md").path
+        let printed = try #require(try String(contentsOfFile: docs, encoding: .utf8).components(separatedBy: "\n").first { $0.hasPrefix("'out.flac': ") })
+        let input = try sine("in.wav", rate: 48_000, frequency: 440, level: -6, seconds: 0.1)
+        let output = temporaryPath("out.flac")
+        let result = try trellis(["chain", "--sample-type", "float32", input, "!", output])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains(printed.replacingOccurrences(of: "'out.flac'", with: "'\(output)'")), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output), "nothing is created")
+    }
+
     @Test("converter channel-map=1,0 swaps a stereo file's channels, sample for sample")
     func channelMapSwaps() throws {
         let input = temporaryPath("pair.wav"), output = temporaryPath("swapped.wav")

@@ -18,8 +18,11 @@ final class LiveRig: @unchecked Sendable {
     private let jackd: Process
     private let session: Process
 
-    init(session text: String = toneSession, arguments: [String] = [], environment: [String: String] = [:]) throws {
+    /// `prepare` puts what the session needs (its files) in its folder before it starts.
+    init(session text: String = toneSession, arguments: [String] = [], environment: [String: String] = [:],
+         prepare: ((String) throws -> Void)? = nil) throws {
         folder = try temporaryFolder()
+        try prepare?(folder)
         serverName = "trellis-ctl-\(UUID().uuidString.prefix(8))"
         socketPath = folder + "/control.sock"
         let path = try write(text, to: "session.yaml", in: folder)
