@@ -203,8 +203,8 @@ extension ChainPipeline.Stage {
         do { return try factory.make(description, fedWidth: fedWidth) } catch { throw failure(error) }
     }
 
-    /// `chain: stage N "WORD": MESSAGE`.
+    /// `chain: "WORD" (argument N): MESSAGE`.
     func failure(_ error: UnitFactoryError) -> CLIError {
-        CLIError("chain: stage \(position) \"\(word)\": \(error)")
+        CLIError("chain: \"\(word)\" (argument \(position)): \(error)")
     }
 }

@@ -27,7 +27,7 @@ struct ChainPipeline: Equatable {
         for stage in units where stage.word.lowercased() == "converter" {
             guard let text = stage.settings.first(where: { $0.name.lowercased() == "rate" })?.value else { continue }
             guard let value = Double(text), value == 0 || (value >= 1_000 && value <= 768_000) else {
-                throw CLIError("chain: converter rate=\(text) (argument \(stage.position + 1)): expected a rate from 1000 to 768000 Hz")
+                throw CLIError("chain: converter rate=\(text) (argument \(stage.position)): expected a rate from 1000 to 768000 Hz")
             }
             guard value > 0 else { continue }
             if let rate, rate != value {

@@ -24,7 +24,7 @@ enum ChainSession {
         func channels(_ stage: ChainPipeline.Stage, default fallback: Int) throws(CLIError) -> Int {
             guard let text = stage.settings.first(where: { $0.name == "channels" })?.value else { return fallback }
             guard let count = Int(text), (1...64).contains(count) else {
-                throw CLIError("chain: stage \(stage.position) \"\(stage.word)\": channels=\(text) must be a whole number from 1 to 64")
+                throw CLIError("chain: \"\(stage.word)\" (argument \(stage.position)): channels=\(text) must be a whole number from 1 to 64")
             }
             return count
         }

@@ -36,41 +36,44 @@ struct CtlCommand: ParsableCommand {
         do { client = try ControlClient(endpoint: endpoint, secret: secret) } catch {
             throw CLIError("\(error) (is the session running?)")
         }
-        var failed = false
-        if command.count >= 2, command[0].lowercased() == "tap", command[1].lowercased() == "stream" {
-            try stream(client)
-        } else if !command.isEmpty {
-            failed = try exchange(words: command, client) == false
+        // One quoted argument (`ctl NAME "set t amp 0.1"`) is the whole line.
+        let words = command.count == 1 && command[0].contains(where: { $0 == " " || $0 == "\t" })
+            ? ((try? CommandTokenizer.words(command[0])) ?? command) : command
+        if words.count >= 2, words[0].lowercased() == "tap", words[1].lowercased() == "stream" {
+            try stream(client, words: words)
+            return
+        }
+        let session = CtlSession(client: client)
+        session.start()
+        if !words.isEmpty {
+            session.send(Self.line(absolutizing: words), watching: Self.isWatch(words))
         } else {
-            var watching = false
+            if isatty(STDIN_FILENO) != 0 { session.prompt = "trellis> " }
+            session.showPrompt()
             while let line = readLine(strippingNewline: true) {
                 let trimmed = line.trimmingCharacters(in: .whitespaces)
-                if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+                if trimmed.isEmpty || trimmed.hasPrefix("#") { session.showPrompt(); continue }
                 let words = (try? CommandTokenizer.words(trimmed)) ?? []
-                if trimmed.contains("watch") && !trimmed.contains("watch off") && (words.first?.lowercased() == "watch" || trimmed.hasPrefix("{")) {
-                    watching = true
-                }
                 // Lines go as written (JSON too); only a relative save or load path is rewritten.
                 let rewrites = words.count == 2 && ["save", "load"].contains(words[0].lowercased())
-                let sent = rewrites ? Self.line(absolutizing: words) : trimmed
-                if try exchange(line: sent, client) == false { failed = true }
-            }
-            if watching {
-                // Stream events until the session closes the connection or we are stopped.
-                while let line = try client.readLine(timeout: .greatestFiniteMagnitude) {
-                    print(line)
-                    fflush(nil)
-                }
+                session.send(rewrites ? Self.line(absolutizing: words) : trimmed,
+                             watching: Self.isWatch(words) || trimmed.hasPrefix("{") && trimmed.contains("watch") && !trimmed.contains("watch off"))
             }
         }
-        if failed { throw ExitCode.failure }
+        // Every reply, then (after a watch) every event until the session closes or we are stopped.
+        if session.finish(timeout: timeout) == false { throw ExitCode.failure }
+    }
+
+    /// Whether the words start a watch that streams events.
+    static func isWatch(_ words: [String]) -> Bool {
+        words.first?.lowercased() == "watch" && !(words.count == 2 && words[1].lowercased() == "off")
     }
 
     /// `tap stream`: the reply goes to standard error, the audio (raw float32 frames) to
     /// standard output until the session ends the stream or we are stopped.
-    private func stream(_ client: ControlClient) throws {
+    private func stream(_ client: ControlClient, words: [String]) throws {
         let reply: String
-        do { reply = try client.request(Self.line(absolutizing: command), timeout: timeout) } catch { throw CLIError("\(error)") }
+        do { reply = try client.request(Self.line(absolutizing: words), timeout: timeout) } catch { throw CLIError("\(error)") }
         FileHandle.standardError.write(Data((reply + "\n").utf8))
         guard reply.hasPrefix("ok") || reply.hasPrefix("{") && reply.contains("\"ok\":true") else { throw ExitCode.failure }
         let output = FileHandle.standardOutput
@@ -92,20 +95,6 @@ struct CtlCommand: ParsableCommand {
             throw CLIError("the session of \(path) \(serving), not on port \(port); its secret is not sent there")
         }
         return file.secret
-    }
-
-    private func exchange(words: [String], _ client: ControlClient) throws -> Bool {
-        try exchange(line: Self.line(absolutizing: words), client)
-    }
-
-    /// Prints the reply (and any events before it); false on `error`.
-    private func exchange(line: String, _ client: ControlClient) throws -> Bool {
-        let reply: String
-        do { reply = try client.request(line, timeout: timeout) } catch { throw CLIError("\(error)") }
-        for event in client.takeEvents() { print(event) }
-        print(reply)
-        fflush(nil)
-        return !(reply.hasPrefix("error") || reply.hasPrefix("{") && reply.contains("\"ok\":false"))
     }
 
     /// The words as one line, with the path of `save`/`load` made absolute.

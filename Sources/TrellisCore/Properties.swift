@@ -2,23 +2,38 @@
 public struct PropertyID: Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt32
     public let name: String
+    /// What messages call it, in words for people who never used Core Audio ("preset",
+    /// not "PresentPreset (36)").
+    public let spokenName: String
 
-    public init(rawValue: UInt32, name: String) {
+    /// `spokenName` defaults to `name` in lower-case words.
+    public init(rawValue: UInt32, name: String, spokenName: String? = nil) {
         self.rawValue = rawValue
         self.name = name
+        self.spokenName = spokenName ?? Self.words(name)
+    }
+
+    /// `MaximumFramesPerSlice` as `maximum frames per slice`.
+    static func words(_ name: String) -> String {
+        var result = ""
+        for character in name {
+            if character.isUppercase, !result.isEmpty { result.append(" ") }
+            result.append(Character(character.lowercased()))
+        }
+        return result
     }
 
     public static let parameterList = PropertyID(rawValue: 3, name: "ParameterList")
     public static let streamFormat = PropertyID(rawValue: 8, name: "StreamFormat")
-    public static let elementCount = PropertyID(rawValue: 11, name: "ElementCount")
+    public static let elementCount = PropertyID(rawValue: 11, name: "ElementCount", spokenName: "bus count")
     public static let latency = PropertyID(rawValue: 12, name: "Latency")
     public static let maximumFramesPerSlice = PropertyID(rawValue: 14, name: "MaximumFramesPerSlice")
     public static let tailTime = PropertyID(rawValue: 20, name: "TailTime")
-    public static let bypassEffect = PropertyID(rawValue: 21, name: "BypassEffect")
+    public static let bypassEffect = PropertyID(rawValue: 21, name: "BypassEffect", spokenName: "bypass")
     public static let lastRenderError = PropertyID(rawValue: 22, name: "LastRenderError")
     public static let factoryPresets = PropertyID(rawValue: 24, name: "FactoryPresets")
-    public static let presentPreset = PropertyID(rawValue: 36, name: "PresentPreset")
-    public static let elementName = PropertyID(rawValue: 30, name: "ElementName")
+    public static let presentPreset = PropertyID(rawValue: 36, name: "PresentPreset", spokenName: "preset")
+    public static let elementName = PropertyID(rawValue: 30, name: "ElementName", spokenName: "bus name")
     /// The unit renders offline, faster than real time: work it would do on another
     /// thread live (an LV2 worker) it may do in the render call, so a render does not
     /// depend on thread timing.
@@ -29,7 +44,7 @@ public struct PropertyID: Hashable, Sendable, CustomStringConvertible {
         .tailTime, .bypassEffect, .lastRenderError, .factoryPresets, .presentPreset, .elementName, .offlineRender,
     ]
 
-    public var description: String { "\(name) (\(rawValue))" }
+    public var description: String { spokenName }
 
     public static func == (lhs: PropertyID, rhs: PropertyID) -> Bool { lhs.rawValue == rhs.rawValue }
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }

@@ -61,7 +61,8 @@ public struct StreamFormat: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         let rate = sampleRate == sampleRate.rounded() ? String(Int(sampleRate)) : String(sampleRate)
-        let layout = channelCount == 1 ? "" : (isInterleaved ? " interleaved" : " non-interleaved")
+        // Inside a graph every bus is non-interleaved; only the exception is worth saying.
+        let layout = channelCount > 1 && isInterleaved ? " interleaved" : ""
         return "\(rate) Hz, \(channelCount) ch, \(sampleType)\(layout)"
     }
 }

@@ -157,7 +157,7 @@ struct ChainCommandTests {
     func unknownSetting() throws {
         let result = try trellis(["chain", "--duration", "0.1", "tone", "!", "gain", "gian=-6", "!", temporaryPath("x.wav")])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("stage 3 \"gain\": gain (aufx:gain:trls) has no parameter named \"gian\" (did you mean gain?)"))
+        #expect(result.stderr.contains("\"gain\" (argument 3): gain (aufx:gain:trls) has no parameter named \"gian\" (did you mean gain?)"))
     }
 
     @Test("a tone source without a duration is refused")

@@ -36,6 +36,60 @@ struct CtlCommandTests {
         #expect(result.stdout == "ok -6\n")
     }
 
+    @Test("one quoted argument is the whole command line")
+    func quotedLine() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        let result = try trellis(["ctl", rig.socketPath, "set trim gain -6"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "ok -6\n")
+    }
+
+    /// Starts `trellis ctl` with `arguments`, writes `input` to it without closing its
+    /// standard input, and returns the lines it printed within `seconds`.
+    static func linesPrinted(_ arguments: [String], input: String?, within seconds: Double) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("trellis")
+        process.arguments = arguments
+        let out = Pipe(), stdin = Pipe()
+        process.standardOutput = out
+        process.standardError = Pipe()
+        process.standardInput = stdin
+        let printed = LockedBox("")
+        out.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            printed.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        Thread.sleep(forTimeInterval: seconds)
+        let lines = printed.withLock { $0 }.split(separator: "\n").map(String.init)
+        // The test process blocks SIGTERM and its children inherit that; SIGKILL always ends.
+        kill(process.processIdentifier, SIGKILL)
+        try? stdin.fileHandleForWriting.close()
+        process.waitUntilExit()
+        out.fileHandleForReading.readabilityHandler = nil
+        return lines
+    }
+
+    @Test("a watch given as the command prints each event as it comes, until ctl is stopped")
+    func watchCommandStreams() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        let lines = try Self.linesPrinted(["ctl", rig.socketPath, "watch", "events=meter", "meters=trim", "rate=20"], input: nil, within: 1.2)
+        #expect(lines.first?.hasPrefix("ok events=meter") == true, "\(lines)")
+        #expect(lines.dropFirst().filter { $0.hasPrefix("event meter trim.0 ") }.count >= 10, "\(lines)")
+    }
+
+    @Test("a script's events print while standard input is still open, not at the next line")
+    func scriptEventsStream() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        let lines = try Self.linesPrinted(["ctl", rig.socketPath], input: "watch events=meter meters=trim rate=20\n", within: 1.2)
+        #expect(lines.first?.hasPrefix("ok events=meter") == true, "\(lines)")
+        #expect(lines.dropFirst().filter { $0.hasPrefix("event meter trim.0 ") }.count >= 10, "\(lines)")
+    }
+
     @Test("an error reply exits 1")
     func errorExit() throws {
         let rig = try ControlRig()
@@ -71,5 +125,17 @@ struct CtlCommandTests {
         let result = try trellis(["ctl", "/tmp/trellis-no-such-session.sock", "hello"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("trellis-no-such-session.sock"))
+    }
+}
+
+/// A value behind a lock, for a handler on another thread.
+final class LockedBox<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
     }
 }

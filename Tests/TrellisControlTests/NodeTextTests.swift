@@ -72,7 +72,7 @@ enum NodeText {
             let built = try ChainBuilder(registry: controlRegistry(), blockSize: 256, rate: nil).build(pipeline)
             return (.accepted, built.graph.nodes.first { $0.name != "tone" && $0.name != "output" }?.unit)
         } catch {
-            return (.refused(try strip("chain: stage 3 \"\(words[0])\": ", from: error.description)), nil)
+            return (.refused(try strip("chain: \"\(words[0])\" (argument 3): ", from: error.description)), nil)
         }
     }
 

@@ -23,7 +23,7 @@ struct UnitContractTests {
     @Test("the stream format has no global scope")
     func formatNotGlobal() {
         #expect { try Gain().property(.streamFormat, scope: .global, element: 0) } throws: {
-            "\($0)".contains("StreamFormat (8) does not exist in global scope")
+            "\($0)".contains("property stream format does not exist in global scope")
         }
     }
 
@@ -37,7 +37,7 @@ struct UnitContractTests {
     @Test("an unknown property is an invalid property error")
     func unknownProperty() {
         #expect { try Gain().property(PropertyID(rawValue: 9999, name: "Nope"), scope: .global, element: 0) } throws: {
-            "\($0)".contains("property Nope (9999) is not supported")
+            "\($0)".contains("property nope is not supported")
         }
     }
 
