@@ -91,7 +91,7 @@ public enum SessionParser {
         }
         if let node = fields["connections"] {
             for item in try reader.items(node, expected: "a list of connections like \"tone1.0 -> out.0\"") {
-                body.connections.append(try connection(item, reader))
+                body.connections += try connections(item, reader)
             }
         }
         if let node = fields["subgraphs"] {
@@ -164,23 +164,28 @@ public enum SessionParser {
         return spec
     }
 
-    static func connection(_ node: Node, _ reader: YAMLReader) throws(SessionError) -> ConnectionSpec {
+    /// One item of `connections`: a mapping, `a -> b`, or a chain `a -> b -> c ...`, which
+    /// is each neighbouring pair connected (every bus but the first source's and the last
+    /// destination's is bus 0 unless written).
+    static func connections(_ node: Node, _ reader: YAMLReader) throws(SessionError) -> [ConnectionSpec] {
         let location = reader.location(node)
         if case .mapping = node {
             let fields = try reader.fields(node, expected: "a connection", allowed: ["from", "to", "convert"], required: ["from", "to"])
             let from = try busReference(fields["from"]!, reader)
             let to = try busReference(fields["to"]!, reader)
             let convert = try fields["convert"].map { value throws(SessionError) in try reader.boolean(value, expected: "convert") } ?? false
-            return ConnectionSpec(from: from, to: to, convert: convert, style: .mapping, location: location)
+            return [ConnectionSpec(from: from, to: to, convert: convert, style: .mapping, location: location)]
         }
         let text = try reader.text(node, expected: "a connection like \"tone1.0 -> out.0\"")
         let sides = text.split(separator: "->", omittingEmptySubsequences: false)
-        guard sides.count == 2 else {
-            throw reader.error("expected a connection like \"tone1.0 -> out.0\" (source.bus -> destination.bus), found \(quoted(text))", node)
+        guard sides.count >= 2 else {
+            throw reader.error("expected a connection like \"tone1.0 -> out.0\" (source.bus -> destination.bus) or a chain like \"in.0 -> eq1 -> out\", found \(quoted(text))", node)
         }
-        let from = try busReference(String(sides[0]), at: node, reader)
-        let to = try busReference(String(sides[1]), at: node, reader)
-        return ConnectionSpec(from: from, to: to, style: .arrow, location: location)
+        var references: [BusReference] = []
+        for side in sides { references.append(try busReference(String(side), at: node, reader)) }
+        return zip(references, references.dropFirst()).map { from, to in
+            ConnectionSpec(from: from, to: to, style: .arrow, location: location)
+        }
     }
 
     static func busReference(_ node: Node, _ reader: YAMLReader) throws(SessionError) -> BusReference {

@@ -48,10 +48,21 @@ public enum SessionWriter {
         }
         if !body.connections.isEmpty {
             out.line(indent + "connections:", prefix + "connections")
-            for connection in body.connections {
+            var index = 0
+            while index < body.connections.count {
+                let connection = body.connections[index]
+                index += 1
                 switch connection.style {
                 case .arrow where !connection.convert:
-                    out.line(indent + "  - \(YAMLText.scalar(connection.text))", prefix + "connections/" + SessionComments.itemPath(connection.text))
+                    // A chain as written (its pairs share the item's place) is written as one again.
+                    var text = connection.text, last = connection
+                    while index < body.connections.count, case let next = body.connections[index], next.style == .arrow, !next.convert,
+                          next.location == connection.location, "\(next.from)" == "\(last.to)" {
+                        text += " -> \(next.to)"
+                        last = next
+                        index += 1
+                    }
+                    out.line(indent + "  - \(YAMLText.scalar(text))", prefix + "connections/" + SessionComments.itemPath(text))
                 default:
                     let convert = connection.convert ? ", convert: true" : ""
                     let from = "\(connection.from)", to = "\(connection.to)"

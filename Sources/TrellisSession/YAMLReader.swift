@@ -50,7 +50,9 @@ struct YAMLReader {
         }
     }
 
-    /// The entries of a mapping; keys must be plain text and not repeat.
+    /// The entries of a mapping; keys must be plain text and not repeat. A merge key
+    /// (`<<: *anchor`, or a list of them) brings in the entries of the mappings it names
+    /// that the mapping does not set itself (YAML's merge key; earlier sources win).
     func entries(_ node: Node, expected: String) throws(SessionError) -> [Entry] {
         try checkTag(node)
         guard case .mapping(let mapping) = node else {
@@ -58,7 +60,12 @@ struct YAMLReader {
         }
         var result: [Entry] = []
         var seen: [String: Int] = [:]
+        var merged: [Node] = []
         for (key, value) in mapping {
+            if case .scalar(let scalar) = key, scalar.string == "<<", scalar.style == .plain {
+                if case .sequence(let sources) = value { merged += Array(sources) } else { merged.append(value) }
+                continue
+            }
             try checkTag(key)
             guard case .scalar(let scalar) = key, !scalar.string.isEmpty else {
                 throw error("expected a name as the key here, found \(Self.kind(key))", key)
@@ -68,6 +75,15 @@ struct YAMLReader {
             }
             seen[scalar.string] = result.count
             result.append(Entry(key: scalar.string, keyNode: key, value: value))
+        }
+        for source in merged {
+            guard case .mapping = source else {
+                throw error("a merge key (<<) takes a mapping or a list of mappings (usually *anchor), found \(Self.kind(source))", source)
+            }
+            for entry in try entries(source, expected: "a mapping to merge") where seen[entry.key] == nil {
+                seen[entry.key] = result.count
+                result.append(entry)
+            }
         }
         return result
     }
