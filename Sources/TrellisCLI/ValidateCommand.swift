@@ -11,13 +11,16 @@ struct ValidateCommand: ParsableCommand {
         discussion: """
             Loads each session as `run` and `render` would (units, parameters, connections, subgraphs, \
             files, JACK ports, subgraph definitions no node uses) and stops there. A file that loads gets \
-            a one-line summary; one that does not, `file:line:column: message` on stderr. Exit status 0 \
+            a one-line summary; one that does not, `file:line:column: message` on stderr for every error found. Exit status 0 \
             when every file loads, 1 otherwise. Warnings (plugins that load \
             as placeholders) go to stderr in the same form.
             """)
 
     @Argument(help: "The session files (YAML).")
     var sessions: [String]
+
+    @Flag(name: .long, help: "Print each session's compiled program: its steps, buffers, delays and latency.")
+    var showProgram = false
 
     func validate() throws {
         guard !sessions.isEmpty else { throw ValidationError("name at least one session file") }
@@ -38,7 +41,7 @@ struct ValidateCommand: ParsableCommand {
             options.checkUnusedSubgraphs = true
             loaded = try SessionLoader.load(path: session, registry: registry, options: options)
         } catch {
-            FileHandle.standardError.write(Data((error.description + "\n").utf8))
+            FileHandle.standardError.write(Data((error.lines.joined(separator: "\n") + "\n").utf8))
             return false
         }
         for warning in loaded.warnings {
@@ -52,6 +55,7 @@ struct ValidateCommand: ParsableCommand {
         if !loaded.players.isEmpty { parts.append("\(loaded.players.count) player\(loaded.players.count == 1 ? "" : "s")") }
         if !loaded.recorders.isEmpty { parts.append("\(loaded.recorders.count) recorder\(loaded.recorders.count == 1 ? "" : "s")") }
         print("\(session): ok (\(parts.joined(separator: ", ")), \(Int(loaded.sampleRate)) Hz, block \(loaded.blockSize))")
+        if showProgram { print(graph.programListing) }
         return true
     }
 }

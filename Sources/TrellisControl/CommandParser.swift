@@ -186,6 +186,9 @@ public enum CommandParser {
             case "disconnect": return .jackDisconnect(port: arguments[1], peer: arguments[2])
             default: throw ControlError(.syntax, "jack: expected connect or disconnect, not \(CommandTokenizer.quote(arguments[0]))")
             }
+        case "program":
+            try count(0...0)
+            return .program
         case "status":
             try count(0...0)
             return .status

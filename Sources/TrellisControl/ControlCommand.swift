@@ -35,6 +35,8 @@ public enum ControlCommand: Sendable, Equatable {
     case jackConnect(port: String, peer: String)
     case jackDisconnect(port: String, peer: String)
     case status
+    /// The compiled program the audio thread runs, step by step.
+    case program
     case watch(WatchRequest)
     case unwatch
     case mode(ControlMode)

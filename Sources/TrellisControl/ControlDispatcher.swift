@@ -224,6 +224,10 @@ public final class ControlDispatcher: @unchecked Sendable {
             case .jackConnect(let port, let peer): return try jack(connect: true, port: port, peer: peer)
             case .jackDisconnect(let port, let peer): return try jack(connect: false, port: port, peer: peer)
             case .status: return status()
+            case .program:
+                // One reply line: the listing's lines joined by "; " (JSON: an array of them).
+                let lines = graph.programListing.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                return .ok(text: lines.joined(separator: "; "), value: .object([("lines", .array(lines.map { .string($0) }))]))
             case .watch(let request):
                 guard let peer else { throw ControlError(.unsupported, "watch needs a connection to stream to") }
                 return try watch(request, peer: peer, id: requestID)

@@ -70,6 +70,15 @@ final class GraphBuilder {
     static let subgraphLimit = 4_096
     static let subgraphDepthLimit = 32
 
+    /// Errors found so far; the load fails with all of them once the graph is built.
+    var errors: [SessionError] = []
+
+    /// Notes an error and goes on, until `SessionError.limit` of them.
+    func note(_ error: SessionError) throws(SessionError) {
+        errors.append(error)
+        if errors.count >= SessionError.limit { throw SessionError.combined(errors) }
+    }
+
     /// The engine the top-level graph publishes into, when a running backend already
     /// pulls one; taken by the first (outermost) graph built.
     var engine: RenderEngine?
@@ -89,8 +98,16 @@ final class GraphBuilder {
         let graph = Graph(registry: registry, sampleRate: sampleRate, maximumFrames: blockSize, engine: engine ?? RenderEngine())
         engine = nil
         var units: [String: any AudioUnit] = [:]
+        // A node that cannot be made is noted, stands in as a placeholder, and the rest are
+        // checked; connections to it are not, since what they would meet is unknown.
+        var failed: Set<String> = []
         for spec in body.nodes {
-            if let unit = try makeUnit(spec, scope: scope, prefix: prefix, stack: stack) { units[spec.name] = unit }
+            do {
+                if let unit = try makeUnit(spec, scope: scope, prefix: prefix, stack: stack) { units[spec.name] = unit }
+            } catch {
+                try note(error)
+                failed.insert(spec.name)
+            }
         }
         for spec in body.nodes where units[spec.name] == nil {
             units[spec.name] = placeholder(for: spec, body: body, units: units, midiPorts: (jack?.midiInputs ?? []) + (jack?.midiOutputs ?? []))
@@ -107,10 +124,10 @@ final class GraphBuilder {
         graph.checksFeedback = false
         defer { graph.checksFeedback = true }
         var edges: [FeedbackSearch.Edge] = []
-        for connection in body.connections {
-            edges.append(try connect(connection, in: graph, ids: ids))
+        for connection in body.connections where !failed.contains(connection.from.node) && !failed.contains(connection.to.node) {
+            do { edges.append(try connect(connection, in: graph, ids: ids)) } catch { try note(error) }
         }
-        if let (index, cycle) = FeedbackSearch.firstCycle(edges) {
+        if errors.isEmpty, let (index, cycle) = FeedbackSearch.firstCycle(edges) {
             let names = Dictionary(ids.map { ($0.value, $0.key) }) { first, _ in first }
             let connection = body.connections[index]
             let error = GraphError.feedback(cycle: cycle.map { names[$0] ?? "?" })

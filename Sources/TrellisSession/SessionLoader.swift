@@ -70,6 +70,7 @@ public enum SessionLoader {
         let scope = GraphBuilder.Definitions(subgraphs: document.graph.subgraphs, parent: nil, directory: directory, file: document.file)
         let built = try builder.build(document.graph, scope: scope, prefix: "", stack: [], jack: document.jack)
         if options.checkUnusedSubgraphs { try builder.checkUnusedDefinitions(in: scope) }
+        if !builder.errors.isEmpty { throw SessionError.combined(builder.errors) }
         let checks = SessionChecks(document: document, built: built, directory: directory, checkFiles: options.checkFiles)
         let recorders = try checks.recorders()
         try checks.recordersSpare(builder.players, recorders)

@@ -84,21 +84,30 @@ public enum SessionParser {
     static func body(_ fields: YAMLReader.Fields, location: SourceLocation, _ reader: YAMLReader) throws(SessionError) -> GraphBody {
         var body = GraphBody()
         body.location = location
+        // A bad node, connection or subgraph is noted and the rest read, to report them all.
+        var errors: [SessionError] = []
+        func collect(_ body: () throws(SessionError) -> Void) throws(SessionError) {
+            do { try body() } catch {
+                errors.append(error)
+                if errors.count >= SessionError.limit { throw SessionError.combined(errors) }
+            }
+        }
         if let node = fields["nodes"] {
             for entry in try reader.entries(node, expected: "the nodes, a mapping of name to unit") {
-                body.nodes.append(try nodeSpec(entry, reader))
+                try collect { () throws(SessionError) in body.nodes.append(try nodeSpec(entry, reader)) }
             }
         }
         if let node = fields["connections"] {
             for item in try reader.items(node, expected: "a list of connections like \"tone1.0 -> out.0\"") {
-                body.connections += try connections(item, reader)
+                try collect { () throws(SessionError) in body.connections += try connections(item, reader) }
             }
         }
         if let node = fields["subgraphs"] {
             for entry in try reader.entries(node, expected: "the subgraphs, a mapping of name to definition") {
-                body.subgraphs.append(try subgraph(entry, reader))
+                try collect { () throws(SessionError) in body.subgraphs.append(try subgraph(entry, reader)) }
             }
         }
+        if !errors.isEmpty { throw SessionError.combined(errors) }
         return body
     }
 

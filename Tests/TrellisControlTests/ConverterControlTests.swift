@@ -39,3 +39,19 @@ struct ConverterControlTests {
         #expect(edge.quality == .quick && edge.dither == false)
     }
 }
+
+@Suite("The compiled program over the control protocol")
+struct ProgramCommandTests {
+    @Test("program answers the running program's listing on one line, and JSON mode as a list of lines")
+    func program() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        let reply = try rig.ask("program")
+        #expect(reply.hasPrefix("ok program: ") && reply.contains("; ") && reply.contains("render trim (aufx:gain:trls)"), "\(reply)")
+        #expect(reply.split(separator: ";").count == rig.graph.programListing.split(separator: "\n").count)
+        let client = try rig.client()
+        #expect(try client.request("mode json") == "ok json")
+        let json = try client.request(#"{"id": 1, "command": "program"}"#)
+        #expect(json.contains(#""lines":["program: "#), "\(json)")
+    }
+}

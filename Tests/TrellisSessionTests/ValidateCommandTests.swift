@@ -37,6 +37,40 @@ struct ValidateCommandTests {
         #expect(result.stderr.contains("hexadecimal"))
     }
 
+    @Test("every bad node and connection is reported, each at its place, in one run")
+    func everyError() throws {
+        let path = try temporaryFolder() + "/many.yaml"
+        try """
+            version: 1
+            nodes:
+              tone1: { unit: tone, channels: 1 }
+              a: { unit: gian }
+              b: { unit: gain, parameters: { gain: loud } }
+              c: { unit: gain, channels: 1, parameters: { gian: 3 } }
+              out: { unit: output, channels: 1 }
+            connections:
+              - tone1 -> c -> out
+              - a -> b
+              - ghost -> out
+            """.write(toFile: path, atomically: false, encoding: .utf8)
+        let result = try trellis(["validate", path])
+        #expect(result.status == 1)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4, "\(result.stderr)")
+        #expect(lines.count == 4 && lines[0].hasPrefix("\(path):4:14: node \"a\": no unit named \"gian\""))
+        #expect(lines.count == 4 && lines[1].hasPrefix("\(path):5:40: node \"b\": expected a value for gain"))
+        #expect(lines.count == 4 && lines[2].hasPrefix("\(path):6:47: node \"c\": gain (aufx:gain:trls) has no parameter named \"gian\""))
+        #expect(lines.count == 4 && lines[3] == "\(path):11:5: connection \"ghost -> out\": no node named \"ghost\"")
+    }
+
+    @Test("--show-program prints the compiled program after the summary")
+    func showProgram() throws {
+        let result = try trellis(["validate", "--show-program", sessionsFolder + "/tone-gain.yaml"])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count >= 3 && lines[1].hasPrefix("program: ") && lines.contains { $0.contains("render ") }, "\(result.stdout)")
+    }
+
     @Test("placeholders are warnings on stderr and the session still validates")
     func placeholdersWarn() throws {
         let result = try trellis(["validate", sessionsFolder + "/placeholder-and-state.yaml"])
