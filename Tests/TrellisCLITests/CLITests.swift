@@ -249,7 +249,7 @@ struct ChainSessionTests {
         #expect(result.status == 0, "\(result.stderr)")
         let text = try String(contentsOfFile: session, encoding: .utf8)
         #expect(text.contains("midi-inputs: [midi_in]"), "\(text)")
-        #expect(text.contains("- midi_in -> stage1\n") && text.contains("- stage1 -> stage2\n"), "\(text)")
+        #expect(text.contains("- midi_in -> stage1 -> stage2\n"), "written as one chain: \(text)")
         let validated = try trellis(["validate", session])
         #expect(validated.stdout.contains("2 MIDI connections"), "midi_in -> fifths and fifths -> piano: \(validated.stdout)")
         #expect(validated.stdout.contains("1 connection,"), "the piano's audio to the output: \(validated.stdout)")
