@@ -19,7 +19,7 @@ public enum CommandHelp {
         Entry(verb: "get", usage: "get NODE PARAM", summary: "a parameter's value"),
         Entry(verb: "params", usage: "params NODE", summary: "every parameter of a node with its value and range"),
         Entry(verb: "bypass", usage: "bypass NODE on|off", summary: "bypasses a node's effect or brings it back"),
-        Entry(verb: "preset", usage: "preset NODE NAME", summary: "applies a factory preset (LV2 presets too) by name or number"),
+        Entry(verb: "preset", usage: "preset NODE [NAME]", summary: "applies a factory preset (LV2 presets too) by name or number; without a name, lists them"),
         Entry(verb: "meter", usage: "meter NODE[.BUS]", summary: "peak and RMS level per channel in dBFS since the last reading"),
         Entry(verb: "play", usage: "play NODE [NODE ...] [at SAMPLETIME]", summary: "starts file players, several on one frame, or at a sample time"),
         Entry(verb: "tap", usage: "tap add NODE.BUS FILE [overwrite] | tap remove NODE.BUS | tap stream NODE.BUS [for SECONDS]", summary: "records a bus of the running graph to a file, finishes it, or streams it to this connection as raw float frames"),

@@ -95,9 +95,9 @@ public enum CommandParser {
             try count(2...2)
             return .bypass(node: try nodeName(arguments[0]), on: try onOff(arguments[1], verb))
         case "preset":
-            guard arguments.count >= 2 else { throw usageError(verb, given: arguments.count) }
-            // A preset name may hold blanks, quoted or not.
-            return .preset(node: try nodeName(arguments[0]), name: arguments.dropFirst().joined(separator: " "))
+            guard arguments.count >= 1 else { throw usageError(verb, given: arguments.count) }
+            // A preset name may hold blanks, quoted or not; none lists them.
+            return .preset(node: try nodeName(arguments[0]), name: arguments.count == 1 ? nil : arguments.dropFirst().joined(separator: " "))
         case "meter":
             try count(1...1)
             return .meter(try bus(arguments[0]))

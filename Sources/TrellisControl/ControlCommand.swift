@@ -16,7 +16,8 @@ public enum ControlCommand: Sendable, Equatable {
     case get(node: String, parameter: String)
     case params(node: String)
     case bypass(node: String, on: Bool)
-    case preset(node: String, name: String)
+    /// Loads a preset by name or number; with no name, lists the node's presets.
+    case preset(node: String, name: String?)
     case meter(BusName)
     case transport(TransportAction, node: String)
     /// `play A B ... [at SAMPLETIME]`: players started on one frame.

@@ -50,8 +50,18 @@ extension ControlDispatcher {
         return .ok(text: on ? "on" : "off", value: .bool(on))
     }
 
-    func preset(_ name: String, _ preset: String) throws(ControlError) -> ControlReply {
+    /// Loads `preset` on the node; with none, answers the node's presets, one quoted word
+    /// each. A unit without presets is UNKNOWN_PRESET saying so.
+    func preset(_ name: String, _ preset: String?) throws(ControlError) -> ControlReply {
         let found = try node(name)
+        var presets: [String] = []
+        if case .strings(let names)? = try? found.unit.property(.factoryPresets, scope: .global, element: 0) { presets = names }
+        guard let preset else {
+            return .ok(text: presets.map(CommandTokenizer.quote).joined(separator: " "), value: .array(presets.map { .string($0) }))
+        }
+        guard !presets.isEmpty else {
+            throw ControlError(.unknownPreset, "node \(name): \(found.unit.name) has no presets")
+        }
         do { try found.unit.setProperty(.presentPreset, .string(preset), scope: .global, element: 0) } catch {
             throw ControlErrors.map(error, node: name)
         }

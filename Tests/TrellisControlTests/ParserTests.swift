@@ -53,6 +53,12 @@ struct ParserTests {
         }
     }
 
+    @Test("preset with a name loads it, blanks and all; without one it asks for the list")
+    func presetWords() throws {
+        #expect(try CommandParser.parse(line: "preset verb Large Hall") == .preset(node: "verb", name: "Large Hall"))
+        #expect(try CommandParser.parse(line: "preset verb") == .preset(node: "verb", name: nil))
+    }
+
     @Test("plays joined with ; are one start of several players; at takes frames, graph seconds or seconds from now")
     func playTimes() throws {
         #expect(try CommandParser.parse(line: "play a ; play b") == .playTogether(nodes: ["a", "b"], at: nil))
