@@ -73,11 +73,26 @@ final class GraphBuilder {
     /// Errors found so far; the load fails with all of them once the graph is built.
     var errors: [SessionError] = []
 
-    /// Notes an error and goes on, until `SessionError.limit` of them.
+    /// Notes an error and goes on, until `SessionError.limit` of them or one that stops
+    /// the reading (an expansion limit), which is passed up as it is; the loader then
+    /// reports `errors`.
     func note(_ error: SessionError) throws(SessionError) {
+        if error.stopsReading {
+            if !stopped { errors.append(error) }
+            stopped = true
+            throw error
+        }
         errors.append(error)
-        if errors.count >= SessionError.limit { throw SessionError.combined(errors) }
+        if errors.count >= SessionError.limit {
+            stopped = true
+            var full = SessionError.combined(errors)
+            full.stopsReading = true
+            throw full
+        }
     }
+
+    /// A limit was reached; nothing more is looked for.
+    private var stopped = false
 
     /// The engine the top-level graph publishes into, when a running backend already
     /// pulls one; taken by the first (outermost) graph built.
@@ -185,9 +200,11 @@ final class GraphBuilder {
         let path = prefix + spec.name
         nodeCount += 1
         guard nodeCount <= Self.nodeLimit else {
-            throw SessionError(
+            var failure = SessionError(
                 "node \(quoted(path)): the session expands to more than \(Self.nodeLimit) nodes (a subgraph's nodes count at every use)",
                 at: spec.location)
+            failure.stopsReading = true
+            throw failure
         }
         let unit: any AudioUnit
         if let description = spec.unitDescription {
@@ -260,9 +277,11 @@ final class GraphBuilder {
         subgraphCount += 1
         usedDefinitions.insert(identity)
         guard subgraphCount <= Self.subgraphLimit else {
-            throw SessionError(
+            var failure = SessionError(
                 "node \(quoted(path)): the session uses subgraphs more than \(Self.subgraphLimit) times (counting uses inside subgraphs)",
                 at: location)
+            failure.stopsReading = true
+            throw failure
         }
         guard stack.count < Self.subgraphDepthLimit else {
             throw SessionError("node \(quoted(spec.name)): subgraphs nest more than \(Self.subgraphDepthLimit) deep here", at: location)

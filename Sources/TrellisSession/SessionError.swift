@@ -6,6 +6,8 @@ public struct SessionError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// Further errors found in the same load, in file order.
     public var others: [SessionError] = []
+    /// The reading cannot go on to look for more errors (a limit was reached).
+    public internal(set) var stopsReading = false
 
     /// Errors collected before a load gives up looking for more.
     public static let limit = 50

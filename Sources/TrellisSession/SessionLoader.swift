@@ -68,8 +68,14 @@ public enum SessionLoader {
         let builder = GraphBuilder(registry: registry, sampleRate: sampleRate, blockSize: blockSize, checkFiles: options.checkFiles, engine: options.engine)
         if let path { builder.fileStack = [standardized(path)] }
         let scope = GraphBuilder.Definitions(subgraphs: document.graph.subgraphs, parent: nil, directory: directory, file: document.file)
-        let built = try builder.build(document.graph, scope: scope, prefix: "", stack: [], jack: document.jack)
-        if options.checkUnusedSubgraphs { try builder.checkUnusedDefinitions(in: scope) }
+        let built: GraphBuilder.Built
+        do {
+            built = try builder.build(document.graph, scope: scope, prefix: "", stack: [], jack: document.jack)
+            if options.checkUnusedSubgraphs { try builder.checkUnusedDefinitions(in: scope) }
+        } catch {
+            // A limit stopped the build: what it found up to there.
+            throw builder.errors.isEmpty ? error : SessionError.combined(builder.errors)
+        }
         if !builder.errors.isEmpty { throw SessionError.combined(builder.errors) }
         let checks = SessionChecks(document: document, built: built, directory: directory, checkFiles: options.checkFiles)
         let recorders = try checks.recorders()

@@ -88,6 +88,7 @@ public enum SessionParser {
         var errors: [SessionError] = []
         func collect(_ body: () throws(SessionError) -> Void) throws(SessionError) {
             do { try body() } catch {
+                if error.stopsReading { throw error }
                 errors.append(error)
                 if errors.count >= SessionError.limit { throw SessionError.combined(errors) }
             }

@@ -6,6 +6,19 @@ import Yams
 struct YAMLReader {
     /// The file as named in messages.
     let file: String
+    /// Merged mappings and entries merge keys may still bring in, for the whole file: anchors that merge each
+    /// other ten at a time would otherwise expand a few lines into billions.
+    private let mergeBudget = MergeBudget()
+
+    static let mergeLimit = 10_000
+
+    private final class MergeBudget {
+        var left = YAMLReader.mergeLimit
+    }
+
+    init(file: String) {
+        self.file = file
+    }
 
     /// A mapping's entries in order, keys as text.
     struct Entry {
@@ -23,6 +36,12 @@ struct YAMLReader {
         func keyLocation(_ key: String, reader: YAMLReader) -> SourceLocation {
             entries.first { $0.key == key }.map { reader.location($0.keyNode) } ?? location
         }
+    }
+
+    private func mergeLimitError(_ node: Node) -> SessionError {
+        var failure = error("merge keys bring in more than \(Self.mergeLimit) entries in this file (do anchors merge each other over and over?)", node)
+        failure.stopsReading = true
+        return failure
     }
 
     func location(_ node: Node) -> SourceLocation {
@@ -77,10 +96,19 @@ struct YAMLReader {
             result.append(Entry(key: scalar.string, keyNode: key, value: value))
         }
         for source in merged {
+            // Every source read counts, so repeated merges that add nothing still cost.
+            mergeBudget.left -= 1
+            guard mergeBudget.left >= 0 else {
+                throw mergeLimitError(source)
+            }
             guard case .mapping = source else {
                 throw error("a merge key (<<) takes a mapping or a list of mappings (usually *anchor), found \(Self.kind(source))", source)
             }
             for entry in try entries(source, expected: "a mapping to merge") where seen[entry.key] == nil {
+                mergeBudget.left -= 1
+                guard mergeBudget.left >= 0 else {
+                    throw mergeLimitError(source)
+                }
                 seen[entry.key] = result.count
                 result.append(entry)
             }

@@ -65,6 +65,20 @@ struct ConnectionChainTests {
         #expect(error.description.contains("test.yaml:3:12:") && error.message.contains("merge key"), "\(error)")
     }
 
+    @Test("anchors that merge each other ten at a time are refused at once, not expanded ten billion times")
+    func mergeBomb() throws {
+        var text = "version: 1\nnodes:\n  a0: &a0 { unit: gain }\n"
+        for level in 1...10 {
+            text += "  a\(level): &a\(level) { <<: [\(Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", "))] }\n"
+        }
+        text += "  out: output\nconnections: [a10 -> out]\n"
+        let started = Date()
+        let error = try #require(try loadError(text))
+        #expect(error.message.contains("merge keys bring in more than 10000 entries"), "\(error)")
+        #expect(error.others.isEmpty, "one error, not one per node")
+        #expect(Date().timeIntervalSince(started) < 5)
+    }
+
     @Test("Sessions/live-mix.yaml, rewritten with chains and anchors at under half the length, renders bit for bit as the long form did")
     func liveMixRewritten() throws {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
