@@ -362,6 +362,10 @@ extension ControlDispatcher {
             throw ControlError(.unsupported, "tap stream needs a socket or TCP connection; OSC carries no audio")
         }
         guard !peer.isStreaming else { throw ControlError(.unsupported, "tap stream: this connection already streams") }
+        // Each stream has a delivery thread; a session serves a bounded number.
+        guard streams.count < Self.streamLimit else {
+            throw ControlError(.unsupported, "tap stream: \(Self.streamLimit) streams already run; close one first")
+        }
         let found = try node(bus.node)
         let channels: Int
         do { channels = try found.unit.format(scope: .output, element: index).channelCount } catch {
@@ -379,6 +383,9 @@ extension ControlDispatcher {
             ("bus", .string(bus.description)), ("channels", .number(channels)), ("rate", .number(rate)), ("format", .string("f32le")),
         ]))
     }
+
+    /// Streams one session serves at once.
+    static let streamLimit = 16
 
     /// Ends `peer`'s stream, if it has one. Thread: the dispatcher's queue.
     func endStream(of peer: ControlPeer) {

@@ -19,7 +19,8 @@ extension GraphBody {
             guard case .unit(let key) = node.source,
                   (try? registry.component(named: key))?.description == Converter.componentDescription,
                   let setting = node.parameters.first(where: { $0.name.lowercased() == "rate" }),
-                  let rate = Double(setting.value), rate > 0 else { continue }
+                  // A rate out of range is refused where the parameter is set, at its value.
+                  let rate = Double(setting.value), rate >= 1_000, rate <= 768_000 else { continue }
             if let defaults, defaults != rate {
                 throw SessionError(
                     "node \(quoted(node.name)): the converter asks for \(Int(rate)) Hz but defaults: sample-rate is \(Int(defaults)) Hz; a graph runs at one rate",
