@@ -83,8 +83,7 @@ final class CtlSession: @unchecked Sendable {
             // Straight to the descriptor: stdio's stdout would wait on the lock the main
             // thread holds while it reads standard input (fflush(NULL) takes every stream's).
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
-            let isEvent = line.hasPrefix("event ") || line.hasPrefix("{") && line.contains("\"event\":")
-            guard !isEvent else { continue }
+            guard !ControlClient.isEvent(line) else { continue }
             let failed = line.hasPrefix("error") || line.hasPrefix("{") && line.contains("\"ok\":false")
             signal {
                 $0.answered += 1

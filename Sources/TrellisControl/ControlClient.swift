@@ -58,27 +58,15 @@ public final class ControlClient: @unchecked Sendable {
 
     /// The next line, without its newline; nil when the server closed the connection.
     public func readLine(timeout: Double = 10) throws(ControlSocketError) -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(min(timeout, 1e9))
         while true {
             if let newline = buffer.firstIndex(of: 10) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
                 buffer.removeFirst(newline + 1)
                 return line
             }
-            let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { throw ControlSocketError(endpoint, "read a reply", reason: "none came within \(timeout) s") }
-            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, Int32(min(remaining, 1) * 1000) + 1)
-            if ready < 0 && errno != EINTR { throw ControlSocketError(endpoint, "wait for a reply") }
-            guard ready > 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let count = recv(fd, &chunk, chunk.count, 0)
-            if count == 0 { return nil }
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                throw ControlSocketError(endpoint, "read")
-            }
-            buffer.append(contentsOf: chunk[0..<count])
+            guard let chunk = try receive(until: deadline, timeout: timeout, doing: "read a reply") else { return nil }
+            buffer.append(contentsOf: chunk)
         }
     }
 
@@ -89,13 +77,18 @@ public final class ControlClient: @unchecked Sendable {
             defer { buffer.removeAll() }
             return buffer
         }
-        let deadline = Date().addingTimeInterval(min(timeout, 1e9))
+        return try receive(until: Date().addingTimeInterval(min(timeout, 1e9)), timeout: timeout, doing: "read")
+    }
+
+    /// What one `recv` brings, waiting for it until `deadline`; nil when the server
+    /// closed the connection.
+    private func receive(until deadline: Date, timeout: Double, doing action: String) throws(ControlSocketError) -> [UInt8]? {
         while true {
             let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { throw ControlSocketError(endpoint, "read", reason: "nothing came within \(timeout) s") }
+            guard remaining > 0 else { throw ControlSocketError(endpoint, action, reason: "nothing came within \(timeout) s") }
             var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&descriptor, 1, Int32(min(remaining, 1) * 1000) + 1)
-            if ready < 0 && errno != EINTR { throw ControlSocketError(endpoint, "wait for data") }
+            if ready < 0 && errno != EINTR { throw ControlSocketError(endpoint, "wait to \(action)") }
             guard ready > 0 else { continue }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let count = recv(fd, &chunk, chunk.count, 0)
@@ -108,10 +101,15 @@ public final class ControlClient: @unchecked Sendable {
         }
     }
 
+    /// Whether a line from the server is an event rather than a reply (text or JSON).
+    public static func isEvent(_ line: String) -> Bool {
+        line.hasPrefix("event ") || line.hasPrefix("{") && line.contains("\"event\":")
+    }
+
     /// The next line that is not an event (events are kept in `events`); nil at end.
     public func readReply(timeout: Double = 10) throws(ControlSocketError) -> String? {
         while let line = try readLine(timeout: timeout) {
-            if line.hasPrefix("event ") || line.hasPrefix("{") && line.contains("\"event\":") {
+            if Self.isEvent(line) {
                 events.append(line)
                 continue
             }

@@ -275,7 +275,7 @@ extension ControlDispatcher {
                     guard recorder.isRecording || recorder.recorderState == .paused else { continue }
                     _ = try recorder.stop()
                 case .meter:
-                    recorder.updateMeters()
+                    break  // the reply closes the window
                 }
             } catch { throw ControlError(.session, "recorder \(name): \(error)") }
             changed.append((name, recorder))
@@ -287,11 +287,9 @@ extension ControlDispatcher {
             var members: [(String, ControlValue)] = [("recorder", .string(name)), ("state", .string(state)), ("seconds", .number(seconds))]
             var levels = ""
             if action == .meter {
-                let channels = 0..<recorder.meteredChannelCount
-                let peak = channels.map { recorder.peakPower(forChannel: $0) }, average = channels.map { recorder.averagePower(forChannel: $0) }
-                func list(_ values: [Float]) -> String { values.map { String(format: "%.2f", $0) }.joined(separator: ",") }
-                levels = " peak=\(list(peak)) average=\(list(average))"
-                members += [("peak", .array(peak.map { .number($0) })), ("average", .array(average.map { .number($0) }))]
+                let window = Self.closeWindow(recorder)
+                levels = " " + window.text
+                members += window.members
             }
             return ("\(name) \(state) \(String(format: "%.3f", seconds))\(levels) \(path)", .object(members + [("file", .string(path))]))
         }

@@ -29,15 +29,10 @@ extension ControlDispatcher {
 
     /// Closes the meter's window and reports it.
     func meterEvent(_ slot: MeterSlot, _ meter: any LevelMeter) -> ControlEvent {
-        meter.updateMeters()
-        let channels = 0..<meter.meteredChannelCount
-        let peak = channels.map { meter.peakPower(forChannel: $0) }, average = channels.map { meter.averagePower(forChannel: $0) }
         let name = slot.source.map { "\($0.node).\($0.bus)" } ?? slot.bus.description
-        func list(_ values: [Float]) -> String { values.map { String(format: "%.2f", $0) }.joined(separator: ",") }
-        var text = "\(name) peak=\(list(peak)) average=\(list(average))"
-        var members: [(String, ControlValue)] = [
-            ("bus", .string(name)), ("peak", .array(peak.map { .number($0) })), ("average", .array(average.map { .number($0) })),
-        ]
+        let levels = Self.closeWindow(meter)
+        var text = "\(name) \(levels.text)"
+        var members: [(String, ControlValue)] = [("bus", .string(name))] + levels.members
         // A recorder's reading says how far its take has come, too.
         if let recorder = meter as? FileRecorder {
             let seconds = Double(recorder.framesWritten) / recorder.sampleRate
@@ -46,6 +41,17 @@ extension ControlDispatcher {
         }
         let data = ControlValue.object(members)
         return ControlEvent(kind: .meter, text: text, data: data)
+    }
+
+    /// Closes a meter's window: `peak=… average=…` in dBFS per channel, and the same as
+    /// JSON members.
+    static func closeWindow(_ meter: any LevelMeter) -> (text: String, members: [(String, ControlValue)]) {
+        meter.updateMeters()
+        let channels = 0..<meter.meteredChannelCount
+        let peak = channels.map { meter.peakPower(forChannel: $0) }, average = channels.map { meter.averagePower(forChannel: $0) }
+        func list(_ values: [Float]) -> String { values.map { String(format: "%.2f", $0) }.joined(separator: ",") }
+        return ("peak=\(list(peak)) average=\(list(average))",
+                [("peak", .array(peak.map { .number($0) })), ("average", .array(average.map { .number($0) }))])
     }
 
     func watch(_ request: WatchRequest, peer: ControlPeer, id: ControlValue) throws(ControlError) -> ControlReply {

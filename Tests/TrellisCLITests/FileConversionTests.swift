@@ -68,27 +68,11 @@ struct FileConversionTests {
         #expect(result.status == 0, "\(result.stderr)")
         let samples = try floats(output)
         #expect(samples.count == 96_000, "2 s at 48 kHz")
-        // Fit a*sin + b*cos at exactly 1 kHz over the middle; what is left is THD+N. A
-        // frequency off by 0.01 % would leave a residual near the signal itself.
-        let middle = Array(samples[24_000..<72_000])
-        var ss = 0.0, cc = 0.0, sc = 0.0, ys = 0.0, yc = 0.0
-        for (index, sample) in middle.enumerated() {
-            let phase = 2 * Double.pi * 1_000 * Double(index + 24_000) / 48_000
-            let s = sin(phase), c = cos(phase), y = Double(sample)
-            ss += s * s; cc += c * c; sc += s * c; ys += y * s; yc += y * c
-        }
-        let determinant = ss * cc - sc * sc
-        let a = (ys * cc - yc * sc) / determinant, b = (yc * ss - ys * sc) / determinant
-        var residual = 0.0, signal = 0.0
-        for (index, sample) in middle.enumerated() {
-            let phase = 2 * Double.pi * 1_000 * Double(index + 24_000) / 48_000
-            let fit = a * sin(phase) + b * cos(phase)
-            residual += (Double(sample) - fit) * (Double(sample) - fit)
-            signal += fit * fit
-        }
-        let thdN = 10 * log10(residual / signal)
+        // What a sine at exactly 1 kHz leaves unexplained is THD+N. A frequency off by
+        // 0.01 % would leave a residual near the signal itself.
+        let (thdN, level) = sineFit(samples)
         #expect(thdN < -100, "THD+N \(thdN) dB")
-        #expect(abs(20 * log10((a * a + b * b).squareRoot()) - -6) < 0.01, "the level is kept")
+        #expect(abs(level - -6) < 0.01, "the level is kept")
     }
 
     @Test("a converter rate= stage sets the chain's rate as --sample-rate does, and the two must agree")
@@ -195,7 +179,7 @@ struct FileConversionTests {
         #expect(try trellis(["chain", "--sample-rate", "48000", input, "!", "gain", "!", plain]).status == 0)
         let quickSamples = try floats(quick), highSamples = try floats(high), plainSamples = try floats(plain)
         #expect(highSamples == plainSamples, "high is the default")
-        let quickResidual = residual(quickSamples), highResidual = residual(highSamples)
+        let quickResidual = sineFit(quickSamples).thdN, highResidual = sineFit(highSamples).thdN
         #expect(quickResidual > highResidual + 20, "quick: \(quickResidual) dB, high: \(highResidual) dB")
     }
 
@@ -243,9 +227,9 @@ struct FileConversionTests {
     }
 }
 
-/// THD+N of a 1 kHz sine at 48 kHz in dB: what a least-squares fit of the sine leaves
-/// over the middle second, against the sine.
-private func residual(_ samples: [Float]) -> Double {
+/// A 1 kHz sine at 48 kHz fitted in phase by least squares over the middle second:
+/// THD+N (what the fit leaves, against the fit) and the sine's level, both in dB.
+private func sineFit(_ samples: [Float]) -> (thdN: Double, level: Double) {
     let middle = Array(samples[24_000..<72_000])
     var ss = 0.0, cc = 0.0, sc = 0.0, ys = 0.0, yc = 0.0
     for (index, sample) in middle.enumerated() {
@@ -255,13 +239,14 @@ private func residual(_ samples: [Float]) -> Double {
     }
     let determinant = ss * cc - sc * sc
     let a = (ys * cc - yc * sc) / determinant, b = (yc * ss - ys * sc) / determinant
-    var error = 0.0
+    var residual = 0.0, signal = 0.0
     for (index, sample) in middle.enumerated() {
         let phase = 2 * Double.pi * 1_000 * Double(index + 24_000) / 48_000
-        let e = Double(sample) - a * sin(phase) - b * cos(phase)
-        error += e * e
+        let fit = a * sin(phase) + b * cos(phase)
+        residual += (Double(sample) - fit) * (Double(sample) - fit)
+        signal += fit * fit
     }
-    return 10 * log10(error / (0.5 * (a * a + b * b) * Double(middle.count)))
+    return (10 * log10(residual / signal), 20 * log10((a * a + b * b).squareRoot()))
 }
 
 /// Whether `b` is `a` (interleaved stereo) with its two channels swapped.

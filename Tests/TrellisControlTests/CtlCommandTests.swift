@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 
 /// Runs the built `trellis` executable, which sits beside the test bundle, with
 /// `environment` added to the test's own.
@@ -55,7 +56,7 @@ struct CtlCommandTests {
         process.standardOutput = out
         process.standardError = Pipe()
         process.standardInput = stdin
-        let printed = LockedBox("")
+        let printed = Locked("")
         out.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
             printed.withLock { $0 += String(decoding: data, as: UTF8.self) }
@@ -128,14 +129,3 @@ struct CtlCommandTests {
     }
 }
 
-/// A value behind a lock, for a handler on another thread.
-final class LockedBox<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-}

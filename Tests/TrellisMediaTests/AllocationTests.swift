@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 import TrellisCore
 import TrellisGraph
 import TrellisMedia

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 import TrellisAudioFile
 import TrellisCore
 import TrellisGraph

@@ -1,4 +1,5 @@
 import Foundation
+import TrellisTestSupport
 import TrellisAudioFile
 import TrellisCore
 import TrellisEngine
@@ -115,18 +116,6 @@ func eventually(_ seconds: Double = 5, _ condition: () -> Bool) -> Bool {
     return condition()
 }
 
-/// A value several threads may touch, behind a lock.
-final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-    var current: Value { withLock { $0 } }
-}
 
 /// Fills a graph input with `signal`, frame for frame on the render clock.
 func signalInput(_ buffers: AudioBuffers, _ count: Int, _ start: Int64) {

@@ -94,31 +94,11 @@ struct ConnectionChainTests {
                     inputs[channel][frame] = Float(0.4 * sin(2 * Double.pi * Double(100 + 97 * channel) * Double(frame) / 48_000))
                 }
             }
-            return Self.render(loaded.graph, frames: 48_000, input: inputs)
+            return TrellisSessionTests.render(loaded.graph, frames: 48_000, input: inputs)
         }
         let a = try render(short), b = try render(long)
         #expect(a.count == 2 && a == b)
         #expect(a[0].contains { $0 != 0 })
-    }
-
-    /// The graph's output, its input channels fed from `input`.
-    static func render(_ graph: Graph, frames: Int, input: [[Float]]) -> [[Float]] {
-        let slice = graph.maximumFrames
-        let channels = max(1, graph.plan?.outputChannelCount ?? 2)
-        let output = AudioBufferList(channelCount: channels, frameCapacity: slice)
-        let source = AudioBufferList(channelCount: max(1, input.count), frameCapacity: slice)
-        var result = Array(repeating: [Float](), count: channels)
-        var done = 0
-        while done < frames {
-            let count = min(slice, frames - done)
-            for (channel, samples) in input.enumerated() {
-                for frame in 0..<count { source[0][channel][frame] = samples[done + frame] }
-            }
-            _ = graph.engine.render(frameCount: count, timeStamp: AudioTimeStamp(sampleTime: Int64(done)), input: source[0], output: output[0])
-            for channel in 0..<channels { result[channel] += output.samples(channel: channel, frameCount: count) }
-            done += count
-        }
-        return result
     }
 
     /// Sessions/live-mix.yaml as it was written before chains and anchors.

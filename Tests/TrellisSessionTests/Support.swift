@@ -118,3 +118,24 @@ func pull(_ graph: Graph, frames: Int, slice: Int = 256) -> [[Float]] {
     }
     return result
 }
+
+/// Renders a session's graph with its input channels fed from `input` (one array per channel).
+func render(_ graph: Graph, frames: Int, input: [[Float]]) -> [[Float]] {
+    let slice = graph.maximumFrames
+    let channels = max(1, graph.plan?.outputChannelCount ?? 2)
+    let output = AudioBufferList(channelCount: channels, frameCapacity: slice)
+    let source = AudioBufferList(channelCount: max(1, input.count), frameCapacity: slice)
+    var result = Array(repeating: [Float](), count: channels)
+    var done = 0
+    while done < frames {
+        let count = min(slice, frames - done)
+        for (channel, samples) in input.enumerated() {
+            for frame in 0..<count { source[0][channel][frame] = done + frame < samples.count ? samples[done + frame] : 0 }
+        }
+        let status = graph.engine.render(frameCount: count, timeStamp: AudioTimeStamp(sampleTime: Int64(done)), input: source[0], output: output[0])
+        precondition(status == .ok, "render failed: \(status)")
+        for channel in 0..<channels { result[channel] += output.samples(channel: channel, frameCount: count) }
+        done += count
+    }
+    return result
+}
