@@ -48,7 +48,7 @@ public enum CommandParser {
             return .list
         case "add":
             guard arguments.count >= 2 else { throw usageError(verb, given: arguments.count) }
-            let node = try nodeName(arguments[0])
+            let node = try plainNodeName(arguments[0])
             var assignments: [ParameterAssignment] = []
             for word in arguments.dropFirst(2) {
                 guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
@@ -318,7 +318,17 @@ public enum CommandParser {
     }
 
     /// Node names as sessions allow them: letters, digits, `_` and `-`, not starting with a digit or `-`.
+    /// A node's name, or the path of a node inside subgraph nodes (`strip/trim`).
     static func nodeName(_ word: String) throws(ControlError) -> String {
+        let parts = word.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count > 1 else { return try plainNodeName(word) }
+        guard parts.count <= 33 else { throw ControlError(.syntax, "a node path goes at most 32 subgraphs deep; this one has \(parts.count) parts") }
+        for part in parts { _ = try plainNodeName(String(part)) }
+        return word
+    }
+
+    /// A name for a new node: no path.
+    static func plainNodeName(_ word: String) throws(ControlError) -> String {
         guard word.unicodeScalars.count <= SessionName.maximumLength else {
             throw ControlError(.syntax, "a node name may have at most \(SessionName.maximumLength) characters; this one has \(word.unicodeScalars.count)")
         }

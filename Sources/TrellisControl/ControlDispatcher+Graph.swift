@@ -55,7 +55,7 @@ extension ControlDispatcher {
     }
 
     func remove(_ name: String) throws(ControlError) -> ControlReply {
-        let found = try node(name)
+        let found = try topNode(name)
         do { try graph.removeNode(found.id) } catch { throw ControlErrors.map(error) }
         for (bus, slot) in meters where bus.node == name {
             slot.remove()
@@ -67,7 +67,7 @@ extension ControlDispatcher {
     /// Audio or MIDI by the graph's one rule (`Graph.impliesMIDI`), or MIDI when either
     /// side is written `NODE.midi`.
     func connect(_ from: BusName, _ to: BusName, convert: Bool) throws(ControlError) -> ControlReply {
-        let source = try node(from.node), destination = try node(to.node)
+        let source = try topNode(from.node), destination = try topNode(to.node)
         let midi = from.midi || to.midi || graph.impliesMIDI(from: source.id, to: destination.id)
         if midi && convert { throw ControlError(.syntax, "connect: MIDI buses have no channels to convert") }
         do {
@@ -81,9 +81,9 @@ extension ControlDispatcher {
     }
 
     func disconnect(_ from: BusName?, _ to: BusName) throws(ControlError) -> ControlReply {
-        let destination = try node(to.node)
+        let destination = try topNode(to.node)
         let bus = to.bus ?? 0
-        let source = try from.map { name throws(ControlError) in try node(name.node) }
+        let source = try from.map { name throws(ControlError) in try topNode(name.node) }
         let midiOnly = destination.unit.midiBusCount(.input) > 0 && destination.unit.elementCount(.input) == 0
         let midi = to.midi || (from?.midi ?? false) || (source.map { graph.impliesMIDI(from: $0.id, to: destination.id) } ?? midiOnly)
         if midi {
@@ -103,7 +103,7 @@ extension ControlDispatcher {
             return .done
         }
         if let from {
-            let source = try node(from.node)
+            let source = try topNode(from.node)
             if let existing = graph.connections.first(where: { $0.destination == destination.id && $0.destinationBus == bus }),
                existing.source != source.id || existing.sourceBus != (from.bus ?? 0) {
                 let feeder = (try? graph.node(existing.source).name) ?? "?"

@@ -4,7 +4,7 @@ import TrellisSession
 
 extension ControlDispatcher {
     func set(_ name: String, _ identifier: String, _ text: String, rampMilliseconds: Double?) throws(ControlError) -> ControlReply {
-        let found = try node(name)
+        let (found, name, identifier) = try node(name, parameter: identifier)
         let info = try parameter(identifier, of: found.unit, node: name)
         guard info.isWritable else { throw ControlErrors.map(UnitFactoryError.readOnlyParameter(identifier), node: name) }
         let value = try decode(text, for: info, named: identifier, node: name)
@@ -15,7 +15,7 @@ extension ControlDispatcher {
     }
 
     func get(_ name: String, _ identifier: String) throws(ControlError) -> ControlReply {
-        let found = try node(name)
+        let (found, name, identifier) = try node(name, parameter: identifier)
         let info = try parameter(identifier, of: found.unit, node: name)
         let value: Float
         do { value = try found.unit.parameterValue(info.address) } catch { throw ControlErrors.map(error, node: name) }
@@ -23,29 +23,64 @@ extension ControlDispatcher {
         return .ok(text: text, value: .object([("node", .string(name)), ("parameter", .string(info.identifier)), ("value", .number(value)), ("text", .string(text))]))
     }
 
+    /// The node's parameters and their values; a subgraph node's are its inner nodes',
+    /// written `inner.parameter` as a session writes them.
     func params(_ name: String) throws(ControlError) -> ControlReply {
         let found = try node(name)
         var words: [String] = []
         var values: [ControlValue] = []
-        for info in found.unit.parameters {
-            let value = (try? found.unit.parameterValue(info.address)) ?? info.defaultValue
-            let text = ParameterText.encode(value, for: info)
-            words.append("\(info.identifier)=\(CommandTokenizer.quote(text))")
-            var members: [(String, ControlValue)] = [
-                ("parameter", .string(info.identifier)), ("name", .string(info.name)), ("value", .number(value)), ("text", .string(text)),
-                ("min", .number(info.range.lowerBound)), ("max", .number(info.range.upperBound)), ("default", .number(info.defaultValue)),
-                ("unit", .string(info.unit.rawValue)), ("writable", .bool(info.isWritable)),
-            ]
-            if !info.valueStrings.isEmpty { members.append(("values", .array(info.valueStrings.map { .string($0) }))) }
-            values.append(.object(members))
+        for (prefix, unit) in Self.parameterHolders(found.unit, prefix: "") {
+            for info in unit.parameters {
+                let value = (try? unit.parameterValue(info.address)) ?? info.defaultValue
+                let text = ParameterText.encode(value, for: info)
+                words.append("\(prefix)\(info.identifier)=\(CommandTokenizer.quote(text))")
+                var members: [(String, ControlValue)] = [
+                    ("parameter", .string(prefix + info.identifier)), ("name", .string(info.name)), ("value", .number(value)), ("text", .string(text)),
+                    ("min", .number(info.range.lowerBound)), ("max", .number(info.range.upperBound)), ("default", .number(info.defaultValue)),
+                    ("unit", .string(info.unit.rawValue)), ("writable", .bool(info.isWritable)),
+                ]
+                if !info.valueStrings.isEmpty { members.append(("values", .array(info.valueStrings.map { .string($0) }))) }
+                values.append(.object(members))
+            }
         }
         return .ok(text: words.joined(separator: " "), value: .array(values))
+    }
+
+    /// The units whose parameters a node shows, each with the prefix its parameters take:
+    /// the node's own unit, or every unit inside a subgraph node (`trim.`, `inner.trim.`).
+    static func parameterHolders(_ unit: any AudioUnit, prefix: String) -> [(prefix: String, unit: any AudioUnit)] {
+        guard let subgraph = unit as? Subgraph else { return [(prefix, unit)] }
+        return subgraph.graph.nodes.flatMap { parameterHolders($0.unit, prefix: prefix + $0.name + ".") }
+    }
+
+    /// The node a parameter belongs to: `strip trim.gain` is parameter `gain` of the
+    /// node `strip/trim` inside subgraph node `strip`, as a session writes it.
+    func node(_ name: String, parameter identifier: String) throws(ControlError) -> (node: Node, path: String, parameter: String) {
+        var found = try node(name), path = name, identifier = identifier
+        while found.unit is Subgraph, let dot = identifier.firstIndex(of: ".") {
+            path += "/" + identifier[..<dot]
+            identifier = String(identifier[identifier.index(after: dot)...])
+            found = try node(path)
+        }
+        if found.unit is Subgraph {
+            throw ControlError(.unknownParameter, "node \(path) is a subgraph: name an inner node's parameter, as \(path)/NODE \(identifier) or \(path) NODE.\(identifier) (`params \(path)` lists them)")
+        }
+        return (found, path, identifier)
     }
 
     func bypass(_ name: String, _ on: Bool) throws(ControlError) -> ControlReply {
         let found = try node(name)
         do { try found.unit.setProperty(.bypassEffect, .bool(on), scope: .global, element: 0) } catch {
             throw ControlErrors.map(error, node: name)
+        }
+        // The compiler inlines a subgraph: its bypass is a program that routes around it.
+        if found.unit is Subgraph {
+            try locked { () throws(ControlError) in
+                do throws(GraphError) { try graph.recompile() } catch {
+                    try? found.unit.setProperty(.bypassEffect, .bool(!on), scope: .global, element: 0)
+                    throw ControlErrors.map(error)
+                }
+            }
         }
         return .ok(text: on ? "on" : "off", value: .bool(on))
     }

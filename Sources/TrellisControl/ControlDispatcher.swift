@@ -257,7 +257,18 @@ public final class ControlDispatcher: @unchecked Sendable {
         return try result!.get()
     }
 
+    /// The node `name` names: one of the session's, or one inside a subgraph node
+    /// (`strip/trim`).
     func node(_ name: String) throws(ControlError) -> Node {
+        do { return try graph.node(atPath: name) } catch { throw ControlErrors.map(error) }
+    }
+
+    /// A node of the session's own graph, for the edits that rewire it; a node inside a
+    /// subgraph is refused with the reason.
+    func topNode(_ name: String) throws(ControlError) -> Node {
+        if let slash = name.firstIndex(of: "/"), (try? graph.node(atPath: name)) != nil {
+            throw ControlError(.unsupported, "\(name) is inside subgraph node \(name[..<slash]): live edits add, remove and connect the session's own nodes; change a subgraph in its definition")
+        }
         do { return try graph.node(named: name) } catch { throw ControlErrors.map(error) }
     }
 

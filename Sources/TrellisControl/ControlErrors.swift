@@ -6,7 +6,7 @@ import TrellisSession
 enum ControlErrors {
     static func map(_ error: GraphError) -> ControlError {
         switch error {
-        case .unknownNode, .unknownNodeName: return ControlError(.unknownNode, error.description)
+        case .unknownNode, .unknownNodeName, .notASubgraph: return ControlError(.unknownNode, error.description)
         case .duplicateNodeName: return ControlError(.duplicateNode, error.description)
         case .registry(let registry): return map(registry)
         case .unit(_, let unit):

@@ -26,17 +26,19 @@ final class MeterSlot {
             return (recorder, false)
         }
         let found: Node
-        do { found = try graph.node(named: bus.node) } catch { throw ControlErrors.map(error) }
+        do { found = try graph.node(atPath: bus.node) } catch { throw ControlErrors.map(error) }
         if let meter, self.graph === graph, node == found.id { return (meter, false) }
         if let token, self.graph === graph { try? graph.removeObserver(token) }
         let (sourceNode, sourceBus) = try resolve(found, in: graph)
         let channels = (try? sourceNode.unit.format(scope: .output, element: sourceBus).channelCount) ?? 2
         let meter = BusMeter(channelCount: channels)
-        do { token = try graph.addObserver(meter, node: sourceNode.id, bus: sourceBus) } catch { throw ControlErrors.map(error) }
+        // A node inside a subgraph is metered by its path; the top graph's by its id.
+        let path = sourceNode.id == found.id ? bus.node : sourceNode.name
+        do { token = try graph.addObserver(meter, path: path, bus: sourceBus) } catch { throw ControlErrors.map(error) }
         self.meter = meter
         self.graph = graph
         node = found.id
-        source = (sourceNode.name, sourceBus)
+        source = (path, sourceBus)
         return (meter, true)
     }
 
@@ -57,7 +59,7 @@ final class MeterSlot {
             return (node, bus)
         }
         if outputs > 0 { return (node, 0) }
-        guard let feed = graph.connections.first(where: { $0.destination == node.id && $0.destinationBus == 0 }),
+        guard !bus.node.contains("/"), let feed = graph.connections.first(where: { $0.destination == node.id && $0.destinationBus == 0 }),
               let source = try? graph.node(feed.source)
         else {
             throw ControlError(.graph, "\(node.name) has no output bus and nothing feeds it, so there is nothing to meter")

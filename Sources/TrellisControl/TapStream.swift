@@ -54,8 +54,8 @@ final class TapStream: @unchecked Sendable {
     }
 
     /// Attaches the tap to `node`'s bus. Thread: control, under the graph's lock.
-    func attach(to graph: Graph, node: NodeID, bus index: Int) throws(GraphError) {
-        token = try graph.addObserver(tap, node: node, bus: index)
+    func attach(to graph: Graph, path: String, bus index: Int) throws(GraphError) {
+        token = try graph.addObserver(tap, path: path, bus: index)
     }
 
     /// Takes the tap off the graph. Thread: control, under the graph's lock.

@@ -256,9 +256,16 @@ public final class Graph: @unchecked Sendable {
     /// Stops showing a bus to an observer. The observer stays alive until the program
     /// that used it has been retired.
     public func removeObserver(_ token: ObserverToken) throws(GraphError) {
+        for (_, inner) in innerGraphs { inner.model.observers.removeAll { $0.token == token } }
         try edit { model throws(GraphError) in
             model.observers.removeAll { $0.token == token }
         }
+    }
+
+    /// Compiles and publishes the program again: after a change the model does not
+    /// see, such as a subgraph node's bypass. Thread: control.
+    public func recompile() throws(GraphError) {
+        try edit { _ in }
     }
 
     // MARK: - Life cycle
@@ -407,7 +414,7 @@ public final class Graph: @unchecked Sendable {
     /// Every edit checks before it changes anything, so one it refuses leaves the model
     /// as it was; the copy taken here is for a compilation that fails. Building a graph
     /// (not initialized yet) copies nothing, so it stays linear in the number of nodes.
-    private func edit(_ change: (inout Model) throws(GraphError) -> Void) throws(GraphError) {
+    func edit(_ change: (inout Model) throws(GraphError) -> Void) throws(GraphError) {
         AudioThread.assertNotCurrent("Graph edits")
         let compiles = batchDepth == 0 && isInitialized
         let snapshot = compiles ? model : nil

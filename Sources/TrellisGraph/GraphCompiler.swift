@@ -25,6 +25,11 @@ struct GraphCompiler {
 
         func name(_ id: NodeID) -> String { prefix + (graph.model.nodes[id]?.name ?? id.description) }
         var isTop: Bool { parent == nil }
+        /// This is a bypassed subgraph node's graph.
+        var isBypassed: Bool {
+            guard let parent, let nodeInParent else { return false }
+            return parent.graph.model.nodes[nodeInParent]?.unit.isBypassed ?? false
+        }
     }
 
     enum Role: Equatable {
@@ -83,10 +88,15 @@ struct GraphCompiler {
         try checkFormats(state.nodes)
         let order = try topologicalOrder(state.nodes)
         var observed: [Int: [(bus: Int, observer: any BusObserver, watches: String)]] = [:]
-        for entry in graph.model.observers {
-            let from = Endpoint(node: top.name(entry.node), scope: .output, bus: entry.bus)
-            guard let source = try resolveSource(top, entry.node, entry.bus, from: from, state) else { continue }
-            observed[source.node, default: []].append((source.bus, entry.observer, from.description))
+        // Observers on nodes inside subgraphs (`meter strip/trim`) as well as on this graph's.
+        var contexts = [top]
+        while let context = contexts.popLast() {
+            contexts += context.children.values
+            for entry in context.graph.model.observers {
+                let from = Endpoint(node: context.name(entry.node), scope: .output, bus: entry.bus)
+                guard let source = try resolveSource(context, entry.node, entry.bus, from: from, state) else { continue }
+                observed[source.node, default: []].append((source.bus, entry.observer, from.description))
+            }
         }
         return plan(state.nodes, order: order, observed: observed)
     }
@@ -157,10 +167,19 @@ struct GraphCompiler {
 
     private func resolveSource(_ context: Context, _ id: NodeID, _ bus: Int, from: Endpoint, _ state: State) throws(GraphError) -> FlatSource? {
         if let child = context.children[id] {
+            if child.isBypassed {
+                // What feeds the subgraph node passes on, its width mapped, or silence.
+                guard var source = try resolveInput(context, id, 0, state) else { return nil }
+                source.converts = true
+                return source
+            }
             let output = child.graph.nodes.first { $0.unit.role == .graphOutput }!
             return try resolveInput(child, output.id, 0, state)
         }
         if let parent = context.parent, context.graph.model.nodes[id]?.unit.role == .graphInput {
+            // A bypassed subgraph's input goes past it, and one output feeds one input:
+            // inside, the nodes hear silence (and keep running, so bypass off resumes them).
+            if context.isBypassed { return nil }
             return try resolveInput(parent, context.nodeInParent!, bus, state)
         }
         guard let index = state.index[ObjectIdentifier(context)]?[id] else { throw .unknownNode(id) }

@@ -77,6 +77,8 @@ public enum GraphError: Error, CustomStringConvertible {
     case unit(node: String, AudioUnitError)
     case registry(RegistryError)
     case subgraph(node: String, reason: String)
+    /// A path (`strip/trim`) that goes through a node which is not a subgraph.
+    case notASubgraph(node: String, path: String)
 
     public var description: String {
         switch self {
@@ -112,6 +114,8 @@ public enum GraphError: Error, CustomStringConvertible {
             return "\(error)"
         case .subgraph(let node, let reason):
             return "subgraph \(node): \(reason)"
+        case .notASubgraph(let node, let path):
+            return "no node named \"\(path)\": \"\(node)\" is not a subgraph node, so nothing is inside it"
         }
     }
 }

@@ -88,15 +88,15 @@ struct DocumentSync {
     private func updated(_ spec: NodeSpec, unit: any AudioUnit) -> NodeSpec {
         if unit is PlaceholderUnit { return spec }
         var spec = spec
+        if case .bool(let bypassed)? = try? unit.property(.bypassEffect, scope: .global, element: 0) {
+            // Left as written unless it changed while running.
+            if bypassed != (spec.bypass ?? false) { spec.bypass = bypassed }
+        }
         if let subgraph = unit as? Subgraph {
             spec.parameters = overrides(spec.parameters, subgraph: subgraph, path: spec.name)
             return spec
         }
         spec.parameters = parameters(spec.parameters, unit: unit, baseline: session.baselines[spec.name] ?? [:], prefix: "")
-        if case .bool(let bypassed)? = try? unit.property(.bypassEffect, scope: .global, element: 0) {
-            // Left as written unless it changed while running.
-            if bypassed != (spec.bypass ?? false) { spec.bypass = bypassed }
-        }
         if let stateful = unit as? any StatefulUnit, let text = try? stateful.stateText() {
             spec.state = text
         }

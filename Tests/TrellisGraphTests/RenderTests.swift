@@ -98,6 +98,58 @@ struct RenderTests {
         #expect(maxDifference(nested[1], expected[1]) < 1e-6)
     }
 
+    /// tone -> sub (input -> gain -6 -> output) -> output, and a meter on the inner gain.
+    private func toneThroughSubgraph() throws -> (Graph, NodeID, Recording) {
+        let inner = Graph()
+        let input = try inner.addNode(GraphInput())
+        let gain = try inner.addNode(named: "gain")
+        try inner.setParameter(gain, "gain", -6)
+        let innerOutput = try inner.addNode(named: "output")
+        try inner.connect(input, to: gain)
+        try inner.connect(gain, to: innerOutput)
+        let graph = Graph()
+        let tone = try graph.addNode(named: "tone")
+        try graph.setParameter(tone, "amp", 0.5)
+        let sub = try graph.addNode(try Subgraph(graph: inner), name: "sub")
+        let output = try graph.addNode(named: "output")
+        try graph.connect(tone, to: sub)
+        try graph.connect(sub, to: output)
+        try graph.initialize()
+        let recording = Recording()
+        _ = try graph.addObserver(recording, path: "sub/gain1")
+        return (graph, sub, recording)
+    }
+
+    @Test("a bypassed subgraph node passes what feeds it to what it feeds, and its inner nodes hear silence")
+    func bypassedSubgraph() throws {
+        let (graph, sub, inner) = try toneThroughSubgraph()
+        let through = pull(graph, frames: 4096, slice: 256)
+        let expected = sine(frequency: 440, amplitude: 0.5, frames: 4096)
+        #expect(maxDifference(through[0], expected.map { $0 * decibels(-6) }) < 1e-6)
+        #expect(maxDifference(inner.samples, through[0]) == 0, "the inner gain's meter sees what the subgraph outputs")
+
+        try graph.unit(sub).setProperty(.bypassEffect, .bool(true), scope: .global, element: 0)
+        try graph.recompile()
+        inner.samples = []
+        let bypassed = pull(graph, frames: 4096, slice: 256, start: 4096)
+        let next = sine(frequency: 440, amplitude: 0.5, frames: 8192)
+        #expect(maxDifference(bypassed[0], Array(next[4096...])) < 1e-5)
+        #expect(inner.samples.count == 4096 && inner.samples.allSatisfy { $0 == 0 }, "the inner gain hears silence while bypassed")
+    }
+
+    @Test("a node inside a subgraph is found by its path, and a path through a plain node names nothing")
+    func innerPaths() throws {
+        let (graph, _, _) = try toneThroughSubgraph()
+        #expect(try graph.node(atPath: "sub/gain1").unit is Gain)
+        #expect(throws: GraphError.self) { try graph.node(atPath: "sub/gain2") }
+        do {
+            _ = try graph.node(atPath: "tone1/gain1")
+            Issue.record("a path through a tone found a node")
+        } catch {
+            #expect("\(error)".contains("\"tone1\" is not a subgraph node"))
+        }
+    }
+
     @Test("a subgraph rendered on its own gives what it gives inlined")
     func standaloneSubgraph() throws {
         let inner = Graph()
