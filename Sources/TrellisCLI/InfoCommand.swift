@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrellisControl
 import TrellisCore
 import TrellisLV2
 
@@ -89,8 +90,11 @@ struct UnitInfo: Codable {
         var name: String
         var id: UInt32
         var scope: String
+        var element: Int
         var writable: Bool
         var kind: String
+        /// The value as `ctl property get` answers it, when the unit gives one.
+        var value: String?
     }
 
     var triple: String
@@ -145,10 +149,14 @@ struct UnitInfo: Codable {
                 defaultValue: info.defaultValue, flags: names.filter { info.flags.contains($0.0) }.map(\.1),
                 values: info.valueStrings.isEmpty ? nil : info.valueStrings)
         }
-        properties = PropertyID.standard.flatMap { id in
-            Scope.allCases.compactMap { scope in
-                (try? unit.propertyInfo(id, scope: scope, element: 0)).map {
-                    Property(name: id.name, id: id.rawValue, scope: scope.rawValue, writable: $0.isWritable, kind: $0.kindName)
+        properties = PropertyText.known.flatMap { id in
+            (id == .parameterList ? [Scope.global] : Scope.allCases).flatMap { scope in
+                PropertyText.elements(of: id, scope: scope, on: unit).compactMap { element in
+                    (try? unit.propertyInfo(id, scope: scope, element: element)).map {
+                        let value = id == .parameterList ? nil : (try? unit.property(id, scope: scope, element: element)).map(PropertyText.text)
+                        return Property(name: PropertyText.keyword(id), id: id.rawValue, scope: scope.rawValue, element: element,
+                                        writable: $0.isWritable, kind: $0.kindName, value: value)
+                    }
                 }
             }
         }
@@ -180,7 +188,11 @@ struct UnitInfo: Codable {
             lines.append("  \(p.identifier)\(place): \(p.name), \(p.minimum)...\(p.maximum) \(p.unit), default \(p.defaultValue)\(values) (\(p.flags.joined(separator: ", ")))")
         }
         lines.append("properties:")
-        for p in properties { lines.append("  \(p.name) (\(p.id)) \(p.scope)\(p.writable ? " writable" : "") \(p.kind)") }
+        for p in properties {
+            let place = p.scope == "global" ? "" : " [\(p.scope) \(p.element)]"
+            let value = p.value.map { " = \($0.isEmpty ? "(none)" : $0)" } ?? ""
+            lines.append("  \(p.name)\(place)\(value) (\(p.kind)\(p.writable ? ", writable" : ""))")
+        }
         if !presets.isEmpty { lines.append("presets: \(presets.joined(separator: ", "))") }
         if let lv2 {
             lines.append("")

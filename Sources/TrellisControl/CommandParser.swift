@@ -88,12 +88,17 @@ public enum CommandParser {
         case "get":
             try count(2...2)
             return .get(node: try nodeName(arguments[0]), parameter: try parameterName(arguments[1]))
+        case "property":
+            return try property(arguments)
         case "params":
             try count(1...1)
             return .params(node: try nodeName(arguments[0]))
         case "bypass":
             try count(2...2)
             return .bypass(node: try nodeName(arguments[0]), on: try onOff(arguments[1], verb))
+        case "preset" where arguments.first?.lowercased() == "save" && arguments.count > 1:
+            guard arguments.count >= 3 else { throw ControlError(.syntax, "preset save: name the node and the preset: preset save NODE NAME") }
+            return .presetSave(node: try nodeName(arguments[1]), name: arguments.dropFirst(2).joined(separator: " "))
         case "preset":
             guard arguments.count >= 1 else { throw usageError(verb, given: arguments.count) }
             // A preset name may hold blanks, quoted or not; none lists them.
@@ -317,7 +322,6 @@ public enum CommandParser {
         return ControlError(.syntax, "\(verb): \(given) word\(given == 1 ? "" : "s") after the command do not fit; usage: \(usage)")
     }
 
-    /// Node names as sessions allow them: letters, digits, `_` and `-`, not starting with a digit or `-`.
     /// A node's name, or the path of a node inside subgraph nodes (`strip/trim`).
     static func nodeName(_ word: String) throws(ControlError) -> String {
         let parts = word.split(separator: "/", omittingEmptySubsequences: false)
@@ -327,7 +331,8 @@ public enum CommandParser {
         return word
     }
 
-    /// A name for a new node: no path.
+    /// A name for a new node, as sessions allow them: letters, digits, `_` and `-`, not
+    /// starting with a digit or `-`.
     static func plainNodeName(_ word: String) throws(ControlError) -> String {
         guard word.unicodeScalars.count <= SessionName.maximumLength else {
             throw ControlError(.syntax, "a node name may have at most \(SessionName.maximumLength) characters; this one has \(word.unicodeScalars.count)")
@@ -363,6 +368,30 @@ public enum CommandParser {
             throw ControlError(.syntax, "\(CommandTokenizer.quote(printable(word))): the bus after the dot must be a number from 0 (or midi, midiN)")
         }
         return BusName(node: node, bus: bus)
+    }
+
+    /// `property NODE`, `property get NODE NAME [SCOPE] [ELEMENT]`,
+    /// `property set NODE NAME VALUE [SCOPE] [ELEMENT]`.
+    static func property(_ arguments: [String]) throws(ControlError) -> ControlCommand {
+        if arguments.count == 1 { return .properties(node: try nodeName(arguments[0])) }
+        let action = arguments.first?.lowercased()
+        let fixed = action == "get" ? 3 : 4
+        guard action == "get" || action == "set", (fixed...fixed + 2).contains(arguments.count) else {
+            throw usageError("property", given: arguments.count)
+        }
+        var place = PropertyPlace(scope: nil, element: nil)
+        for word in arguments.dropFirst(fixed) {
+            if place.scope == nil, let scope = Scope(rawValue: word.lowercased()) {
+                place.scope = scope
+            } else if place.element == nil, let element = Int(word), (0..<4096).contains(element) {
+                place.element = element
+            } else {
+                throw ControlError(.syntax, "property: \(CommandTokenizer.quote(printable(word))) is neither a scope (global, input, output) nor an element number (0 to 4095)")
+            }
+        }
+        let node = try nodeName(arguments[1]), name = arguments[2]
+        return action == "get" ? .propertyGet(node: node, name: name, place)
+            : .propertySet(node: node, name: name, value: arguments[3], place)
     }
 
     static func onOff(_ word: String, _ verb: String) throws(ControlError) -> Bool {

@@ -16,8 +16,14 @@ public enum ControlCommand: Sendable, Equatable {
     case get(node: String, parameter: String)
     case params(node: String)
     case bypass(node: String, on: Bool)
+    /// Every property of a node with its value, in each scope and element it has.
+    case properties(node: String)
+    case propertyGet(node: String, name: String, PropertyPlace)
+    case propertySet(node: String, name: String, value: String, PropertyPlace)
     /// Loads a preset by name or number; with no name, lists the node's presets.
     case preset(node: String, name: String?)
+    /// `preset save NODE NAME`: the node's state as a user preset.
+    case presetSave(node: String, name: String)
     case meter(BusName)
     case transport(TransportAction, node: String)
     /// `play A B ... [at SAMPLETIME]`: players started on one frame.
@@ -62,6 +68,18 @@ public struct BusName: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         midi ? "\(node).midi\(bus.map(String.init) ?? "")" : (bus.map { "\(node).\($0)" } ?? node)
+    }
+}
+
+/// Where a property is read or written: a scope and an element, each left to the
+/// property's usual place when not given.
+public struct PropertyPlace: Sendable, Equatable {
+    public var scope: Scope?
+    public var element: Int?
+
+    public init(scope: Scope?, element: Int?) {
+        self.scope = scope
+        self.element = element
     }
 }
 
@@ -145,5 +163,5 @@ public struct WatchRequest: Sendable, Equatable {
 
 /// The kinds of notification `watch` streams.
 public enum ControlEventKind: String, Sendable, CaseIterable, Hashable {
-    case meter, xrun, interruption, route, eof, jack, graph, warning, log, midi, time, boundary, record
+    case meter, xrun, interruption, route, eof, jack, graph, warning, log, midi, time, boundary, record, property
 }

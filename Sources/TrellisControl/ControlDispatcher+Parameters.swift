@@ -86,21 +86,50 @@ extension ControlDispatcher {
     }
 
     /// Loads `preset` on the node; with none, answers the node's presets, one quoted word
-    /// each. A unit without presets is UNKNOWN_PRESET saying so.
+    /// each: the unit's own and the user's. An absent preset is UNKNOWN_PRESET naming the
+    /// choices, or saying there are none.
     func preset(_ name: String, _ preset: String?) throws(ControlError) -> ControlReply {
         let found = try node(name)
-        var presets: [String] = []
-        if case .strings(let names)? = try? found.unit.property(.factoryPresets, scope: .global, element: 0) { presets = names }
+        var factory: [String] = []
+        if case .strings(let names)? = try? found.unit.property(.factoryPresets, scope: .global, element: 0) { factory = names }
+        let user = found.unit is UserPresetUnit ? [] : BuiltInPresets().names(for: found.unit)
+        let presets = factory + user.filter { !factory.contains($0) }
         guard let preset else {
             return .ok(text: presets.map(CommandTokenizer.quote).joined(separator: " "), value: .array(presets.map { .string($0) }))
         }
+        let lowered = preset.lowercased()
+        if factory.contains(where: { $0.lowercased() == lowered }) || (Int(preset) != nil && !factory.isEmpty) {
+            do { try found.unit.setProperty(.presentPreset, .string(preset), scope: .global, element: 0) } catch {
+                throw ControlErrors.map(error, node: name)
+            }
+            return .ok(text: preset, value: .string(preset))
+        }
+        do {
+            if try BuiltInPresets().apply(preset, to: found.unit) { return .ok(text: preset, value: .string(preset)) }
+        } catch { throw ControlErrors.map(error, node: name) }
         guard !presets.isEmpty else {
-            throw ControlError(.unknownPreset, "node \(name): \(found.unit.name) has no presets")
+            throw ControlError(.unknownPreset, "node \(name): \(found.unit.name) has no presets; `preset save \(name) NAME` saves one")
         }
-        do { try found.unit.setProperty(.presentPreset, .string(preset), scope: .global, element: 0) } catch {
-            throw ControlErrors.map(error, node: name)
+        throw ControlError(.unknownPreset, "node \(name): no preset \(CommandTokenizer.quote(preset)); its presets are \(presets.map(CommandTokenizer.quote).joined(separator: ", "))")
+    }
+
+    /// Saves the node's state as a user preset: a plugin's where its format keeps them
+    /// (LV2: a bundle in ~/.lv2), a built-in unit's as a Trellis preset file.
+    func savePreset(_ name: String, _ label: String) throws(ControlError) -> ControlReply {
+        let found = try node(name)
+        guard (1...100).contains(label.unicodeScalars.count), !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw ControlError(.badValue, "preset save: a preset name has 1 to 100 characters and no control characters")
         }
-        return .ok(text: preset, value: .string(preset))
+        guard !(found.unit is Subgraph) else {
+            throw ControlError(.unsupported, "preset save: \(name) is a subgraph node; save presets of the nodes inside it (\(name)/NODE)")
+        }
+        let path: String
+        if let unit = found.unit as? UserPresetUnit {
+            do { path = try unit.saveUserPreset(label: label) } catch { throw ControlErrors.map(error, node: name) }
+        } else {
+            do { path = try BuiltInPresets().save(found.unit, label: label) } catch { throw ControlError(.session, "\(error)") }
+        }
+        return .ok(text: "\(CommandTokenizer.quote(label)) \(path)", value: .object([("node", .string(name)), ("preset", .string(label)), ("file", .string(path))]))
     }
 
     func parameter(_ identifier: String, of unit: any AudioUnit, node: String) throws(ControlError) -> ParameterInfo {

@@ -94,6 +94,7 @@ extension ControlDispatcher {
         }
         // The old graph's meters went with it; they are installed again on first use.
         listenToPlayers()
+        listenToProperties()
         if let warning = loaded.rateWarning(runningAt: current.graph.sampleRate) { warnings.append(warning) }
         if let head = target.jackHead, let spec = loaded.jack {
             let configuration = head.configuration

@@ -43,6 +43,8 @@ public final class ControlDispatcher: @unchecked Sendable {
     var jackEdits: [JackConnectionEdit] = []
     /// Players whose end of file watchers hear about (queue only).
     var playerListeners: [ObjectIdentifier: (player: FilePlayer, token: MediaListenerToken)] = [:]
+    /// Every unit's property listener, for `property` events (queue only).
+    var propertyListeners: [ObjectIdentifier: (unit: any AudioUnit, token: ListenerToken)] = [:]
     /// Where file jobs read and write (ControlDispatcher+Files): concurrent, so a file
     /// that never answers holds up only the job that waits on it.
     let files = DispatchQueue(label: "trellis.control.files", attributes: .concurrent)
@@ -63,14 +65,19 @@ public final class ControlDispatcher: @unchecked Sendable {
         let registry = target.registry
         noticeListener = target.session.graph.engine.addNoticeListener { [weak self] notice in
             if let event = ControlEvent.from(notice, registry: registry) { self?.broadcast(event) }
+            if let event = Self.latencyEvent(notice) { self?.broadcast(event) }
         }
-        queue.sync { listenToPlayers() }
+        queue.sync {
+            listenToPlayers()
+            listenToProperties()
+        }
     }
 
     deinit {
         if let headListener { target.jackHead?.removeListener(headListener) }
         if let noticeListener { target.session.graph.engine.removeNoticeListener(noticeListener) }
         for (player, token) in playerListeners.values { player.removeObserver(token) }
+        for (unit, token) in propertyListeners.values { unit.removeListener(token) }
     }
 
     /// Hands `record start|stop` the recorders running the session's `recorders:`, by
@@ -202,8 +209,12 @@ public final class ControlDispatcher: @unchecked Sendable {
                 return .ok(text: "trellis-control \(Self.protocolVersion)", value: .object([("protocol", .string("trellis-control")), ("version", .number(Self.protocolVersion))]))
             case .help(let verb): return try help(verb)
             case .list: return list()
-            case .add(let node, let unit, let parameters): return try locked { () throws(ControlError) in try add(node, unit: unit, parameters: parameters) }
-            case .remove(let node): return try locked { () throws(ControlError) in try remove(node) }
+            case .add(let node, let unit, let parameters):
+                defer { listenToProperties() }
+                return try locked { () throws(ControlError) in try add(node, unit: unit, parameters: parameters) }
+            case .remove(let node):
+                defer { listenToProperties() }
+                return try locked { () throws(ControlError) in try remove(node) }
             case .connect(let from, let to, let convert): return try locked { () throws(ControlError) in try connect(from, to, convert: convert) }
             case .disconnect(let from, let to): return try locked { () throws(ControlError) in try disconnect(from, to) }
             case .set(let node, let parameter, let value, let ramp): return try set(node, parameter, value, rampMilliseconds: ramp)
@@ -211,6 +222,10 @@ public final class ControlDispatcher: @unchecked Sendable {
             case .params(let node): return try params(node)
             case .bypass(let node, let on): return try bypass(node, on)
             case .preset(let node, let name): return try preset(node, name)
+            case .presetSave(let node, let name): return try savePreset(node, name)
+            case .properties(let node): return try properties(node)
+            case .propertyGet(let node, let name, let place): return try propertyGet(node, name, place)
+            case .propertySet(let node, let name, let value, let place): return try propertySet(node, name, value, place)
             case .meter(let bus): return try meter(bus)
             case .record(let action, let recorder, let seconds, let overwrite):
                 return try record(action, recorder: recorder, seconds: seconds, overwrite: overwrite)
@@ -238,7 +253,9 @@ public final class ControlDispatcher: @unchecked Sendable {
                 guard let peer else { throw ControlError(.unsupported, "mode applies to a connection") }
                 peer.state.withLock { $0.mode = mode }
                 return .ok(text: mode.rawValue, value: .string(mode.rawValue))
-            case .batch(let commands): return try locked { () throws(ControlError) in try batch(commands) }
+            case .batch(let commands):
+                defer { listenToProperties() }
+                return try locked { () throws(ControlError) in try batch(commands) }
             case .bye:
                 peer?.state.withLock { $0.closing = true }
                 return .ok("bye")

@@ -20,6 +20,7 @@ public struct ControlError: Error, Sendable, Equatable, CustomStringConvertible 
         case unknownParameter = "UNKNOWN_PARAMETER"
         case unknownUnit = "UNKNOWN_UNIT"
         case unknownPreset = "UNKNOWN_PRESET"
+        case unknownProperty = "UNKNOWN_PROPERTY"
         /// A value that is not of the parameter's kind (a word for a number, a fraction for an integer).
         case badValue = "BAD_VALUE"
         case outOfRange = "OUT_OF_RANGE"

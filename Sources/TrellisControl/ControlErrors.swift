@@ -49,7 +49,8 @@ enum ControlErrors {
         case .parameterValueOutOfRange: .outOfRange
         case .parameterQueueFull: .busy
         case .invalidPreset: .unknownPreset
-        case .invalidProperty, .invalidScope: .unsupported
+        case .invalidProperty: .unknownProperty
+        case .invalidScope: .unsupported
         default: .graph
         }
     }

@@ -7,3 +7,12 @@ public protocol StatefulUnit: AudioUnit {
     /// Replaces the unit's state; may apply at the next `initialize`. Thread: control.
     func restore(stateText text: String) throws(AudioUnitError)
 }
+
+/// A unit whose format has its own place for user presets (an LV2 plugin's is a
+/// preset bundle in `~/.lv2`, which every LV2 host reads). Saved presets join the
+/// unit's `FactoryPresets` at once, so `PresentPreset` applies them.
+public protocol UserPresetUnit: AudioUnit {
+    /// Saves the unit's state now as a preset named `label`, replacing a user preset
+    /// of that name; returns the file written. Thread: control.
+    func saveUserPreset(label: String) throws(AudioUnitError) -> String
+}

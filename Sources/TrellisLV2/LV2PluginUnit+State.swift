@@ -181,7 +181,7 @@ extension LV2PluginUnit {
 }
 
 /// Hands lilv the current control values while it saves a state.
-private final class PortValueTable {
+final class PortValueTable {
     private let storage: UnsafeMutablePointer<Float>
     private let indices: [String: Int]
     private let floatType: UInt32

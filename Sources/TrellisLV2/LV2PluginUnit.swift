@@ -23,7 +23,7 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
 
     public let world: LV2World
     /// What the plugin's data says about it.
-    public let info: LV2PluginInfo
+    public internal(set) var info: LV2PluginInfo
     let plugin: OpaquePointer
     let layout: LV2PortLayout
     private var declaredSampleRate: Double = 48_000

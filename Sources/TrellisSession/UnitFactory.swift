@@ -96,7 +96,7 @@ public struct UnitFactory: Sendable {
             guard let stateful = unit as? any StatefulUnit else { throw .noState(unit: unit.name) }
             try attempt(.state) { () throws(AudioUnitError) in try stateful.restore(stateText: state) }
         }
-        if let preset = description.preset {
+        if let preset = description.preset, try !applyUserPreset(preset, to: unit) {
             try attempt(.preset) { () throws(AudioUnitError) in try unit.setProperty(.presentPreset, .string(preset), scope: .global, element: 0) }
         }
         if let bypass = description.bypass {
@@ -105,6 +105,17 @@ public struct UnitFactory: Sendable {
         for setting in description.parameters {
             try apply(setting, to: unit)
         }
+    }
+
+    /// A built-in unit's user preset (`BuiltInPresets`) of a name none of its own
+    /// presets has; false when there is none, and the unit's own presets are asked.
+    private func applyUserPreset(_ name: String, to unit: any AudioUnit) throws(UnitFactoryError) -> Bool {
+        guard !(unit is UserPresetUnit) else { return false }
+        if case .strings(let own)? = try? unit.property(.factoryPresets, scope: .global, element: 0),
+           own.contains(where: { $0.lowercased() == name.lowercased() }) || Int(name) != nil && !own.isEmpty {
+            return false
+        }
+        return try BuiltInPresets().apply(name, to: unit)
     }
 
     /// Sets one parameter from its text, by the parameter's kind.

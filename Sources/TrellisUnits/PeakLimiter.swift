@@ -7,13 +7,14 @@ import TrellisCore
 /// average over the same window, then applied to the input delayed by that window. The
 /// average of values that all lie at or below the needed gain cannot exceed it, so peaks
 /// are caught before they arrive and the output stays under the ceiling; a final clamp
-/// catches float rounding. The attack (the look-ahead) is the latency; it is read when
-/// the unit initializes. Parameter ids follow `AUPeakLimiter` where it has them.
+/// catches float rounding. The attack (the look-ahead) is the latency, and it may change
+/// while the unit runs, as AUPeakLimiter's does: the kernel keeps room for the longest
+/// look-ahead, and a host that follows latency changes aligns the other paths again.
+/// Parameter ids follow `AUPeakLimiter` where it has them.
 public final class PeakLimiter: AudioUnitBase, @unchecked Sendable {
     public static let componentDescription = ComponentDescription(
         type: ComponentType.effect, subtype: BuiltInSubtype.peakLimiter, manufacturer: Manufacturer.trellis)
 
-    private var lookahead = 0
     private var storage: KernelStorage<PeakLimiterKernel>?
 
     /// Thread: control.
@@ -31,19 +32,22 @@ public final class PeakLimiter: AudioUnitBase, @unchecked Sendable {
                                        unit: .decibels, range: -160...0, defaultValue: 0, flags: .meter))
     }
 
-    public override var latencyFrames: Int { lookahead }
+    /// The look-ahead the attack asks for, in frames: what the kernel delays by once it
+    /// has the attack's value.
+    public override var latencyFrames: Int { PeakLimiterKernel.lookahead(milliseconds: values[0], sampleRate: sampleRate) }
 
-    public override var tailTime: Double { Double(lookahead) / sampleRate }
+    public override var tailTime: Double { Double(latencyFrames) / sampleRate }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
         let channels = try matchingChannelCount()
-        lookahead = max(1, Int((Double(values[0]) / 1000 * sampleRate).rounded()))
+        let longest = PeakLimiterKernel.lookahead(milliseconds: parameters[0].range.upperBound, sampleRate: sampleRate)
+        let lookahead = latencyFrames
         var ringSize = 1
-        while ringSize < lookahead + 1 { ringSize <<= 1 }
+        while ringSize < longest + 1 { ringSize <<= 1 }
         var kernel = PeakLimiterKernel(
-            sampleRate: sampleRate, channels: channels, lookahead: lookahead,
+            sampleRate: sampleRate, channels: channels, lookahead: lookahead, longest: longest,
             delayLines: .allocate(capacity: ringSize * channels), ringSize: ringSize,
-            boxValues: .allocate(capacity: lookahead + 1), minimum: SlidingMinimum(window: lookahead + 1),
+            boxValues: .allocate(capacity: longest + 1), minimum: SlidingMinimum(window: lookahead + 1, longest: longest + 1),
             values: values.view)
         kernel.reset()
         storage = KernelStorage(kernel, render: { PeakLimiterKernel.render($0, $1) }, reset: { PeakLimiterKernel.reset($0) })
@@ -59,7 +63,6 @@ public final class PeakLimiter: AudioUnitBase, @unchecked Sendable {
         kernel.delayLines.deallocate()
         kernel.boxValues.deallocate()
         kernel.minimum.deallocate()
-        lookahead = 0
     }
 
     public override var renderKernel: RenderKernel? { storage?.kernel }

@@ -6,11 +6,13 @@ import TrellisCore
 struct PeakLimiterKernel: UnitKernel {
     let sampleRate: Double
     let channels: Int
-    let lookahead: Int
+    /// The look-ahead in frames, which the attack sets: 1 to `longest`.
+    var lookahead: Int
+    let longest: Int
     /// `channels` rings of `ringSize` (a power of two) frames.
     let delayLines: UnsafeMutablePointer<Float>
     let ringSize: Int
-    /// The moving average's last `lookahead + 1` values.
+    /// The moving average's last `lookahead + 1` values (room for `longest + 1`).
     let boxValues: UnsafeMutablePointer<Float>
     var minimum: SlidingMinimum
     /// Where the gain-reduction meter goes (parameter 4).
@@ -34,9 +36,29 @@ struct PeakLimiterKernel: UnitKernel {
         minimum.reset()
     }
 
+    /// Frames of look-ahead for an attack of `milliseconds`, at least one.
+    static func lookahead(milliseconds: Float, sampleRate: Double) -> Int {
+        max(1, Int((Double(milliseconds) / 1000 * sampleRate).rounded()))
+    }
+
+    /// A new look-ahead: the output jumps by the difference, as any latency change
+    /// does. The gain held so far carries over, so no peak escapes while the window
+    /// fills again.
+    mutating func retune(lookahead frames: Int) {
+        let frames = min(max(1, frames), longest)
+        guard frames != lookahead else { return }
+        lookahead = frames
+        let held = min(envelope, Float(boxSum / Double(minimum.window)))
+        boxValues.update(repeating: held, count: frames + 1)
+        boxSum = Double(held) * Double(frames + 1)
+        boxPosition = 0
+        minimum.resize(window: frames + 1)
+    }
+
     mutating func setParameter(index: Int, value: Float, rampFrames: Int) {
         let frames = Smoothing.frames(requested: rampFrames, sampleRate: sampleRate, hasRendered: hasRendered)
         switch index {
+        case 0: retune(lookahead: Self.lookahead(milliseconds: value, sampleRate: sampleRate))
         case 1: releaseFactor = Float(_exp(-1 / (Double(value) / 1000 * sampleRate)))
         case 2: preGain.set(Decibels.gain(value), frames: frames)
         case 3: ceiling.set(Decibels.gain(value), frames: frames)

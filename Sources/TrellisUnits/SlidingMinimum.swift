@@ -5,16 +5,25 @@ struct SlidingMinimum {
     private let values: UnsafeMutablePointer<Float>
     private let stamps: UnsafeMutablePointer<Int>
     private let capacity: Int
-    let window: Int
+    /// The window's length; at most `longest`. Change it through `resize`.
+    private(set) var window: Int
     private var head = 0
     private var count = 0
     private var time = 0
 
-    init(window: Int) {
+    /// A window of `window` values, which `resize` may change up to `longest`.
+    init(window: Int, longest: Int? = nil) {
         self.window = max(1, window)
-        capacity = self.window + 1
+        capacity = max(self.window, longest ?? 0) + 1
         values = .allocate(capacity: capacity)
         stamps = .allocate(capacity: capacity)
+    }
+
+    /// Starts again, empty, with a window of `window` values (1 to the longest given at
+    /// init). Thread: audio.
+    mutating func resize(window: Int) {
+        self.window = min(max(1, window), capacity - 1)
+        reset()
     }
 
     func deallocate() {

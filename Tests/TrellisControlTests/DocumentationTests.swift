@@ -176,7 +176,7 @@ extension LiveControlTests {
                 Issue.record("\(transcript.file):\(transcript.line): no session named \(transcript.session)")
                 continue
             }
-            let rig = try LiveRig(session: session, prepare: DocumentationExamples.prepare)
+            let rig = try LiveRig(session: session, homeInFolder: true, prepare: DocumentationExamples.prepare)
             defer { rig.stop() }
             let client = try rig.client()
             func here(_ text: String) -> String { text.replacingOccurrences(of: "/home/me", with: rig.folder) }

@@ -19,9 +19,12 @@ final class LiveRig: @unchecked Sendable {
     private let session: Process
 
     /// `prepare` puts what the session needs (its files) in its folder before it starts.
+    /// `homeInFolder` makes the folder the session's HOME, where user presets go.
     init(session text: String = toneSession, arguments: [String] = [], environment: [String: String] = [:],
-         prepare: ((String) throws -> Void)? = nil) throws {
+         homeInFolder: Bool = false, prepare: ((String) throws -> Void)? = nil) throws {
         folder = try temporaryFolder()
+        var environment = environment
+        if homeInFolder { environment.merge(["HOME": folder, "XDG_CONFIG_HOME": folder + "/.config"]) { $1 } }
         try prepare?(folder)
         serverName = "trellis-ctl-\(UUID().uuidString.prefix(8))"
         socketPath = folder + "/control.sock"

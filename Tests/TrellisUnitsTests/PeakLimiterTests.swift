@@ -40,6 +40,36 @@ struct PeakLimiterTests {
         #expect(output[100 + measured] == 0.5)
     }
 
+    @Test("a new attack while running changes the latency, and the delay follows it")
+    func attackChangesLatency() throws {
+        let limiter = PeakLimiter()
+        try limiter.setParameter(named: "attack", 3)
+        let harness = try UnitHarness(limiter)
+        _ = harness.process([Array(repeating: 0, count: 512), Array(repeating: 0, count: 512)])
+        try limiter.setParameter(named: "attack", 10)
+        #expect(limiter.latencyFrames == 480)
+        #expect(try limiter.property(.latency, scope: .global, element: 0) == .double(0.01))
+        var impulse = Array(repeating: Float(0), count: 2000)
+        impulse[100] = 0.5
+        let output = harness.process([impulse, impulse])[0]
+        #expect(output.firstIndex { $0 != 0 }! - 100 == 480)
+        #expect(output[580] == 0.5)
+    }
+
+    @Test("after the attack shortens, peaks stay under the ceiling")
+    func shorterAttackHoldsCeiling() throws {
+        let limiter = PeakLimiter()
+        try limiter.setParameter(named: "attack", 20)
+        try limiter.setParameter(named: "ceiling", -1)
+        let harness = try UnitHarness(limiter)
+        let loud = sine(frequency: 220, sampleRate: 48_000, count: 4800, amplitude: 3)
+        let ceiling = Float(pow(10, -1.0 / 20))
+        #expect(harness.process([loud, loud])[0].allSatisfy { abs($0) <= ceiling })
+        try limiter.setParameter(named: "attack", 1)
+        #expect(limiter.latencyFrames == 48)
+        #expect(harness.process([loud, loud])[0].allSatisfy { abs($0) <= ceiling })
+    }
+
     @Test("below the ceiling the limiter only delays")
     func transparentBelowCeiling() throws {
         let harness = try UnitHarness(PeakLimiter())

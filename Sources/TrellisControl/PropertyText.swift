@@ -1,0 +1,97 @@
+import TrellisCore
+import TrellisUnits
+
+/// Properties in the protocol's words: their names (`latency`, `stream-format`,
+/// `bus-count`, or Core Audio's `StreamFormat`, or its number), their values as text
+/// and JSON, and a value read from text by the kind of value the property holds.
+/// Thread: any (plain functions).
+public enum PropertyText {
+    /// The properties a node is asked about: Core Audio's that Trellis has, and its own.
+    public static let known: [PropertyID] = PropertyID.standard + [.channelMap]
+
+    /// The elements of `scope` a property is read at on `unit`: element 0 of the global
+    /// scope, and of a scope for its bus count; every bus (up to 64) for the rest.
+    public static func elements(of id: PropertyID, scope: Scope, on unit: any AudioUnit) -> Range<Int> {
+        scope == .global || id == .elementCount ? 0..<1 : 0..<min(unit.elementCount(scope), 64)
+    }
+
+    /// How the protocol names a property: its spoken name, words joined by `-`.
+    public static func keyword(_ id: PropertyID) -> String {
+        id.spokenName.replacingOccurrences(of: " ", with: "-")
+    }
+
+    /// The property a word names, or nil.
+    public static func find(_ word: String) -> PropertyID? {
+        let lowered = word.lowercased()
+        return known.first { id in
+            keyword(id) == lowered || id.name.lowercased() == lowered || kebab(id.name) == lowered || String(id.rawValue) == word
+        }
+    }
+
+    /// `MaximumFramesPerSlice` as `maximum-frames-per-slice`.
+    private static func kebab(_ name: String) -> String {
+        var result = ""
+        for character in name {
+            if character.isUppercase, !result.isEmpty { result.append("-") }
+            result.append(Character(character.lowercased()))
+        }
+        return result
+    }
+
+    /// The value as one word of text (quoted where it holds blanks only when listed).
+    public static func text(_ value: PropertyValue) -> String {
+        switch value {
+        case .int(let number): String(number)
+        case .double(let number): "\(number)"
+        case .bool(let flag): flag ? "true" : "false"
+        case .string(let string): string
+        case .strings(let strings): strings.map(CommandTokenizer.quote).joined(separator: " ")
+        case .format(let format): format.description
+        case .parameters(let parameters): parameters.map(\.identifier).joined(separator: ",")
+        case .channelMap(let entries): ChannelMap(entries).text
+        }
+    }
+
+    static func json(_ value: PropertyValue) -> ControlValue {
+        switch value {
+        case .int(let number): .number(number)
+        case .double(let number): .number(number)
+        case .bool(let flag): .bool(flag)
+        case .string(let string): .string(string)
+        case .strings(let strings): .array(strings.map { .string($0) })
+        case .format(let format):
+            .object([("sampleRate", .number(format.sampleRate)), ("channels", .number(format.channelCount)),
+                     ("sampleType", .string(format.sampleType.rawValue)), ("interleaved", .bool(format.isInterleaved))])
+        case .parameters(let parameters): .array(parameters.map { .string($0.identifier) })
+        case .channelMap(let entries): .array(entries.map { .number($0) })
+        }
+    }
+
+    /// `text` read as the kind of value `current` is.
+    static func value(_ text: String, like current: PropertyValue, for id: PropertyID) throws(ControlError) -> PropertyValue {
+        let name = keyword(id)
+        switch current {
+        case .int:
+            guard let number = Int(text) else { throw ControlError(.badValue, "\(name) takes a whole number, not \(CommandTokenizer.quote(text))") }
+            return .int(number)
+        case .double:
+            guard let number = Double(text), number.isFinite else { throw ControlError(.badValue, "\(name) takes a number, not \(CommandTokenizer.quote(text))") }
+            return .double(number)
+        case .bool:
+            switch text.lowercased() {
+            case "true", "on", "yes", "1": return .bool(true)
+            case "false", "off", "no", "0": return .bool(false)
+            default: throw ControlError(.badValue, "\(name) takes true or false, not \(CommandTokenizer.quote(text))")
+            }
+        case .string:
+            return .string(text)
+        case .channelMap:
+            guard let map = ChannelMap(text: text) else {
+                throw ControlError(.badValue, "\(name) takes input channels separated by commas (silence for none, mix for all summed), not \(CommandTokenizer.quote(text))")
+            }
+            return .channelMap(map.entries)
+        case .strings, .format, .parameters:
+            throw ControlError(.readOnly, "\(name) cannot be set as text: a node's widths and rate come from the session (channels=, inputs=, outputs=) and its parameters from its unit")
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Glibc
+import TrellisCore
+import Yams
+
+/// User presets of Trellis' own units: one small YAML file each, in
+/// `$XDG_CONFIG_HOME/trellis/presets/TYPE-SUBTYPE-MANUFACTURER/` (`~/.config/...` when
+/// the variable is not set), holding the preset's name and the unit's writable
+/// parameters, written as a session writes them:
+///
+///     preset: Quiet
+///     unit: aufx:gain:trls
+///     parameters:
+///       gain: -12
+///
+/// Plugins keep theirs where their format says (`UserPresetUnit`). Thread: control.
+public struct BuiltInPresets: Sendable {
+    public let directory: String
+
+    /// Files larger than this, or folders with more presets, are not read.
+    static let fileLimit = 64 * 1024
+    static let countLimit = 1000
+
+    public init(directory: String = BuiltInPresets.defaultDirectory) {
+        self.directory = directory
+    }
+
+    public static var defaultDirectory: String {
+        if let config = getenv("XDG_CONFIG_HOME"), config.pointee != 0 { return String(cString: config) + "/trellis/presets" }
+        return (getenv("HOME").map { String(cString: $0) } ?? "") + "/.config/trellis/presets"
+    }
+
+    func folder(for unit: any AudioUnit) -> String {
+        directory + "/" + unit.componentDescription.description.replacingOccurrences(of: ":", with: "-").replacingOccurrences(of: " ", with: "_")
+    }
+
+    /// The names of the unit's saved presets, sorted.
+    public func names(for unit: any AudioUnit) -> [String] {
+        presets(for: unit).map(\.name).sorted()
+    }
+
+    /// Writes the unit's writable parameters as preset `label`, replacing one of that
+    /// name; returns the file. Thread: control.
+    @discardableResult
+    public func save(_ unit: any AudioUnit, label: String) throws(SessionWriteError) -> String {
+        let folder = folder(for: unit)
+        let path = presets(for: unit).first { $0.name == label }?.path ?? folder + "/" + Self.fileName(label, in: folder)
+        guard Self.makeFolders(folder) else {
+            throw SessionWriteError(path: folder, reason: "cannot create the folder: \(String(cString: strerror(errno)))")
+        }
+        var lines = ["preset: \(YAMLText.scalar(label))", "unit: \(unit.componentDescription.description)", "parameters:"]
+        var any = false
+        for info in unit.parameters where info.isWritable {
+            guard let value = try? unit.parameterValue(info.address) else { continue }
+            lines.append("  \(YAMLText.scalar(info.identifier)): \(YAMLText.scalar(ParameterText.encode(value, for: info)))")
+            any = true
+        }
+        if !any { lines[lines.count - 1] = "parameters: {}" }
+        try AtomicFile.write(Array((lines.joined(separator: "\n") + "\n").utf8), to: path)
+        return path
+    }
+
+    /// Applies preset `label` to the unit, through its parameters (so a running unit
+    /// changes the way `set` changes it); false when it has no such preset.
+    public func apply(_ label: String, to unit: any AudioUnit) throws(UnitFactoryError) -> Bool {
+        guard let preset = presets(for: unit).first(where: { $0.name.lowercased() == label.lowercased() }) else { return false }
+        let factory = UnitFactory(registry: ComponentRegistry())
+        var values: [(ParameterInfo, Float)] = []
+        // Every value is checked before any changes, so a bad file changes nothing.
+        for (name, text) in preset.parameters {
+            let info = try factory.parameter(name, of: unit)
+            guard info.isWritable else { throw .readOnlyParameter(name) }
+            values.append((info, try ParameterText.value(text, for: info, named: name)))
+        }
+        for (info, value) in values {
+            do { try unit.setParameter(info.address, value, rampFrames: 0) } catch { throw .refused(key: "parameters", error) }
+        }
+        return true
+    }
+
+    // MARK: - Files
+
+    struct Preset {
+        var name: String
+        var path: String
+        var parameters: [(String, String)]
+    }
+
+    /// The presets in the unit's folder that read as presets of this unit; others are
+    /// skipped (a file is never half-applied).
+    func presets(for unit: any AudioUnit) -> [Preset] {
+        let folder = folder(for: unit)
+        var found: [Preset] = []
+        for entry in FileSystemEntries.names(in: folder).sorted().prefix(Self.countLimit) where entry.hasSuffix(".yaml") {
+            let path = folder + "/" + entry
+            guard let text = Self.read(path),
+                  let object = try? Yams.load(yaml: text) as? [String: Any],
+                  let name = object["preset"].map({ "\($0)" }), !name.isEmpty,
+                  (object["unit"].map { "\($0)" }) == unit.componentDescription.description
+            else { continue }
+            let parameters = (object["parameters"] as? [String: Any] ?? [:]).map { ($0.key, "\($0.value)") }.sorted { $0.0 < $1.0 }
+            found.append(Preset(name: name, path: path, parameters: parameters))
+        }
+        return found
+    }
+
+    private static func read(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= fileLimit,
+              let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        guard fread(&bytes, 1, bytes.count, file) == bytes.count else { return nil }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// A file name for `label` not yet taken in `folder`.
+    static func fileName(_ label: String, in folder: String) -> String {
+        let base = String(label.unicodeScalars.prefix(64).map { scalar in
+            scalar.isASCII && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "-")
+                ? Character(scalar) : "_"
+        })
+        var name = base + ".yaml", number = 2
+        while access(folder + "/" + name, F_OK) == 0 {
+            name = base + "-\(number).yaml"
+            number += 1
+        }
+        return name
+    }
+
+    /// `mkdir -p`, private to the user where it creates.
+    static func makeFolders(_ path: String) -> Bool {
+        var built = ""
+        for part in path.split(separator: "/") {
+            built += "/" + part
+            if mkdir(built, 0o700) != 0 && errno != EEXIST { return false }
+        }
+        return true
+    }
+}
+
+/// The names in a folder, none if it cannot be read.
+enum FileSystemEntries {
+    static func names(in folder: String) -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+}
