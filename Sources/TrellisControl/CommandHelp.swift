@@ -29,6 +29,8 @@ public enum CommandHelp {
         Entry(verb: "stop", usage: "stop NODE", summary: "stops a file player and rewinds it"),
         Entry(verb: "seek", usage: "seek NODE SECONDS", summary: "moves a file player"),
         Entry(verb: "record", usage: "record start|stop|pause|resume|meter [RECORDER] [for SECONDS] [overwrite]", summary: "starts (a new numbered take unless overwrite), stops, pauses or resumes the session's recorders, or reads their levels"),
+        Entry(verb: "undo", usage: "undo", summary: "takes back the last edit (add, remove, connect, disconnect, set, bypass, preset, property set, or a batch of them); up to 100"),
+        Entry(verb: "redo", usage: "redo", summary: "makes the last undone edit again"),
         Entry(verb: "save", usage: "save [PATH]", summary: "writes the session (to the file it came from, or PATH)"),
         Entry(verb: "load", usage: "load PATH", summary: "replaces the running graph with a session file's, glitch-free"),
         Entry(verb: "jack", usage: "jack connect|disconnect PORT PEER", summary: "connects one of our JACK ports to another client's"),

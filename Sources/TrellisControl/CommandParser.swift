@@ -46,6 +46,9 @@ public enum CommandParser {
         case "list":
             try count(0...0)
             return .list
+        case "undo", "redo":
+            try count(0...0)
+            return verb == "undo" ? .undo : .redo
         case "add":
             guard arguments.count >= 2 else { throw usageError(verb, given: arguments.count) }
             let node = try plainNodeName(arguments[0])

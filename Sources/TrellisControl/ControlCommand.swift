@@ -48,6 +48,8 @@ public enum ControlCommand: Sendable, Equatable {
     case unwatch
     case mode(ControlMode)
     case bye
+    /// Takes back the last edit made through the protocol, or makes it again.
+    case undo, redo
     /// `add`, `remove`, `connect` and `disconnect` joined by ` ; ` on one line: applied
     /// as one transaction, so a chain is rewired with one program swap.
     case batch([ControlCommand])

@@ -95,6 +95,8 @@ extension ControlDispatcher {
         // The old graph's meters went with it; they are installed again on first use.
         listenToPlayers()
         listenToProperties()
+        // Undo works within one graph; the loaded one starts a history of its own.
+        history.clear()
         if let warning = loaded.rateWarning(runningAt: current.graph.sampleRate) { warnings.append(warning) }
         if let head = target.jackHead, let spec = loaded.jack {
             let configuration = head.configuration

@@ -43,6 +43,8 @@ public final class ControlDispatcher: @unchecked Sendable {
     var jackEdits: [JackConnectionEdit] = []
     /// Players whose end of file watchers hear about (queue only).
     var playerListeners: [ObjectIdentifier: (player: FilePlayer, token: MediaListenerToken)] = [:]
+    /// Edits made through the protocol, for `undo` and `redo` (queue only).
+    var history = EditHistory()
     /// Every unit's property listener, for `property` events (queue only).
     var propertyListeners: [ObjectIdentifier: (unit: any AudioUnit, token: ListenerToken)] = [:]
     /// Where file jobs read and write (ControlDispatcher+Files): concurrent, so a file
@@ -203,6 +205,14 @@ public final class ControlDispatcher: @unchecked Sendable {
     }
 
     func execute(_ command: ControlCommand, peer: ControlPeer?, requestID: ControlValue = .null) -> ControlReply {
+        guard let (label, key) = Self.undoLabel(command) else { return run(command, peer: peer, requestID: requestID) }
+        let before = EditSnapshot(graph)
+        let reply = run(command, peer: peer, requestID: requestID)
+        if case .ok = reply { history.record(label, before: before, key: key) }
+        return reply
+    }
+
+    private func run(_ command: ControlCommand, peer: ControlPeer?, requestID: ControlValue) -> ControlReply {
         do throws(ControlError) {
             switch command {
             case .hello:
@@ -259,6 +269,8 @@ public final class ControlDispatcher: @unchecked Sendable {
             case .bye:
                 peer?.state.withLock { $0.closing = true }
                 return .ok("bye")
+            case .undo: return try undo()
+            case .redo: return try redo()
             }
         } catch {
             return .error(error)

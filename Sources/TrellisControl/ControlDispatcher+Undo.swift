@@ -1,0 +1,53 @@
+import TrellisCore
+import TrellisGraph
+
+/// `undo` and `redo`: each returns the graph to a snapshot in one edit (one program
+/// swap, glitch-free as any edit), and what it replaced becomes the way back.
+extension ControlDispatcher {
+    func undo() throws(ControlError) -> ControlReply {
+        guard let entry = history.popUndo() else { throw ControlError(.unsupported, "undo: nothing to undo") }
+        let now = EditSnapshot(graph)
+        do { try restore(entry.snapshot) } catch {
+            history.pushUndo(entry)
+            throw error
+        }
+        history.pushRedo(EditHistory.Entry(label: entry.label, snapshot: now, key: nil, time: entry.time))
+        return .ok(text: "undid \(entry.label)", value: .object([("undid", .string(entry.label))]))
+    }
+
+    func redo() throws(ControlError) -> ControlReply {
+        guard let entry = history.popRedo() else { throw ControlError(.unsupported, "redo: nothing to redo") }
+        let now = EditSnapshot(graph)
+        do { try restore(entry.snapshot) } catch {
+            history.pushRedo(entry)
+            throw error
+        }
+        history.pushUndo(EditHistory.Entry(label: entry.label, snapshot: now, key: nil, time: entry.time))
+        return .ok(text: "redid \(entry.label)", value: .object([("redid", .string(entry.label))]))
+    }
+
+    private func restore(_ snapshot: EditSnapshot) throws(ControlError) {
+        try locked { () throws(ControlError) in
+            do throws(GraphError) { try snapshot.restore(on: graph) } catch { throw ControlErrors.map(error) }
+        }
+        listenToPlayers()
+        listenToProperties()
+    }
+
+    /// What an edit is called in `undo`'s reply, and the key that joins a run of `set`s
+    /// of one parameter into one edit; nil for commands that edit nothing undo returns.
+    static func undoLabel(_ command: ControlCommand) -> (label: String, key: String?)? {
+        switch command {
+        case .add(let node, let unit, _): ("add \(node) \(unit)", nil)
+        case .remove(let node): ("remove \(node)", nil)
+        case .connect(let from, let to, _): ("connect \(from) \(to)", nil)
+        case .disconnect(let from, let to): ("disconnect \(from.map { "\($0) " } ?? "")\(to)", nil)
+        case .set(let node, let parameter, let value, _): ("set \(node) \(parameter) \(value)", "set \(node) \(parameter)")
+        case .bypass(let node, let on): ("bypass \(node) \(on ? "on" : "off")", nil)
+        case .preset(let node, let name?): ("preset \(node) \(CommandTokenizer.quote(name))", nil)
+        case .propertySet(let node, let name, let value, _): ("property set \(node) \(name) \(CommandTokenizer.quote(value))", nil)
+        case .batch(let commands): (commands.compactMap { undoLabel($0)?.label }.joined(separator: " ; "), nil)
+        default: nil
+        }
+    }
+}
