@@ -48,9 +48,16 @@ struct CtlCommand: ParsableCommand {
         if !words.isEmpty {
             session.send(Self.line(absolutizing: words), watching: Self.isWatch(words))
         } else {
-            if isatty(STDIN_FILENO) != 0 { session.prompt = "trellis> " }
+            var next: () -> String? = { readLine(strippingNewline: true) }
+            if LineEditor.isInteractive {
+                let editor = LineEditor(prompt: "trellis> ", words: CommandHelp.entries.map(\.verb))
+                session.editor = editor
+                next = editor.readLine
+            } else if isatty(STDIN_FILENO) != 0 {
+                session.prompt = "trellis> "
+            }
             session.showPrompt()
-            while let line = readLine(strippingNewline: true) {
+            while let line = next() {
                 let trimmed = line.trimmingCharacters(in: .whitespaces)
                 if trimmed.isEmpty || trimmed.hasPrefix("#") { session.showPrompt(); continue }
                 let words = (try? CommandTokenizer.words(trimmed)) ?? []

@@ -21,6 +21,8 @@ final class CtlSession: @unchecked Sendable {
     /// Printed (to standard error, so standard output stays the replies) before each
     /// line read from a terminal.
     var prompt: String?
+    /// On a terminal: replies and events go above the line being edited.
+    var editor: LineEditor?
 
     init(client: ControlClient) {
         self.client = client
@@ -82,7 +84,7 @@ final class CtlSession: @unchecked Sendable {
             }
             // Straight to the descriptor: stdio's stdout would wait on the lock the main
             // thread holds while it reads standard input (fflush(NULL) takes every stream's).
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            if let editor { editor.print(line + "\n") } else { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
             guard !ControlClient.isEvent(line) else { continue }
             let failed = line.hasPrefix("error") || line.hasPrefix("{") && line.contains("\"ok\":false")
             signal {
