@@ -36,9 +36,10 @@ struct PeakLimiterKernel: UnitKernel {
         minimum.reset()
     }
 
-    /// Frames of look-ahead for an attack of `milliseconds`, at least one.
+    /// Frames of look-ahead for an attack of `milliseconds`, at least one (rounded half
+    /// up: the frames are never negative, and `rounded()` is not for the audio thread).
     static func lookahead(milliseconds: Float, sampleRate: Double) -> Int {
-        max(1, Int((Double(milliseconds) / 1000 * sampleRate).rounded()))
+        max(1, Int(Double(milliseconds) / 1000 * sampleRate + 0.5))
     }
 
     /// A new look-ahead: the output jumps by the difference, as any latency change
