@@ -206,6 +206,12 @@ public final class ControlDispatcher: @unchecked Sendable {
 
     func execute(_ command: ControlCommand, peer: ControlPeer?, requestID: ControlValue = .null) -> ControlReply {
         guard let (label, key) = Self.undoLabel(command) else { return run(command, peer: peer, requestID: requestID) }
+        // A fader's next set joins the edit under way: its snapshot is already taken.
+        if let key, history.joins(key) {
+            let reply = run(command, peer: peer, requestID: requestID)
+            if case .ok = reply { history.record(label, before: nil, key: key) }
+            return reply
+        }
         let before = EditSnapshot(graph)
         let reply = run(command, peer: peer, requestID: requestID)
         if case .ok = reply { history.record(label, before: before, key: key) }

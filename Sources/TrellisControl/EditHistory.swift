@@ -60,15 +60,22 @@ struct EditHistory {
     private(set) var undos: [Entry] = []
     private(set) var redos: [Entry] = []
 
-    /// An edit was made, from `before`. A new edit forgets what could be redone.
-    mutating func record(_ label: String, before: EditSnapshot, key: String?) {
+    /// Whether an edit of `key` made now is one with the last edit.
+    func joins(_ key: String) -> Bool {
+        guard let last = undos.last, last.key == key, redos.isEmpty else { return false }
+        return Date().timeIntervalSince(last.time) < Self.coalescing
+    }
+
+    /// An edit was made, from `before` (nil when it `joins` the last). A new edit
+    /// forgets what could be redone.
+    mutating func record(_ label: String, before: EditSnapshot?, key: String?) {
         let now = Date()
-        redos = []
-        if let key, let last = undos.last, last.key == key, now.timeIntervalSince(last.time) < Self.coalescing {
+        guard let before else {
             undos[undos.count - 1].time = now
             undos[undos.count - 1].label = label
             return
         }
+        redos = []
         undos.append(Entry(label: label, snapshot: before, key: key, time: now))
         if undos.count > Self.limit { undos.removeFirst(undos.count - Self.limit) }
     }
