@@ -26,6 +26,38 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: "Feed a JACK input port of the session from a file: PORT=FILE (repeatable).")
     var input: [String] = []
 
+    @Option(help: "The transport's tempo in beats per minute (else the session's transport: tempo, else 120).")
+    var tempo: Double?
+
+    @Option(help: "The transport's meter, as 4/4 or 6/8 (else the session's, else 4/4).")
+    var meter: String?
+
+    @Option(help: "Where the transport starts: frames, seconds (2.5s), bars|beats|ticks (3|1|0) or SMPTE (00:00:02:12).")
+    var start: String?
+
+    /// The session's `transport:` with the options given here in its place.
+    private func transport(_ loaded: LoadedSession) throws -> TransportSpec {
+        var spec = loaded.loadedDocument.transport ?? TransportSpec()
+        if let tempo {
+            guard TransportSpec.tempoRange.contains(tempo) else { throw CLIError("--tempo \(tempo): give a tempo from 1 to 999 beats per minute") }
+            spec.tempo = tempo
+        }
+        if let meter {
+            guard let value = TransportSpec.meter(meter) else { throw CLIError("--meter \(meter): give a meter such as 4/4 or 6/8") }
+            spec.meter = value
+        }
+        if let start {
+            guard let position = TransportTime(start) else {
+                throw CLIError("--start \(start): give frames (96000), seconds (2.5s), bars|beats|ticks (3|1|0) or SMPTE (00:00:02:12)")
+            }
+            spec.start = position
+        }
+        guard spec.clock(sampleRate: loaded.graph.sampleRate) != nil else {
+            throw CLIError("--start \(start ?? "") is no position in this meter or frame rate")
+        }
+        return spec
+    }
+
     func run() throws {
         let type = try file.sampleTypeValue()
         let loaded: LoadedSession
@@ -49,7 +81,7 @@ struct RenderCommand: ParsableCommand {
         // A session's block size is for live periods; offline, long slices cost less.
         do { try OfflineRenderer.prepareForOffline(graph) } catch { throw CLIError("render: \(error)") }
         let recorders: [FileRecorder]
-        do { recorders = try loaded.startTransport(atSampleTime: 0) } catch { throw CLIError("\(error)") }
+        do { recorders = try loaded.startTransport(atSampleTime: 0, clock: try transport(loaded), rolling: true) } catch { throw CLIError("\(error)") }
         let progress = ProgressBar(total: frames, label: output)
         let report: ((Int, Int) -> Void)? = progress.isVisible ? { done, _ in progress.update(done) } : nil
         let warnings = RenderWarnings(engine: graph.engine, registry: graph.registry)

@@ -46,6 +46,8 @@ public enum CommandParser {
         case "list":
             try count(0...0)
             return .list
+        case "transport":
+            return .clock(try clock(arguments))
         case "undo", "redo":
             try count(0...0)
             return verb == "undo" ? .undo : .redo
@@ -395,6 +397,39 @@ public enum CommandParser {
         let node = try nodeName(arguments[1]), name = arguments[2]
         return action == "get" ? .propertyGet(node: node, name: name, place)
             : .propertySet(node: node, name: name, value: arguments[3], place)
+    }
+
+    static func clock(_ arguments: [String]) throws(ControlError) -> ClockRequest {
+        guard let action = arguments.first?.lowercased() else { return .show }
+        func one() throws(ControlError) -> String {
+            guard arguments.count == 2 else { throw usageError("transport", given: arguments.count) }
+            return arguments[1]
+        }
+        switch action {
+        case "play" where arguments.count == 1: return .play
+        case "stop" where arguments.count == 1: return .stop
+        case "locate":
+            let word = try one()
+            guard let time = TransportTime(word) else {
+                throw ControlError(.badValue, "transport locate: \(CommandTokenizer.quote(printable(word))) is not a position: frames (96000), seconds (2.5s), bars|beats|ticks (3|1|0) or SMPTE (00:00:02:12, 00:01:00;02 drop-frame)")
+            }
+            return .locate(time)
+        case "tempo":
+            let word = try one()
+            guard let tempo = Double(word), (1...999).contains(tempo) else {
+                throw ControlError(.outOfRange, "transport tempo: \(CommandTokenizer.quote(printable(word))) is not a tempo from 1 to 999 beats per minute")
+            }
+            return .tempo(tempo)
+        case "meter":
+            let word = try one()
+            let parts = word.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, let beats = Int(parts[0]), let unit = Int(parts[1]), (1...64).contains(beats), [1, 2, 4, 8, 16, 32].contains(unit) else {
+                throw ControlError(.badValue, "transport meter: \(CommandTokenizer.quote(printable(word))) is not a meter such as 4/4 or 6/8 (1 to 64 beats of a 1, 2, 4, 8, 16 or 32 note)")
+            }
+            return .meter(beatsPerBar: beats, beatUnit: unit)
+        default:
+            throw usageError("transport", given: arguments.count)
+        }
     }
 
     static func onOff(_ word: String, _ verb: String) throws(ControlError) -> Bool {

@@ -50,6 +50,8 @@ public enum ControlCommand: Sendable, Equatable {
     case bye
     /// Takes back the last edit made through the protocol, or makes it again.
     case undo, redo
+    /// `transport [play|stop|locate TIME|tempo BPM|meter N/D]`: the session's clock.
+    case clock(ClockRequest)
     /// `add`, `remove`, `connect` and `disconnect` joined by ` ; ` on one line: applied
     /// as one transaction, so a chain is rewired with one program swap.
     case batch([ControlCommand])
@@ -83,6 +85,16 @@ public struct PropertyPlace: Sendable, Equatable {
         self.scope = scope
         self.element = element
     }
+}
+
+/// What `transport` asks of the session's clock.
+public enum ClockRequest: Sendable, Equatable {
+    case show
+    case play
+    case stop
+    case locate(TransportTime)
+    case tempo(Double)
+    case meter(beatsPerBar: Int, beatUnit: Int)
 }
 
 /// `name=value` in `add`.
@@ -165,5 +177,5 @@ public struct WatchRequest: Sendable, Equatable {
 
 /// The kinds of notification `watch` streams.
 public enum ControlEventKind: String, Sendable, CaseIterable, Hashable {
-    case meter, xrun, interruption, route, eof, jack, graph, warning, log, midi, time, boundary, record, property
+    case meter, xrun, interruption, route, eof, jack, graph, warning, log, midi, time, boundary, record, property, transport
 }

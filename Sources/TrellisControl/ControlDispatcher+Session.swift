@@ -97,6 +97,8 @@ extension ControlDispatcher {
         listenToProperties()
         // Undo works within one graph; the loaded one starts a history of its own.
         history.clear()
+        // A session that says how its transport starts sets it; one that does not leaves it.
+        if let transport = loaded.loadedDocument.transport { loaded.startClock(transport, rolling: nil) }
         if let warning = loaded.rateWarning(runningAt: current.graph.sampleRate) { warnings.append(warning) }
         if let head = target.jackHead, let spec = loaded.jack {
             let configuration = head.configuration
@@ -119,6 +121,12 @@ extension ControlDispatcher {
             ("nodes", .number(graph.nodes.count)), ("latency", .number(graph.latency)),
         ]
         var words = ["rate=\(Int(graph.sampleRate))", "block=\(graph.maximumFrames)", "nodes=\(graph.nodes.count)", "latency=\(graph.latency)"]
+        // Where the transport is: rolling or not, and its bars|beats|ticks.
+        let time = graph.engine.transportTime
+        let bars = BarBeatTick(beats: time.beat, beatsPerBar: time.beatsPerBar)
+        words += ["transport=\(time.isRolling ? "rolling" : "stopped")", "bars=\(bars)"]
+        members += [("transport", .string(time.isRolling ? "rolling" : "stopped")), ("bars", .string(bars.description)),
+                    ("transportFrame", .number(Double(time.transportFrame))), ("tempo", .number(time.tempo))]
         if let head = target.jackHead {
             let status = head.status()
             let phase = "\(status.phase)"

@@ -275,6 +275,7 @@ public final class ControlDispatcher: @unchecked Sendable {
             case .bye:
                 peer?.state.withLock { $0.closing = true }
                 return .ok("bye")
+            case .clock(let request): return try clock(request)
             case .undo: return try undo()
             case .redo: return try redo()
             }

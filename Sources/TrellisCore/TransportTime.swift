@@ -206,6 +206,14 @@ public enum TransportTime: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The frame this position names on a running transport: bars and beats count
+    /// through its tempo changes (see `TimeContext.anchorBeat`).
+    public func frame(on time: TimeContext, smpte: SMPTERate) -> Int64? {
+        guard case .bars(let position) = self else { return frame(tempo: time.tempoMeter, smpte: smpte) }
+        guard Double(position.beat) <= time.beatsPerBar.rounded(.up) else { return nil }
+        return max(0, time.frame(atBeats: position.beats(beatsPerBar: time.beatsPerBar)))
+    }
+
     public var description: String {
         switch self {
         case .frames(let frames): "\(frames)"

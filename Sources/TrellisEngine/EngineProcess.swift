@@ -29,6 +29,13 @@ struct EngineProcess {
     let queue: SPSCRingEnd<ParameterEvent>
     let notifications: SPSCRingEnd<EngineNotification>
     var clock: TransportClock
+    /// Transport changes from the control side, applied at a cycle's start.
+    let transportCommands: SPSCRingEnd<TransportCommand>
+    /// The clock after each cycle, for the control side.
+    let transportMirror: UnsafeMutablePointer<TransportMirror>
+    /// Transport changes applied and shown in the mirror, counted.
+    let transportApplied: UnsafeMutablePointer<Atomic<UInt64>>
+    var transportPopped: UInt64 = 0
     let waiting: UnsafeMutablePointer<ParameterEvent>
     var waitingCount = 0
     let due: UnsafeMutablePointer<DueEvent>
@@ -37,8 +44,13 @@ struct EngineProcess {
 
     init(
         retired: SPSCRingEnd<UnsafeMutablePointer<ProgramHandoff>>, queue: SPSCRingEnd<ParameterEvent>,
-        notifications: SPSCRingEnd<EngineNotification>
+        notifications: SPSCRingEnd<EngineNotification>, transportCommands: SPSCRingEnd<TransportCommand>
     ) {
+        self.transportCommands = transportCommands
+        transportMirror = .allocate(capacity: 1)
+        transportMirror.initialize(to: TransportMirror())
+        transportApplied = .allocate(capacity: 1)
+        transportApplied.initialize(to: Atomic(0))
         pending = .allocate(capacity: 1)
         pending.initialize(to: Atomic(nil))
         adopted = .allocate(capacity: 1)
@@ -51,6 +63,7 @@ struct EngineProcess {
         self.queue = queue
         self.notifications = notifications
         clock = TransportClock()
+        transportMirror.pointee.store(clock.time)
         waiting = .allocate(capacity: Self.capacity)
         due = .allocate(capacity: Self.capacity)
         scratch = .allocate(capacity: Self.capacity)
@@ -58,6 +71,10 @@ struct EngineProcess {
     }
 
     func free() {
+        transportMirror.deinitialize(count: 1)
+        transportMirror.deallocate()
+        transportApplied.deinitialize(count: 1)
+        transportApplied.deallocate()
         pending.deinitialize(count: 1)
         pending.deallocate()
         adopted.deinitialize(count: 1)
@@ -94,7 +111,10 @@ struct EngineProcess {
             output.clear(frameCount: frameCount)
             return .ok
         }
+        applyTransportCommands()
         let time = clock.cycle(frames: frameCount)
+        transportMirror.pointee.store(clock.time)
+        transportApplied.pointee.store(transportPopped, ordering: .releasing)
         return Unmanaged<RenderProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { program in
             let count = gather(program: program, timeStamp: timeStamp, frameCount: frameCount)
             let status = program.run(
@@ -102,6 +122,16 @@ struct EngineProcess {
                 events: count > 0 ? events : nil, faults: notifications, midiInput: midiInput, midiOutput: midiOutput)
             if status != .ok { output.clear(frameCount: frameCount) }
             return status
+        }
+    }
+
+    /// Takes the transport changes the control side queued. Thread: whoever holds the
+    /// cycle gate.
+    @inline(__always)
+    mutating func applyTransportCommands() {
+        while let command = transportCommands.pop() {
+            clock.apply(command)
+            transportPopped &+= 1
         }
     }
 

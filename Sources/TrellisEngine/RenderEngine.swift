@@ -15,6 +15,9 @@ import CTrellisShim
 public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Sendable {
     private let events: SPSCRing<ParameterEvent>
     private let eventProducer = Mutex(())
+    private let transportCommands = SPSCRing<TransportCommand>(capacity: 64)
+    /// Transport changes pushed, counted (under the lock).
+    private let transportProducer = Mutex<UInt64>(0)
     private let retired: SPSCRing<UnsafeMutablePointer<ProgramHandoff>>
     /// Notifications from the audio thread. The finish service reads them; see
     /// `addNoticeListener`.
@@ -43,7 +46,8 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
         notifications = SPSCRing(capacity: 1024)
         finishing = FinishService(retired: retired, notifications: notifications)
         events = SPSCRing(capacity: eventCapacity)
-        processStorage = EngineProcessStorage(EngineProcess(retired: retired.end, queue: events.end, notifications: notifications.end))
+        processStorage = EngineProcessStorage(EngineProcess(
+            retired: retired.end, queue: events.end, notifications: notifications.end, transportCommands: transportCommands.end))
         process = processStorage.state
     }
 
@@ -224,6 +228,42 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
     /// control, while no backend renders.
     public var transport: TransportClock {
         get { process.pointee.clock }
-        set { process.pointee.clock = newValue }
+        set {
+            process.pointee.clock = newValue
+            process.pointee.transportMirror.pointee.store(newValue.time)
+        }
+    }
+
+    /// Changes the transport at the start of the next cycle, or at once while no cycle
+    /// runs; false when 64 changes already wait for the audio thread. Thread: control.
+    @discardableResult
+    public func changeTransport(_ command: TransportCommand) -> Bool {
+        let pushed = transportProducer.withLock { count -> Bool in
+            guard transportCommands.push(command) else { return false }
+            count &+= 1
+            return true
+        }
+        guard pushed else { return false }
+        // No backend cycles: apply it here, holding the gate a cycle would take.
+        let gate = process.pointee.cycleGate
+        if !isRendering, gate.pointee.compareExchange(expected: 0, desired: 2, ordering: .acquiringAndReleasing).exchanged {
+            process.pointee.applyTransportCommands()
+            process.pointee.transportMirror.pointee.store(process.pointee.clock.time)
+            process.pointee.transportApplied.pointee.store(process.pointee.transportPopped, ordering: .releasing)
+            gate.pointee.store(0, ordering: .releasing)
+        }
+        return true
+    }
+
+    /// The transport as the last cycle left it, once every change asked for is in it
+    /// (a cycle at most while rendering; 100 ms at most when cycles stall). Thread: any
+    /// but audio.
+    public var transportTime: TimeContext {
+        let asked = transportProducer.withLock { $0 }
+        let deadline = ContinuousClock.now + .milliseconds(100)
+        while process.pointee.transportApplied.pointee.load(ordering: .acquiring) < asked, isRendering, ContinuousClock.now < deadline {
+            usleep(200)
+        }
+        return process.pointee.transportMirror.pointee.load()
     }
 }

@@ -276,6 +276,7 @@ public final class Graph: @unchecked Sendable {
         guard !isInitialized else { return }
         try commitProgram()
         isInitialized = true
+        engine.changeTransport(.sampleRate(sampleRate))
     }
 
     /// Stops publishing and uninitializes every unit, once the audio thread has let go

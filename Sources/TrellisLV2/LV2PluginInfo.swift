@@ -82,6 +82,8 @@ public struct LV2PortInfo: Codable, Sendable, Equatable {
     public var types: [String]
     /// Atom ports: whether they carry `patch:Message`s (property changes).
     public var supportsPatch = false
+    /// Atom inputs: whether they take `time:Position` (the host's transport and tempo).
+    public var supportsTimePosition = false
 
     public func has(_ hint: LV2PortHint) -> Bool { hints.contains(hint) }
 }

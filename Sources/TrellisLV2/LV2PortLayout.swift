@@ -20,6 +20,8 @@ struct LV2PortLayout {
     var outputBuses: [Bus] = []
     var controlPorts: [Int] = []
     var atomInputs: [Int] = []
+    /// Atom inputs that take `time:Position`.
+    var timeInputs: [Int] = []
     var atomOutputs: [Int] = []
     /// The MIDI input buses: atom inputs that take MIDI, the one designated
     /// lv2:control first, then in port order.
@@ -40,7 +42,13 @@ struct LV2PortLayout {
         for port in info.ports {
             switch port.kind {
             case .control: controlPorts.append(port.index)
-            case .atom: if port.direction == .input { atomInputs.append(port.index) } else { atomOutputs.append(port.index) }
+            case .atom:
+                if port.direction == .input {
+                    atomInputs.append(port.index)
+                    if port.supportsTimePosition { timeInputs.append(port.index) }
+                } else {
+                    atomOutputs.append(port.index)
+                }
             case .audio, .cv: break
             case .event, .unknown:
                 guard port.has(.connectionOptional) else {

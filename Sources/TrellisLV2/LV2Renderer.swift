@@ -145,6 +145,12 @@ struct LV2Kernel {
     private let sequenceType: UInt32
     private let chunkType: UInt32
     private let midiType: UInt32
+    /// Atom input slots that take `time:Position`, and what writes it there: at the
+    /// first cycle and whenever the transport changes.
+    private let timeSlots: UnsafeMutablePointer<Int32>
+    private let timeSlotCount: Int
+    private let timeWriter: TimePositionWriter
+    private var positionSent = false
 
     private let events: UnsafeMutablePointer<PendingMIDI>
     private var eventCount = 0
@@ -222,6 +228,10 @@ struct LV2Kernel {
         sequenceType = urids.map(LV2URI.atomSequence)
         chunkType = urids.map(LV2URI.atomChunk)
         midiType = urids.map(LV2URI.midiEvent)
+        timeSlotCount = layout.timeInputs.count
+        timeSlots = .allocate(capacity: max(1, timeSlotCount))
+        for (index, port) in layout.timeInputs.enumerated() { timeSlots[index] = Int32(layout.atomInputs.firstIndex(of: port) ?? 0) }
+        timeWriter = TimePositionWriter(urids: urids)
         events = .allocate(capacity: Self.eventCapacity)
         for port in layout.controlPorts { connectFunction(handle, UInt32(port), controls + port) }
     }
@@ -255,6 +265,8 @@ struct LV2Kernel {
         events.deallocate()
         midiInputSlots.deallocate()
         midiOutputBuses.deallocate()
+        timeSlots.deallocate()
+        timeWriter.deallocate()
         inputBuses.deallocate()
         outputBuses.deallocate()
         atomInputs.deallocate()
@@ -333,6 +345,8 @@ struct LV2Kernel {
                          frame: Int(event.offset), bus: Int(event.index))
         }
         for slot in 0..<readBack.count { AtomSequence.clear(readBack.buffers[slot], sequenceType: sequenceType) }
+        let sendsPosition = timeSlotCount > 0 && (!positionSent || context.time.changed)
+        positionSent = positionSent || timeSlotCount > 0
 
         var offset = 0
         var next = 0
@@ -356,7 +370,7 @@ struct LV2Kernel {
             let ramping = advanceRamps(maximum: boundary &- offset)
             let count = ramping > 0 ? ramping : boundary &- offset
             connectAudio(context, offset: offset)
-            writeMIDI(offset: offset, count: count, last: offset &+ count == frames)
+            writeMIDI(offset: offset, count: count, last: offset &+ count == frames, position: offset == 0 && sendsPosition ? context.time : nil)
             for slot in 0..<atomOutputs.count {
                 AtomSequence.prepareOutput(atomOutputs.buffers[slot], capacity: atomCapacity, chunkType: chunkType)
             }
@@ -421,11 +435,17 @@ struct LV2Kernel {
         }
     }
 
+    /// Fills the atom inputs for one piece: property changes and the transport's
+    /// `position` (when it is to be told) at the piece's first frame, then its MIDI.
     @inline(__always)
-    private func writeMIDI(offset: Int, count: Int, last: Bool) {
+    private func writeMIDI(offset: Int, count: Int, last: Bool, position: TimeContext?) {
         for slot in 0..<atomInputs.count { AtomSequence.clear(atomInputs.buffers[slot], sequenceType: sequenceType) }
-        // Property changes come first: they take effect at the piece's first frame.
         if patchInputSlot >= 0 { properties.write(into: atomInputs.buffers[patchInputSlot], capacity: atomCapacity) }
+        if let position {
+            for index in 0..<timeSlotCount {
+                _ = timeWriter.write(position, frame: 0, into: atomInputs.buffers[Int(timeSlots[index])], capacity: atomCapacity)
+            }
+        }
         for index in 0..<eventCount {
             let event = events[index]
             let buffer = atomInputs.buffers[Int(midiInputSlots[Int(event.bus)])]

@@ -66,6 +66,17 @@ enum LV2URI {
     static let atomURI = atomNS + "URI"
     static let midiEvent = "http://lv2plug.in/ns/ext/midi#MidiEvent"
 
+    static let timeNS = "http://lv2plug.in/ns/ext/time#"
+    static let timePosition = timeNS + "Position"
+    static let timeFrame = timeNS + "frame"
+    static let timeSpeed = timeNS + "speed"
+    static let timeBar = timeNS + "bar"
+    static let timeBarBeat = timeNS + "barBeat"
+    static let timeBeat = timeNS + "beat"
+    static let timeBeatUnit = timeNS + "beatUnit"
+    static let timeBeatsPerBar = timeNS + "beatsPerBar"
+    static let timeBeatsPerMinute = timeNS + "beatsPerMinute"
+
     static let patchNS = "http://lv2plug.in/ns/ext/patch#"
     static let patchWritable = patchNS + "writable"
     static let patchReadable = patchNS + "readable"

@@ -177,7 +177,8 @@ extension LV2World {
             supportsMIDI: supports.contains(LV2URI.midiEvent),
             minimumBufferSize: minimumSize,
             types: types,
-            supportsPatch: supports.contains(LV2URI.patchMessage))
+            supportsPatch: supports.contains(LV2URI.patchMessage),
+            supportsTimePosition: supports.contains(LV2URI.timePosition))
     }
 
     // MARK: - Node helpers

@@ -28,8 +28,13 @@ extension LoadedSession {
     /// cycle) and every
     /// recorder, which the session attaches to its source bus as an observer. Returns the
     /// recorders, to stop when the run ends. Thread: control, after the graph is initialized.
-    public func startTransport(atSampleTime sampleTime: Int64? = 0) throws(SessionTransportError) -> [FileRecorder] {
+    /// The transport clock starts as `clock` (else the session's `transport:`) says;
+    /// `rolling` overrides whether it rolls (a render always does).
+    public func startTransport(
+        atSampleTime sampleTime: Int64? = 0, clock: TransportSpec? = nil, rolling: Bool? = nil
+    ) throws(SessionTransportError) -> [FileRecorder] {
         let recorders = try attachRecorders()
+        startClock(clock ?? loadedDocument.transport ?? TransportSpec(), rolling: rolling)
         for (target, recorder) in zip(self.recorders, recorders) {
             do {
                 try recorder.prepareToRecord(path: target.path, settings: target.settings)
@@ -45,6 +50,12 @@ extension LoadedSession {
             }
         }
         return recorders
+    }
+
+    /// Brings the engine's transport clock to `spec`: tempo, meter, start, rolling or
+    /// not, from the next cycle. Thread: control.
+    public func startClock(_ spec: TransportSpec, rolling: Bool?) {
+        for command in spec.commands(sampleRate: graph.sampleRate, rolling: rolling) { graph.engine.changeTransport(command) }
     }
 
     /// A recorder for each of the session's `recorders:`, attached to its source bus and

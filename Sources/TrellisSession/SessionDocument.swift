@@ -9,6 +9,7 @@ public struct SessionDocument: Sendable {
     public var version: Int = SessionDocument.currentVersion
     public var defaults = SessionDefaults()
     public var jack: JackSpec?
+    public var transport: TransportSpec?
     public var graph = GraphBody()
     public var recorders: [RecorderSpec] = []
     /// The comments it was read with, which a save writes back.

@@ -4,7 +4,7 @@ import Yams
 /// Session text to `SessionDocument`: YAML through Yams' composer (for positions),
 /// then every field decoded by hand into its type.
 public enum SessionParser {
-    static let topKeys = ["version", "defaults", "jack", "nodes", "connections", "subgraphs", "recorders"]
+    static let topKeys = ["version", "defaults", "jack", "transport", "nodes", "connections", "subgraphs", "recorders"]
     static let bodyKeys = ["nodes", "connections", "subgraphs"]
     static let nodeKeys = [
         "unit", "lv2", "subgraph", "parameters", "preset", "state", "bypass",
@@ -25,6 +25,7 @@ public enum SessionParser {
         document.version = version
         if let node = fields["defaults"] { document.defaults = try defaults(node, reader) }
         if let node = fields["jack"] { document.jack = try jack(node, reader) }
+        if let node = fields["transport"] { document.transport = try transport(node, reader) }
         document.graph = try body(fields, location: reader.location(root), reader)
         if let node = fields["recorders"] { document.recorders = try recorders(node, reader) }
         document.comments = SessionComments.read(text, root: root)
@@ -64,6 +65,40 @@ public enum SessionParser {
         default:
             return SessionError("not valid YAML: \(error)", at: SourceLocation(file: reader.file, line: 1, column: 1))
         }
+    }
+
+    static func transport(_ node: Node, _ reader: YAMLReader) throws(SessionError) -> TransportSpec {
+        let fields = try reader.fields(node, expected: "transport", allowed: TransportSpec.keys)
+        var spec = TransportSpec()
+        if let value = fields["tempo"] {
+            spec.tempo = try reader.number(value, expected: "a tempo in beats per minute", in: TransportSpec.tempoRange)
+        }
+        if let value = fields["meter"] {
+            let text = try reader.text(value, expected: "a meter such as 4/4 or 6/8")
+            guard let meter = TransportSpec.meter(text) else {
+                throw reader.error("transport: meter \(quoted(text)) is not a meter: beats in a bar (1 to 64), a slash, and the beat's note value (1, 2, 4, 8, 16 or 32), as in 4/4 or 6/8", value)
+            }
+            spec.meter = meter
+        }
+        if let value = fields["rolling"] { spec.rolling = try reader.boolean(value, expected: "true or false") }
+        if let value = fields["smpte"] {
+            let text = try reader.text(value, expected: "an SMPTE frame rate")
+            guard let rate = SMPTERate(rawValue: text.lowercased()) else {
+                throw reader.error("transport: smpte \(quoted(text)) is not a frame rate: 24, 25, 29.97df or 30", value)
+            }
+            spec.smpte = rate
+        }
+        if let value = fields["start"] {
+            let text = try reader.text(value, expected: "a transport position")
+            guard let start = TransportTime(text) else {
+                throw reader.error("transport: start \(quoted(text)) is not a position: frames (96000), seconds (2.5s), bars|beats|ticks (3|1|0) or SMPTE (00:00:02:12)", value)
+            }
+            spec.start = start
+            guard spec.clock(sampleRate: 48_000) != nil else {
+                throw reader.error("transport: start \(quoted(text)) is no position in this meter or frame rate (a beat past the bar's last, or a drop-frame label that is skipped)", value)
+            }
+        }
+        return spec
     }
 
     static func defaults(_ node: Node, _ reader: YAMLReader) throws(SessionError) -> SessionDefaults {

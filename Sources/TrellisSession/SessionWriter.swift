@@ -14,6 +14,14 @@ public enum SessionWriter {
             if let size = defaults.blockSize { out.line("  block-size: \(size)", "defaults/block-size") }
         }
         if let jack = document.jack { write(jack, &out) }
+        if let transport = document.transport {
+            out.line("transport:", "transport")
+            if let tempo = transport.tempo { out.line("  tempo: \(number(tempo))", "transport/tempo") }
+            if let meter = transport.meter { out.line("  meter: \(meter.beatsPerBar)/\(meter.beatUnit)", "transport/meter") }
+            if let rolling = transport.rolling { out.line("  rolling: \(rolling)", "transport/rolling") }
+            if let start = transport.start { out.line("  start: \(YAMLText.scalar(start.description))", "transport/start") }
+            if let smpte = transport.smpte { out.line("  smpte: \(YAMLText.scalar(smpte.rawValue))", "transport/smpte") }
+        }
         write(document.graph, indent: "", path: "", &out)
         if !document.recorders.isEmpty {
             out.line("recorders:", "recorders")

@@ -19,6 +19,14 @@ public struct TimeContext: BitwiseCopyable, Sendable, Equatable {
     public var bar: Int64
     /// Beats from the start of that bar.
     public var barBeat: Double
+    /// Where the tempo last changed: the frame and its beat. The tempo holds from
+    /// there, so a change of tempo never moves the beat the transport is on.
+    public var anchorFrame: Int64 = 0
+    public var anchorBeat: Double = 0
+    /// The transport started, stopped, moved, or changed tempo or meter at this
+    /// cycle's first frame: units that follow it (an LV2 plugin's `time:Position`) are
+    /// told anew.
+    public var changed = false
 
     @inlinable
     public init(
@@ -37,17 +45,48 @@ public struct TimeContext: BitwiseCopyable, Sendable, Equatable {
         updateMusicalPosition()
     }
 
-    /// Derives beat, bar and bar beat from the transport frame, tempo and meter, with a
-    /// constant tempo since transport zero. Thread: any.
+    /// Frames a beat lasts at the tempo now.
+    @inlinable
+    public var framesPerBeat: Double { 60 * sampleRate / tempo }
+
+    /// Derives beat, bar and bar beat from the transport frame, the tempo since its
+    /// anchor, and the meter. Thread: any.
     @inlinable @inline(__always)
     public mutating func updateMusicalPosition() {
-        beat = Double(transportFrame) * tempo / (60 * sampleRate)
+        beat = beats(atFrame: transportFrame)
         let quotient = beat / beatsPerBar
         var bars = Double(Int64(quotient))
         if bars > quotient { bars -= 1 }
         bar = Int64(bars)
         barBeat = beat - bars * beatsPerBar
     }
+
+    /// Beats from transport zero at `frame`.
+    @inlinable
+    public func beats(atFrame frame: Int64) -> Double {
+        anchorBeat + Double(frame &- anchorFrame) / framesPerBeat
+    }
+
+    /// The frame at `beats` beats from transport zero, to the nearest frame.
+    public func frame(atBeats beats: Double) -> Int64 {
+        anchorFrame + Int64(((beats - anchorBeat) * framesPerBeat).rounded())
+    }
+
+    /// The tempo and meter now, as if they had held from transport zero.
+    public var tempoMeter: TempoMeter {
+        TempoMeter(sampleRate: sampleRate, tempo: tempo, beatsPerBar: beatsPerBar, beatUnit: Int(beatUnit))
+    }
+}
+
+/// A change to the transport from the control side, applied at a cycle's start.
+public enum TransportCommand: BitwiseCopyable, Sendable, Equatable {
+    case play
+    case stop
+    case locate(frame: Int64)
+    case tempo(Double)
+    case meter(beatsPerBar: Double, beatUnit: Int32)
+    /// The graph runs at another rate: the beat stays where it is.
+    case sampleRate(Double)
 }
 
 /// The internal transport clock: rolling or stopped, a position, a tempo and a meter.
@@ -58,6 +97,7 @@ public struct TransportClock: BitwiseCopyable, Sendable {
 
     public init(sampleRate: Double = 48_000, tempo: Double = 120, beatsPerBar: Double = 4, beatUnit: Int32 = 4, isRolling: Bool = false) {
         time = TimeContext(sampleRate: sampleRate, isRolling: isRolling, tempo: tempo, beatsPerBar: beatsPerBar, beatUnit: beatUnit)
+        time.changed = true
     }
 
     /// The context for the cycle that starts now, then moves the transport on by
@@ -65,6 +105,7 @@ public struct TransportClock: BitwiseCopyable, Sendable {
     @inlinable @inline(__always)
     public mutating func cycle(frames: Int) -> TimeContext {
         let now = time
+        time.changed = false
         if time.isRolling {
             time.transportFrame &+= Int64(frames)
             time.updateMusicalPosition()
@@ -72,26 +113,47 @@ public struct TransportClock: BitwiseCopyable, Sendable {
         return now
     }
 
-    public mutating func setRolling(_ rolling: Bool) { time.isRolling = rolling }
-
-    public mutating func locate(frame: Int64) {
-        time.transportFrame = frame
+    /// Applies a change; the next cycle's context says it changed. Thread: audio, or
+    /// control while no backend renders.
+    @inlinable
+    public mutating func apply(_ command: TransportCommand) {
+        switch command {
+        case .play: time.isRolling = true
+        case .stop: time.isRolling = false
+        case .locate(let frame): time.transportFrame = max(0, frame)
+        case .tempo(let tempo):
+            guard tempo.isFinite, tempo > 0 else { return }
+            time.anchorBeat = time.beat
+            time.anchorFrame = time.transportFrame
+            time.tempo = tempo
+        case .meter(let beatsPerBar, let beatUnit):
+            guard beatsPerBar.isFinite, beatsPerBar > 0, beatUnit > 0 else { return }
+            time.beatsPerBar = beatsPerBar
+            time.beatUnit = beatUnit
+        case .sampleRate(let rate):
+            setSampleRate(rate)
+            return
+        }
         time.updateMusicalPosition()
+        time.changed = true
     }
 
-    public mutating func setTempo(_ tempo: Double) {
-        time.tempo = tempo
-        time.updateMusicalPosition()
-    }
+    public mutating func setRolling(_ rolling: Bool) { apply(rolling ? .play : .stop) }
 
-    public mutating func setMeter(beatsPerBar: Double, beatUnit: Int32) {
-        time.beatsPerBar = beatsPerBar
-        time.beatUnit = beatUnit
-        time.updateMusicalPosition()
-    }
+    public mutating func locate(frame: Int64) { apply(.locate(frame: frame)) }
 
+    public mutating func setTempo(_ tempo: Double) { apply(.tempo(tempo)) }
+
+    public mutating func setMeter(beatsPerBar: Double, beatUnit: Int32) { apply(.meter(beatsPerBar: beatsPerBar, beatUnit: beatUnit)) }
+
+    @inlinable
     public mutating func setSampleRate(_ rate: Double) {
+        guard rate > 0, rate != time.sampleRate else { return }
+        // The beat the transport is on stays; frames are of the new rate from here.
+        time.anchorBeat = time.beat
+        time.anchorFrame = time.transportFrame
         time.sampleRate = rate
         time.updateMusicalPosition()
+        time.changed = true
     }
 }
