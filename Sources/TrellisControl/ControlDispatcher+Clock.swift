@@ -24,7 +24,12 @@ extension ControlDispatcher {
         case .tempo(let tempo): command = .tempo(tempo)
         case .meter(let beats, let unit): command = .meter(beatsPerBar: Double(beats), beatUnit: Int32(unit))
         }
-        guard engine.changeTransport(command) else { throw ControlError(.busy, "transport: 64 changes already wait for the audio thread; try again") }
+        // Following JACK, play, stop and locate move JACK's transport, every client's; the
+        // engine follows it at the next cycle.
+        let movedJACK = target.jackHead.map { $0.transportRole != .none && $0.transport(command) } ?? false
+        if !movedJACK, !engine.changeTransport(command) {
+            throw ControlError(.busy, "transport: 64 changes already wait for the audio thread; try again")
+        }
         // The reply says where the change leaves the clock; the audio thread makes it so
         // at its next cycle.
         clock.apply(command)

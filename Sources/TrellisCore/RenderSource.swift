@@ -29,18 +29,52 @@ public struct BackendCycle: BitwiseCopyable, @unchecked Sendable {
     public var midiInput: MIDIInputView?
     /// The backend's MIDI output ports, emptied by the backend before the call.
     public var midiOutput: MIDIBuses
+    /// The server's transport, when the engine is to follow it (JACK's).
+    public var transport: ExternalTransport? = nil
+    /// Where the engine leaves its clock for the cycle, for a backend that announces it
+    /// (JACK's timebase master).
+    public var clock: UnsafeMutablePointer<TimeContext>? = nil
 
     @inlinable
     public init(
         frameCount: Int, timeStamp: AudioTimeStamp, input: AudioBuffers, output: AudioBuffers,
-        midiInput: MIDIInputView? = nil, midiOutput: MIDIBuses = .none
+        midiInput: MIDIInputView? = nil, midiOutput: MIDIBuses = .none, transport: ExternalTransport? = nil,
+        clock: UnsafeMutablePointer<TimeContext>? = nil
     ) {
+        self.transport = transport
+        self.clock = clock
         self.frameCount = frameCount
         self.timeStamp = timeStamp
         self.input = input
         self.output = output
         self.midiInput = midiInput
         self.midiOutput = midiOutput
+    }
+}
+
+/// The transport a backend's server keeps for all its clients (JACK transport), as one
+/// cycle's start sees it. Thread: audio (a plain value).
+public struct ExternalTransport: BitwiseCopyable, Sendable {
+    public var isRolling: Bool
+    public var frame: Int64
+    /// Whether a timebase master gives bars and beats; without one, the engine keeps
+    /// its own tempo and meter.
+    public var hasBars: Bool
+    /// Beats from transport zero, from the master's bar, beat and tick.
+    public var beat: Double
+    public var tempo: Double
+    public var beatsPerBar: Double
+    public var beatUnit: Int32
+
+    @inlinable
+    public init(isRolling: Bool, frame: Int64, hasBars: Bool = false, beat: Double = 0, tempo: Double = 120, beatsPerBar: Double = 4, beatUnit: Int32 = 4) {
+        self.isRolling = isRolling
+        self.frame = frame
+        self.hasBars = hasBars
+        self.beat = beat
+        self.tempo = tempo
+        self.beatsPerBar = beatsPerBar
+        self.beatUnit = beatUnit
     }
 }
 

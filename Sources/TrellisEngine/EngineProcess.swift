@@ -97,7 +97,8 @@ struct EngineProcess {
     #endif
     mutating func render(
         frameCount: Int, timeStamp: AudioTimeStamp, input: AudioBuffers, output: AudioBuffers,
-        midiInput: MIDIInputView? = nil, midiOutput: MIDIBuses = .none
+        midiInput: MIDIInputView? = nil, midiOutput: MIDIBuses = .none, transport: ExternalTransport? = nil,
+        clockOut: UnsafeMutablePointer<TimeContext>? = nil
     ) -> RenderStatus {
         // A control thread adopting on this thread's behalf holds the gate: a silent cycle.
         guard cycleGate.pointee.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged else {
@@ -112,8 +113,10 @@ struct EngineProcess {
             return .ok
         }
         applyTransportCommands()
+        if let transport { clock.follow(transport) }
         let time = clock.cycle(frames: frameCount)
         transportMirror.pointee.store(clock.time)
+        clockOut?.pointee = time
         transportApplied.pointee.store(transportPopped, ordering: .releasing)
         return Unmanaged<RenderProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { program in
             let count = gather(program: program, timeStamp: timeStamp, frameCount: frameCount)
@@ -143,7 +146,7 @@ struct EngineProcess {
         let call = cycle.assumingMemoryBound(to: BackendCycle.self).pointee
         return state.assumingMemoryBound(to: EngineProcess.self).pointee.render(
             frameCount: call.frameCount, timeStamp: call.timeStamp, input: call.input, output: call.output,
-            midiInput: call.midiInput, midiOutput: call.midiOutput).rawValue
+            midiInput: call.midiInput, midiOutput: call.midiOutput, transport: call.transport, clockOut: call.clock).rawValue
     }
 
     /// Takes a published program, handing the one it replaces back to the control

@@ -45,6 +45,12 @@ enum JACKCallbacks {
         state(arg)._withUnsafeGuaranteedRef { $0.publishLatency(mode) }
     }
 
+    /// Thread: audio, after `process`, while this client is JACK's timebase master.
+    static let timebase: JackTimebaseCallback = { _, _, position, _, arg in
+        guard let position else { return }
+        state(arg)._withUnsafeGuaranteedRef { $0.timebase.fill(position) }
+    }
+
     /// Must not call JACK: the server is gone, and this may run on the process thread.
     static let shutdown: JackInfoShutdownCallback = { _, reason, arg in
         state(arg)._withUnsafeGuaranteedRef { $0.serverWentAway(reason: reason) }

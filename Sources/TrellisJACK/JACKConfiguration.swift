@@ -30,6 +30,8 @@ public struct JACKConfiguration: Sendable, Equatable {
     public var midiInputNames: [String] = []
     /// Names for the MIDI output ports in place of `midi_out_1`....
     public var midiOutputNames: [String] = []
+    /// Whether the client follows JACK transport, or is also its timebase master.
+    public var transport = JACKTransportRole.none
 
     public init(
         clientName: String = "trellis",

@@ -150,6 +150,7 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
                 }
             }
             control.client = nil
+            state.client = nil
             control.phase = .stopped
             control.links = []
             control.pending = []
@@ -170,6 +171,7 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
             throw .prepareFailed(settings: settings, message: state.lastPrepareError.withLock { $0 })
         }
         let context = Unmanaged.passUnretained(state).toOpaque()
+        state.client = client
         jack_set_process_callback(client, JACKCallbacks.process, context)
         jack_set_buffer_size_callback(client, JACKCallbacks.bufferSize, context)
         jack_set_sample_rate_callback(client, JACKCallbacks.sampleRate, context)
@@ -208,6 +210,8 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
         }
         let activated = jack_activate(client)
         if activated != 0 { throw .activationFailed(client: name, code: activated) }
+        // Unconditionally: a session asked to be the master takes over from another.
+        if configuration.transport == .master { jack_set_timebase_callback(client, 0, JACKCallbacks.timebase, context) }
     }
 
     // MARK: Status and control

@@ -66,6 +66,14 @@ final class JACKRealtimeState: @unchecked Sendable {
     /// The message of the last failed prepare, written on a notification thread.
     let lastPrepareError = Mutex<String>("")
 
+    /// The tempo and meter a timebase master announces.
+    let timebase = JACKTimebase()
+    /// Whether `process` follows JACK transport, and announces bars and beats to it.
+    let followsTransport: Bool
+    let isTimebaseMaster: Bool
+    /// The client, for `jack_transport_query`; set while the client is inactive.
+    var client: OpaquePointer?
+
     // Touched by the process thread only.
     private var sampleTime: Int64 = 0
     private var silenceReason: JACKSilenceReason?
@@ -77,6 +85,8 @@ final class JACKRealtimeState: @unchecked Sendable {
         bridge.initialize(to: BridgedRenderSource(source: source))
         entry = source.renderEntry ?? RenderEntry(state: UnsafeMutableRawPointer(bridge), function: BridgedRenderSource.entry)
         self.prepare = prepare
+        followsTransport = configuration.transport != .none
+        isTimebaseMaster = configuration.transport == .master
         inputCount = configuration.inputChannels
         outputCount = configuration.outputChannels
         midiCount = configuration.midiInputs
@@ -116,6 +126,7 @@ final class JACKRealtimeState: @unchecked Sendable {
         peakBits.deinitialize(count: max(1, outputCount))
         peakBits.deallocate()
         lossReasonText.deallocate()
+        timebase.deallocate()
     }
 
     // MARK: Process thread
@@ -149,7 +160,9 @@ final class JACKRealtimeState: @unchecked Sendable {
             reason = .framesExceedPrepared
         } else if withUnsafePointer(to: BackendCycle(
             frameCount: frames, timeStamp: timeStamp, input: input, output: output,
-            midiInput: midiCount > 0 ? midiInputView : nil, midiOutput: midiOutputBuses
+            midiInput: midiCount > 0 ? midiInputView : nil, midiOutput: midiOutputBuses,
+            transport: followsTransport && client != nil ? queryTransport(client.unsafelyUnwrapped, takingBars: !isTimebaseMaster) : nil,
+            clock: isTimebaseMaster ? timebase.clock : nil
         ), { entry.render($0) }) != .ok {
             reason = .renderFailed
         } else if !meter(output, frames: frames) {

@@ -38,6 +38,11 @@ public final class LiveSession: @unchecked Sendable {
         if let jack, !jack.inputs.isEmpty { configuration.inputChannels = jack.inputs.count }
         if let jack, !jack.outputs.isEmpty { configuration.outputChannels = jack.outputs.count }
         configuration.connections = (jack?.connect ?? []).map { JACKConnectionRule(ports: $0.ours, peers: $0.theirs) }
+        switch session.loadedDocument.transport?.source {
+        case .jack: configuration.transport = .follow
+        case .jackMaster: configuration.transport = .master
+        case .internal, nil: configuration.transport = .none
+        }
         self.configuration = configuration
         do {
             driver = try GraphDriver(graph: session.graph) { source, prepare throws(JACKError) in

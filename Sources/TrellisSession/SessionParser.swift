@@ -81,6 +81,13 @@ public enum SessionParser {
             spec.meter = meter
         }
         if let value = fields["rolling"] { spec.rolling = try reader.boolean(value, expected: "true or false") }
+        if let value = fields["source"] {
+            let text = try reader.text(value, expected: "a transport source")
+            guard let source = TransportSpec.Source(rawValue: text) else {
+                throw reader.error("transport: source \(quoted(text)) is not a source: internal, jack (follow JACK transport) or jack-master (follow it and be its timebase master)", value)
+            }
+            spec.source = source
+        }
         if let value = fields["smpte"] {
             let text = try reader.text(value, expected: "an SMPTE frame rate")
             guard let rate = SMPTERate(rawValue: text.lowercased()) else {

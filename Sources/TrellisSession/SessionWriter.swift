@@ -21,6 +21,7 @@ public enum SessionWriter {
             if let rolling = transport.rolling { out.line("  rolling: \(rolling)", "transport/rolling") }
             if let start = transport.start { out.line("  start: \(YAMLText.scalar(start.description))", "transport/start") }
             if let smpte = transport.smpte { out.line("  smpte: \(YAMLText.scalar(smpte.rawValue))", "transport/smpte") }
+            if let source = transport.source { out.line("  source: \(source.rawValue)", "transport/source") }
         }
         write(document.graph, indent: "", path: "", &out)
         if !document.recorders.isEmpty {

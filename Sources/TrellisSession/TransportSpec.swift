@@ -10,21 +10,30 @@ import TrellisCore
 ///       rolling: true
 ///       start: 1|1|0
 ///       smpte: 25
+///       source: internal      # or jack (follow JACK transport), jack-master (and be its timebase master)
 public struct TransportSpec: Sendable, Equatable {
+    /// Whose transport the session runs by live.
+    public enum Source: String, Sendable, CaseIterable {
+        case `internal`
+        case jack
+        case jackMaster = "jack-master"
+    }
+
     public var tempo: Double?
     public var meter: (beatsPerBar: Int, beatUnit: Int)?
     public var rolling: Bool?
     public var start: TransportTime?
     public var smpte: SMPTERate?
+    public var source: Source?
 
     public init() {}
 
-    public static let keys = ["tempo", "meter", "rolling", "start", "smpte"]
+    public static let keys = ["tempo", "meter", "rolling", "start", "smpte", "source"]
     public static let tempoRange = 1.0...999.0
 
     public static func == (lhs: TransportSpec, rhs: TransportSpec) -> Bool {
         lhs.tempo == rhs.tempo && lhs.meter?.beatsPerBar == rhs.meter?.beatsPerBar && lhs.meter?.beatUnit == rhs.meter?.beatUnit
-            && lhs.rolling == rhs.rolling && lhs.start == rhs.start && lhs.smpte == rhs.smpte
+            && lhs.rolling == rhs.rolling && lhs.start == rhs.start && lhs.smpte == rhs.smpte && lhs.source == rhs.source
     }
 
     /// `4/4`, `6/8`: beats in a bar (1 to 64) over a beat's note value (1, 2, 4, 8, 16, 32).

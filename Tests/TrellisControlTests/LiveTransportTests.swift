@@ -61,3 +61,122 @@ extension LiveControlTests {
         #expect(try client.request("transport rewind").hasPrefix("error SYNTAX"))
     }
 }
+
+/// `jack_transport`, jackd2's own transport tool, typed at through its standard input.
+final class JACKTransportTool: @unchecked Sendable {
+    private let process = Process()
+    private let input = Pipe()
+
+    init(server: String) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/jack_transport")
+        process.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server]) { $1 }
+        process.standardInput = input
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+    }
+
+    func type(_ command: String) {
+        input.fileHandleForWriting.write(Data((command + "\n").utf8))
+        usleep(100_000)
+    }
+
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+}
+
+/// What `jack_showtime` prints for the server's transport, one line.
+func showtime(server: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/jack_showtime")
+    process.environment = ProcessInfo.processInfo.environment.merging(["JACK_DEFAULT_SERVER": server]) { $1 }
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+    try process.run()
+    var text = ""
+    while !text.contains("\n") {
+        let data = out.fileHandleForReading.availableData
+        if data.isEmpty { break }
+        text += String(decoding: data, as: UTF8.self)
+    }
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    return String(text.split(separator: "\n").first ?? "")
+}
+
+extension LiveControlTests {
+    static func transportSession(_ source: String, tempo: Int = 120, meter: String = "4/4") -> String {
+        metronomeSession.replacingOccurrences(of: "transport: { tempo: 120, meter: 4/4 }", with: "transport: { tempo: \(tempo), meter: \(meter), source: \(source) }")
+    }
+
+    /// Asks `transport` until its reply holds `text`, for up to `seconds`.
+    static func transport(_ client: ControlClient, until text: String, within seconds: Double = 1) throws -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        var reply = ""
+        repeat {
+            reply = try client.request("transport")
+            if reply.contains(text) { break }
+            usleep(5_000)
+        } while Date() < deadline
+        return reply
+    }
+
+    @Test("following JACK transport: jack_transport's play, stop and locate move the session's clock, and ctl transport moves JACK's")
+    func followJACKTransport() throws {
+        let rig = try LiveRig(session: Self.transportSession("jack"))
+        defer { rig.stop() }
+        let client = try rig.client()
+        let tool = try JACKTransportTool(server: rig.serverName)
+        defer { tool.stop() }
+        tool.type("locate 96000")
+        #expect(try Self.transport(client, until: "frame=96000").contains("rolling=false frame=96000 bars=2|1|0"))
+        tool.type("play")
+        let rolling = try Self.transport(client, until: "rolling=true")
+        #expect(rolling.contains("rolling=true"), "\(rolling)")
+        tool.type("stop")
+        #expect(try Self.transport(client, until: "rolling=false").contains("rolling=false"))
+        // The other way: ctl moves JACK's transport, which jack_showtime sees.
+        #expect(try client.request("transport locate 3|1|0").hasPrefix("ok"))
+        usleep(100_000)
+        #expect(try showtime(server: rig.serverName).contains("frame = 192000"))
+        #expect(try client.request("transport play").hasPrefix("ok"))
+        usleep(100_000)
+        #expect(try showtime(server: rig.serverName).contains("Rolling"))
+    }
+
+    @Test("following JACK transport takes the timebase master's tempo and meter")
+    func followJACKTempo() throws {
+        let rig = try LiveRig(session: Self.transportSession("jack"))
+        defer { rig.stop() }
+        let client = try rig.client()
+        let tool = try JACKTransportTool(server: rig.serverName)
+        defer { tool.stop() }
+        tool.type("master")
+        tool.type("tempo 90")
+        tool.type("play")
+        let reply = try Self.transport(client, until: "tempo=90")
+        #expect(reply.contains("rolling=true") && reply.contains("tempo=90"), "\(reply)")
+    }
+
+    @Test("as JACK's timebase master, the session's tempo and meter are what other clients read")
+    func timebaseMaster() throws {
+        let rig = try LiveRig(session: Self.transportSession("jack-master", tempo: 140, meter: "3/4"))
+        defer { rig.stop() }
+        let client = try rig.client()
+        #expect(try client.request("transport locate 96000").hasPrefix("ok"))
+        usleep(200_000)
+        // 96,000 frames at 140 BPM are 4 2/3 beats: in 3/4, bar 2, beat 2, tick 1280.
+        let shown = try showtime(server: rig.serverName)
+        #expect(shown.contains("BBT:   2|2|1280"), "\(shown)")
+        // At 70 BPM from there, 96,000 frames more are 2 1/3 beats more: 7 beats, 3|2|0
+        // (at 140 it would have been 4|1|640).
+        #expect(try client.request("transport tempo 70").hasPrefix("ok"))
+        #expect(try client.request("transport locate 192000").hasPrefix("ok"))
+        usleep(200_000)
+        let slower = try showtime(server: rig.serverName)
+        #expect(slower.contains("BBT:   3|2|0"), "\(slower)")
+    }
+}

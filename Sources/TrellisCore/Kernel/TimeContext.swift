@@ -138,6 +138,28 @@ public struct TransportClock: BitwiseCopyable, Sendable {
         time.changed = true
     }
 
+    /// Takes the server's transport for the cycle that starts now: its state and frame,
+    /// and its bars and beats when a timebase master gives them. The cycle's context says
+    /// it changed when it did not just move on as this clock would have. Thread: audio.
+    @inlinable
+    public mutating func follow(_ external: ExternalTransport) {
+        var next = time
+        next.isRolling = external.isRolling
+        next.transportFrame = external.frame
+        if external.hasBars, external.tempo > 0, external.beatsPerBar > 0 {
+            next.tempo = external.tempo
+            next.beatsPerBar = external.beatsPerBar
+            next.beatUnit = external.beatUnit
+            next.anchorFrame = external.frame
+            next.anchorBeat = external.beat
+        }
+        next.updateMusicalPosition()
+        let moved = next.transportFrame != time.transportFrame || next.isRolling != time.isRolling || next.tempo != time.tempo
+            || next.beatsPerBar != time.beatsPerBar || next.beatUnit != time.beatUnit
+        next.changed = time.changed || moved
+        time = next
+    }
+
     public mutating func setRolling(_ rolling: Bool) { apply(rolling ? .play : .stop) }
 
     public mutating func locate(frame: Int64) { apply(.locate(frame: frame)) }
