@@ -120,6 +120,16 @@ enum DocumentationExamples {
                 connections:
                   - in -> trim -> level -> out
             """,
+        "metro": """
+            version: 1
+            defaults: { sample-rate: 48000, block-size: 256 }
+            jack: { outputs: [out_1] }
+            transport: { tempo: 120, meter: 4/4 }
+            nodes:
+              metro: { lv2: http://lv2plug.in/plugins/eg-metro }
+              out: { unit: output, channels: 1 }
+            connections: [metro -> out]
+            """,
         "media": """
             version: 1
             defaults: { sample-rate: 48000, block-size: 256 }
