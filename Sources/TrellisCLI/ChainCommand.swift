@@ -3,6 +3,7 @@ import ArgumentParser
 import TrellisAudioFile
 import TrellisCore
 import TrellisGraph
+import TrellisMedia
 import TrellisSession
 import TrellisUnits
 
@@ -81,6 +82,8 @@ struct ChainCommand: ParsableCommand {
             frames = Int((duration * built.graph.sampleRate).rounded())
         } else if let input = built.input {
             frames = Int((Double(input.info.frameCount) * built.graph.sampleRate / input.info.sampleRate).rounded())
+        } else if let song = built.song {
+            frames = Int(((song.duration + LoadedSession.midiTail) * built.graph.sampleRate).rounded(.up))
         } else {
             throw CLIError("chain: a \(parsed.source.word) source has no end; give --duration SECONDS")
         }
@@ -111,11 +114,19 @@ struct ChainBuilder {
     struct Built {
         var graph: Graph
         var input: AudioFileReader?
+        /// The MIDI file a chain plays, when its source is one.
+        var song: MIDIFilePlayer?
+    }
+
+    /// Whether a chain's source names a Standard MIDI File.
+    static func isMIDIFile(_ word: String) -> Bool {
+        ["mid", "midi", "smf", "kar"].contains((word as NSString).pathExtension.lowercased())
     }
 
     func build(_ pipeline: ChainPipeline) throws(CLIError) -> Built {
         let factory = UnitFactory(registry: registry)
         var input: AudioFileReader?
+        var song: MIDIFilePlayer?
         let channels: Int
         let rate: Double
         let source: any AudioUnit
@@ -127,6 +138,13 @@ struct ChainBuilder {
             source = try pipeline.source.make(description, with: factory)
         } else if pipeline.source.word == "jack" {
             throw CLIError("chain: live chains with jack need the JACK head node, which this build does not have yet")
+        } else if Self.isMIDIFile(pipeline.source.word) {
+            let player = MIDIFilePlayer()
+            do { try player.load(path: pipeline.source.word) } catch { throw CLIError("chain: \(error)") }
+            song = player
+            channels = 2
+            rate = self.rate ?? 48_000
+            source = player
         } else {
             do { input = try AudioFileReader(path: pipeline.source.word) } catch { throw CLIError("chain: \(error)") }
             channels = input!.info.channelCount
@@ -136,7 +154,7 @@ struct ChainBuilder {
 
         let graph = Graph(registry: registry, sampleRate: rate, maximumFrames: blockSize)
         do {
-            var previous = try graph.addNode(source, name: pipeline.source.word == "tone" ? "tone" : "input")
+            var previous = try graph.addNode(source, name: pipeline.source.word == "tone" ? "tone" : song != nil ? "song" : "input")
             for stage in pipeline.units {
                 let description = try stage.description(unit: stage.word)
                 // A mono plugin in a wider chain runs once per channel.
@@ -167,12 +185,14 @@ struct ChainBuilder {
             let output = try graph.addNode(GenericOutput(channelCount: width), name: "output")
             try graph.connect(previous, to: output, converting: true)
             try graph.initialize()
+            // A render plays: the transport rolls from its first frame.
+            graph.engine.changeTransport(.play)
         } catch let error as CLIError {
             throw error
         } catch {
             throw CLIError("chain: \(error)")
         }
-        return Built(graph: graph, input: input)
+        return Built(graph: graph, input: input, song: song)
     }
 
     /// A damaged FLAC frame was read as silence, as sox reads on past it: said, not fatal.

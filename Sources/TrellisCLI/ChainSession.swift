@@ -53,6 +53,11 @@ enum ChainSession {
             usesJACK = true
             jack.midiInputs = ["midi_in"]
             for pattern in connects(source) { jack.connect.append(JackConnectionSpec(from: pattern, to: "midi_in", location: here)) }
+        case let word where ["mid", "midi", "smf", "kar"].contains((word as NSString).pathExtension.lowercased()):
+            // A Standard MIDI File: its song, into the stages as MIDI, from transport zero.
+            var node = NodeSpec(name: "song", source: .unit("midi-player"), location: here)
+            node.file = absolute(word)
+            nodes.append(node)
         default:
             var node = NodeSpec(name: "source", source: .unit("player"), location: here)
             node.file = absolute(source.word)

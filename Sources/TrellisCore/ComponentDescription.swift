@@ -107,6 +107,7 @@ public enum BuiltInSubtype {
     public static let midiInputPort: FourCC = "mdin"
     public static let midiOutputPort: FourCC = "mdot"
     public static let filePlayer: FourCC = "afpl"
+    public static let midiFilePlayer: FourCC = "mfpl"
     public static let peakLimiter: FourCC = "lmtr"
     public static let delay: FourCC = "dely"
     public static let toneGenerator: FourCC = "tone"

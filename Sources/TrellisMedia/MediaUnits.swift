@@ -7,6 +7,7 @@ public enum MediaUnits {
     public static let components: [Component] = [
         Component(description: FilePlayer.description, shortName: "player", displayName: "File Player") { FilePlayer() },
         Component(description: FileRecorder.description, shortName: "recorder", displayName: "File Recorder") { FileRecorder() },
+        Component(description: MIDIFilePlayer.description, shortName: "midi-player", displayName: "MIDI File Player") { MIDIFilePlayer() },
     ]
 
     /// Thread: control.

@@ -219,7 +219,13 @@ final class GraphBuilder {
             let resolved = SessionLoader.resolve(file, in: scope.directory)
             let location = spec.positions["file"] ?? spec.location
             if checkFiles, !FileChecks.isRegularFile(resolved) {
-                throw SessionError("node \(quoted(spec.name)): audio file \(resolved) \(FileChecks.problem(resolved))", at: location)
+                throw SessionError("node \(quoted(spec.name)): \(unit is MIDIFilePlayer ? "MIDI" : "audio") file \(resolved) \(FileChecks.problem(resolved))", at: location)
+            }
+            if let player = unit as? MIDIFilePlayer, checkFiles {
+                do { try player.load(path: resolved) } catch {
+                    throw SessionError("node \(quoted(spec.name)): \(error)", at: location)
+                }
+                player.loopCount = spec.loops ?? 0
             }
             // The player takes the file's width before the node's own settings apply.
             if let player = unit as? FilePlayer, checkFiles {

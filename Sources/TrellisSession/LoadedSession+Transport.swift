@@ -12,10 +12,19 @@ extension LoadedSession {
     }
 
     /// How long the session's players play, in frames at the graph's rate: the longest
-    /// player with its loops, or nil when there is none or one loops forever.
+    /// player with its loops, or nil when there is none or one loops forever. A MIDI
+    /// file's song counts from its start on the transport and with `midiTail` seconds
+    /// more, for the instrument's last notes to ring out.
     public var playedFrames: Int? {
         var longest: Int?
         for spec in players {
+            if let song = spec.unit as? MIDIFilePlayer {
+                guard spec.loops >= 0 else { return nil }
+                let start = Double((try? song.parameterValue(ParameterAddress(0))) ?? 0)
+                let seconds = start + song.duration * Double(spec.loops + 1) + Self.midiTail
+                longest = max(longest ?? 0, Int((seconds * graph.sampleRate).rounded(.up)))
+                continue
+            }
             guard spec.loops >= 0, let player = spec.unit as? FilePlayer, let info = player.fileInfo else { return nil }
             // A player at rate r plays its file in 1/r of the file's time.
             let frames = Int((Double(info.frameCount) * graph.sampleRate / (info.sampleRate * player.rate)).rounded(.up)) * (spec.loops + 1)
@@ -23,6 +32,9 @@ extension LoadedSession {
         }
         return longest
     }
+
+    /// Seconds a render goes on past a MIDI file's end.
+    public static let midiTail = 2.0
 
     /// Starts every player at the same sample time (sample-synchronously; nil is the next
     /// cycle) and every

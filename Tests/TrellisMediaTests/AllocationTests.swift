@@ -48,4 +48,33 @@ struct AllocationTests {
         #expect(delivered.current > 200)
         #expect(meter.peakPower(forChannel: 0) > -10)
     }
+
+    @Test("the render thread allocates nothing while a MIDI file player plays, loops and is moved and stopped")
+    func midiPlayerAllocatesNothing() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("song.mid")
+        try Data(TestMIDIFile.twoTrackSong).write(to: URL(fileURLWithPath: path))
+        let graph = Graph(maximumFrames: 256)
+        let player = MIDIFilePlayer()
+        try player.load(path: path)
+        player.loopCount = -1
+        let song = try graph.addNode(player, name: "song")
+        let port = try graph.addNode(MIDIOutputPort(port: 0), name: "midi_out")
+        try graph.connectMIDI(song, to: port)
+        try graph.initialize()
+        graph.engine.changeTransport(.play)
+        let renderer = MediaRenderThread(graph: graph, slice: 256, pacingMicroseconds: 200, countAllocationsAfterCycles: 50)
+        let mover = Thread {
+            for frame in stride(from: Int64(0), to: 400_000, by: 37_000) {
+                usleep(20_000)
+                graph.engine.changeTransport(.locate(frame: frame))
+                graph.engine.changeTransport(frame % 2 == 0 ? .stop : .play)
+            }
+            graph.engine.changeTransport(.play)
+        }
+        mover.start()
+        renderer.run(cycles: 2_050)
+        #expect(renderer.allocations == 0)
+        #expect(renderer.frees == 0)
+    }
 }

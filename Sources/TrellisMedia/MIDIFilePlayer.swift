@@ -1,0 +1,106 @@
+import Glibc
+import TrellisCore
+
+/// Plays a Standard MIDI File as the transport moves (Core Audio's MusicPlayer, for
+/// one sequence): a generator with no audio and MIDI outputs, bus 0 carrying every
+/// track and bus N track N alone (`player.midi2 -> bass`). The file's tempo map places
+/// each event in seconds from song time zero, which is the transport's frame `start`
+/// seconds in; the transport's play, stop and locate move the song, and a stop or a
+/// jump ends the notes left sounding. `loops` plays it again (-1 without end).
+///
+/// Thread: control for loading and settings; the kernel runs on the audio thread.
+public final class MIDIFilePlayer: AudioUnitBase, @unchecked Sendable {
+    public static let description = ComponentDescription(
+        type: ComponentType.generator, subtype: BuiltInSubtype.midiFilePlayer, manufacturer: Manufacturer.trellis)
+
+    public private(set) var song: StandardMIDIFile?
+    public private(set) var path: String?
+    /// Times the song plays again after the first; -1 without end. Set before the
+    /// graph initializes the unit.
+    public var loopCount = 0
+    private var storage: KernelStorage<MIDIFilePlayerKernel>?
+    private let endedFlag: UnsafeMutablePointer<Bool> = {
+        let flag = UnsafeMutablePointer<Bool>.allocate(capacity: 1)
+        flag.initialize(to: false)
+        return flag
+    }()
+
+    public init() {
+        super.init(description: Self.description, shortName: "midi-player", inputs: [], outputs: [], fixedScopes: [.input, .output])
+        declareParameter(ParameterInfo(
+            address: ParameterAddress(0), identifier: "start", name: "Start", unit: .seconds,
+            range: 0...86_400, defaultValue: 0, flags: [.readable, .writable]))
+    }
+
+    deinit {
+        deallocateRenderResources()
+        endedFlag.deallocate()
+    }
+
+    /// Reads the file at `path` (before the graph initializes the unit; its tracks
+    /// become its buses). Thread: control.
+    public func load(path: String) throws(MediaError) {
+        guard !isInitialized else { throw .invalidSettings("a MIDI file is loaded before the player runs", unit: name) }
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw .invalidSettings("\(path) is not a file to read", unit: name)
+        }
+        guard Int(info.st_size) <= StandardMIDIFile.byteLimit else {
+            throw .invalidSettings("\(path): \(info.st_size) bytes is more than a MIDI file may have here (16 MiB)", unit: name)
+        }
+        guard let file = fopen(path, "rb") else { throw .invalidSettings("\(path): \(String(cString: strerror(errno)))", unit: name) }
+        defer { fclose(file) }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        guard fread(&bytes, 1, bytes.count, file) == bytes.count else {
+            throw .invalidSettings("\(path): could not be read whole", unit: name)
+        }
+        do { song = try StandardMIDIFile(bytes: bytes, name: path) } catch { throw .invalidSettings(error.message, unit: name) }
+        self.path = path
+    }
+
+    /// Bus 0 with every track, then one a track.
+    public override func midiBusCount(_ scope: Scope) -> Int {
+        guard scope == .output else { return 0 }
+        guard let song else { return 1 }
+        return song.trackCount > 1 ? song.trackCount + 1 : 1
+    }
+
+    public override func midiBusNames(_ scope: Scope) -> [String] {
+        scope == .output ? ["song"] + (midiBusCount(.output) > 1 ? (1..<midiBusCount(.output)).map { "track\($0)" } : []) : []
+    }
+
+    /// The song's length in seconds, 0 with no file.
+    public var duration: Double { song?.length ?? 0 }
+
+    /// Whether the song has played to its end (its last pass). Thread: control.
+    public var hasEnded: Bool { endedFlag.pointee }
+
+    public override func allocateRenderResources() throws(AudioUnitError) {
+        let song = self.song
+        let events = song?.events ?? []
+        let buffer = UnsafeMutablePointer<SongEvent>.allocate(capacity: max(1, events.count))
+        let split = midiBusCount(.output) > 1
+        for (index, event) in events.enumerated() {
+            buffer[index] = SongEvent(frame: Int64((event.seconds * sampleRate).rounded()), bus: split ? Int32(event.track + 1) : 0, message: event.message)
+        }
+        let buses = midiBusCount(.output)
+        let held = UnsafeMutablePointer<UInt8>.allocate(capacity: buses * 16 * 128)
+        held.initialize(repeating: 0, count: buses * 16 * 128)
+        endedFlag.pointee = false
+        let kernel = MIDIFilePlayerKernel(
+            events: buffer, count: events.count, length: Int64(((song?.length ?? 0) * sampleRate).rounded()), loops: loopCount,
+            start: Int64((Double(values[0]) * sampleRate).rounded()), busCount: buses, held: held, ended: endedFlag)
+        storage = KernelStorage(kernel, render: { MIDIFilePlayerKernel.render($0, $1) }, reset: { $0.assumingMemoryBound(to: MIDIFilePlayerKernel.self).pointee.reset() })
+    }
+
+    public override func deallocateRenderResources() {
+        guard let storage else { return }
+        self.storage = nil
+        storage.pointer.pointee.events.deallocate()
+        storage.pointer.pointee.held.deallocate()
+    }
+
+    public override var renderKernel: RenderKernel? { storage?.kernel }
+
+    public override func reset() { storage?.pointer.pointee.reset() }
+}
