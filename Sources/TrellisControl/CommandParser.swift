@@ -48,6 +48,8 @@ public enum CommandParser {
             return .list
         case "transport":
             return .clock(try clock(arguments))
+        case "automate":
+            return try automate(arguments)
         case "undo", "redo":
             try count(0...0)
             return verb == "undo" ? .undo : .redo
@@ -397,6 +399,26 @@ public enum CommandParser {
         let node = try nodeName(arguments[1]), name = arguments[2]
         return action == "get" ? .propertyGet(node: node, name: name, place)
             : .propertySet(node: node, name: name, value: arguments[3], place)
+    }
+
+    static func automate(_ arguments: [String]) throws(ControlError) -> ControlCommand {
+        if arguments.first?.lowercased() == "clear" {
+            guard arguments.count <= 3 else { throw usageError("automate", given: arguments.count) }
+            return .automateClear(node: arguments.count > 1 ? try nodeName(arguments[1]) : nil,
+                                  parameter: arguments.count > 2 ? try parameterName(arguments[2]) : nil)
+        }
+        var words = Array(arguments.dropFirst(2))
+        let stepped = words.last?.lowercased() == "step"
+        if stepped { words.removeLast() }
+        guard arguments.count >= 4, words.count % 2 == 0, words.count / 2 <= 10_000 else { throw usageError("automate", given: arguments.count) }
+        var points: [LanePoint] = []
+        for index in stride(from: 0, to: words.count, by: 2) {
+            guard let time = TransportTime(words[index]) else {
+                throw ControlError(.badValue, "automate: \(CommandTokenizer.quote(printable(words[index]))) (point \(index / 2 + 1)) is not a position: frames, seconds (1.5s), bars|beats|ticks (3|1|0) or SMPTE")
+            }
+            points.append(LanePoint(time: time, value: words[index + 1]))
+        }
+        return .automate(node: try nodeName(arguments[0]), parameter: try parameterName(arguments[1]), points: points, stepped: stepped)
     }
 
     static func clock(_ arguments: [String]) throws(ControlError) -> ClockRequest {

@@ -52,6 +52,10 @@ public enum ControlCommand: Sendable, Equatable {
     case undo, redo
     /// `transport [play|stop|locate TIME|tempo BPM|meter N/D]`: the session's clock.
     case clock(ClockRequest)
+    /// `automate NODE PARAM TIME VALUE [TIME VALUE ...] [step]`: a parameter's lane.
+    case automate(node: String, parameter: String, points: [LanePoint], stepped: Bool)
+    /// `automate clear [NODE [PARAM]]`.
+    case automateClear(node: String?, parameter: String?)
     /// `add`, `remove`, `connect` and `disconnect` joined by ` ; ` on one line: applied
     /// as one transaction, so a chain is rewired with one program swap.
     case batch([ControlCommand])
@@ -84,6 +88,18 @@ public struct PropertyPlace: Sendable, Equatable {
     public init(scope: Scope?, element: Int?) {
         self.scope = scope
         self.element = element
+    }
+}
+
+/// A point of a lane as a command writes it: a position and a value in the
+/// parameter's own terms.
+public struct LanePoint: Sendable, Equatable {
+    public var time: TransportTime
+    public var value: String
+
+    public init(time: TransportTime, value: String) {
+        self.time = time
+        self.value = value
     }
 }
 

@@ -276,6 +276,8 @@ public final class ControlDispatcher: @unchecked Sendable {
                 peer?.state.withLock { $0.closing = true }
                 return .ok("bye")
             case .clock(let request): return try clock(request)
+            case .automate(let node, let parameter, let points, let stepped): return try automate(node, parameter, points, stepped: stepped)
+            case .automateClear(let node, let parameter): return try clearAutomation(node, parameter)
             case .undo: return try undo()
             case .redo: return try redo()
             }

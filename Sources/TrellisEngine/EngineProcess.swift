@@ -119,7 +119,7 @@ struct EngineProcess {
         clockOut?.pointee = time
         transportApplied.pointee.store(transportPopped, ordering: .releasing)
         return Unmanaged<RenderProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { program in
-            let count = gather(program: program, timeStamp: timeStamp, frameCount: frameCount)
+            let count = gather(program: program, timeStamp: timeStamp, frameCount: frameCount, time: time)
             let status = program.run(
                 frameCount: frameCount, timeStamp: timeStamp, time: time, input: input, output: output,
                 events: count > 0 ? events : nil, faults: notifications, midiInput: midiInput, midiOutput: midiOutput)
@@ -180,7 +180,7 @@ struct EngineProcess {
     #if TRELLIS_CHECK_REALTIME
     @_noAllocation @_noLocks
     #endif
-    private mutating func gather(program: RenderProgram, timeStamp: AudioTimeStamp, frameCount: Int) -> Int {
+    private mutating func gather(program: RenderProgram, timeStamp: AudioTimeStamp, frameCount: Int, time: TimeContext) -> Int {
         while waitingCount < Self.capacity, let event = queue.pop() {
             waiting[waitingCount] = event
             waitingCount &+= 1
@@ -204,6 +204,7 @@ struct EngineProcess {
             }
             waitingCount = kept
         }
+        program.automation.events(time: time, frameCount: frameCount, into: due, count: &count, capacity: Self.capacity)
         guard count > 0 else { return 0 }
         sort(count)
         for index in 0..<count { events[index] = due[index].event }

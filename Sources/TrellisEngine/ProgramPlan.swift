@@ -133,6 +133,8 @@ public struct ProgramPlan: Sendable {
     public var outputChannelCount = 0
     /// Frames from the graph's input to its output along the slowest path.
     public var latency = 0
+    /// Parameter lanes the transport plays.
+    public var automation: [AutomationLane] = []
     /// Every unit's latency as this plan compensates it, with its node's name.
     public var compensatedLatencies: [(unit: any AudioUnit, node: String, frames: Int)] = []
 

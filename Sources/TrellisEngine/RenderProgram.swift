@@ -20,6 +20,8 @@ public final class RenderProgram: @unchecked Sendable {
     /// Owns the delay lines' memory (shared with the programs before and after this one).
     private let delayStorage: [DelayLineStorage]
     private let lookup: UnsafeMutablePointer<UnitLookupEntry>
+    /// The parameter lanes, which `automationEvents` plays.
+    let automation: AutomationTable
     private let observers: UnsafeMutablePointer<ObserverKernel>
     /// Bridges for observers without a kernel of their own.
     private let bridgedObservers: UnsafeMutablePointer<BridgedObserver>
@@ -151,6 +153,8 @@ public final class RenderProgram: @unchecked Sendable {
         lookup = .allocate(capacity: max(1, entries.count))
         lookup.initialize(from: entries, count: entries.count)
         lookupCount = entries.count
+        let table = Dictionary(entries.map { ($0.unitID, $0.slot) }, uniquingKeysWith: { first, _ in first })
+        automation = AutomationTable(plan.automation) { table[$0] ?? -1 }
 
         unitCount = plan.units.count
         operationCount = plan.operations.count
@@ -178,6 +182,7 @@ public final class RenderProgram: @unchecked Sendable {
         operations.deallocate()
         delayLines.deallocate()
         lookup.deallocate()
+        automation.deallocate()
         observers.deallocate()
         bridgedObservers.deallocate()
         midiSourceTable.deallocate()

@@ -27,6 +27,8 @@ public final class Graph: @unchecked Sendable {
         var midiSet: Set<MIDIConnection> = []
         var outgoing: [NodeID: [NodeID]] = [:]
         var observers: [ObserverEntry] = []
+        /// Parameter lanes by node and parameter index.
+        var automation: [NodeID: [Int: ParameterLane]] = [:]
         var nextID = 1
     }
 
@@ -140,6 +142,7 @@ public final class Graph: @unchecked Sendable {
             model.order.removeAll { $0 == id }
             model.removeConnections(of: id)
             model.observers.removeAll { $0.node == id }
+            model.automation[id] = nil
         }
     }
 

@@ -98,7 +98,9 @@ struct GraphCompiler {
                 observed[source.node, default: []].append((source.bus, entry.observer, from.description))
             }
         }
-        return plan(state.nodes, order: order, observed: observed)
+        var result = plan(state.nodes, order: order, observed: observed)
+        result.automation = graph.plannedAutomation
+        return result
     }
 
     private func inputCount(of node: FlatNode) -> Int {

@@ -13,12 +13,15 @@ struct DocumentSync {
         var nodes: [NodeSpec] = []
         for spec in document.graph.nodes {
             guard let node = try? graph.node(named: spec.name) else { continue }
-            nodes.append(updated(spec, unit: node.unit))
+            var spec = updated(spec, unit: node.unit)
+            automation(&spec, node: node)
+            nodes.append(spec)
         }
         for node in graph.nodes where !nodes.contains(where: { $0.name == node.name }) && !Self.isMIDIPort(node.unit) {
             var spec = NodeSpec(name: node.name, source: .unit(unitKey(node.unit)), location: start)
             if let multiMono = node.unit as? MultiMonoUnit { spec.channels = multiMono.instances.count } else { shape(&spec, unit: node.unit) }
             spec = updated(spec, unit: node.unit)
+            automation(&spec, node: node)
             nodes.append(spec)
         }
         document.graph.nodes = nodes
@@ -74,6 +77,21 @@ struct DocumentSync {
         }
         document.graph.connections = connections
         return document
+    }
+
+    /// A node's lanes: as written while the graph has them as they were read, else the
+    /// graph's, their positions in seconds and their values as the parameter writes them.
+    private func automation(_ spec: inout NodeSpec, node: Node) {
+        let live = session.graph.automation(of: node.id)
+        guard live != (session.writtenAutomation[node.name] ?? [:]) else { return }
+        let rate = session.graph.sampleRate
+        spec.automation = live.keys.sorted().compactMap { identifier in
+            guard let lane = live[identifier], let info = node.unit.parameters.first(where: { $0.identifier == identifier }) else { return nil }
+            let points = lane.points.map { point in
+                (time: TransportTime.seconds(Double(point.frame) / rate), value: ParameterText.encode(point.value, for: info))
+            }
+            return AutomationSpec(parameter: identifier, points: points, stepped: lane.stepped, location: spec.location)
+        }
     }
 
     /// MIDI port nodes come from `jack:`, not `nodes:`.

@@ -97,6 +97,8 @@ final class GraphBuilder {
     /// The engine the top-level graph publishes into, when a running backend already
     /// pulls one; taken by the first (outermost) graph built.
     var engine: RenderEngine?
+    /// The session's transport: the tempo and frame rate automation's positions are read at.
+    var transport: TransportSpec?
 
     init(registry: ComponentRegistry, sampleRate: Double, blockSize: Int, checkFiles: Bool, engine: RenderEngine? = nil) {
         self.engine = engine
@@ -142,6 +144,12 @@ final class GraphBuilder {
         for connection in body.connections where !failed.contains(connection.from.node) && !failed.contains(connection.to.node) {
             do { edges.append(try connect(connection, in: graph, ids: ids)) } catch { try note(error) }
         }
+        for spec in body.nodes where !spec.automation.isEmpty && !failed.contains(spec.name) {
+            guard let id = ids[spec.name], let unit = units[spec.name], !(unit is PlaceholderUnit) else { continue }
+            for lane in spec.automation {
+                do { try automate(lane, node: spec.name, id: id, unit: unit, in: graph, inSubgraph: !prefix.isEmpty) } catch { try note(error) }
+            }
+        }
         if errors.isEmpty, let (index, cycle) = FeedbackSearch.firstCycle(edges) {
             let names = Dictionary(ids.map { ($0.value, $0.key) }) { first, _ in first }
             let connection = body.connections[index]
@@ -149,6 +157,32 @@ final class GraphBuilder {
             throw SessionError("connection \(quoted(connection.text)): \(error)", at: connection.location)
         }
         return Built(graph: graph, ids: ids)
+    }
+
+    /// A node's lane: each point's position at the session's tempo, its value by the
+    /// parameter's kind.
+    private func automate(_ lane: AutomationSpec, node: String, id: NodeID, unit: any AudioUnit, in graph: Graph, inSubgraph: Bool) throws(SessionError) {
+        guard !inSubgraph else {
+            throw SessionError("node \(quoted(node)): automation is for the session's own nodes, not those inside a subgraph", at: lane.location)
+        }
+        let info: ParameterInfo
+        do { info = try factory.parameter(lane.parameter, of: unit) } catch { throw SessionError("node \(quoted(node)): automation: \(error)", at: lane.location) }
+        let tempo = TempoMeter(sampleRate: graph.sampleRate, tempo: transport?.tempo ?? 120,
+                               beatsPerBar: Double(transport?.meter?.beatsPerBar ?? 4), beatUnit: transport?.meter?.beatUnit ?? 4)
+        var points: [AutomationPoint] = []
+        for point in lane.points {
+            guard let frame = point.time.frame(tempo: tempo, smpte: transport?.smpte ?? .fps25) else {
+                throw SessionError("node \(quoted(node)): automation \(quoted(lane.parameter)): \(point.time) is no position in this meter or frame rate", at: lane.location)
+            }
+            let value: Float
+            do { value = try ParameterText.value(point.value, for: info, named: info.identifier) } catch {
+                throw SessionError("node \(quoted(node)): automation \(quoted(lane.parameter)) at \(point.time): \(error)", at: lane.location)
+            }
+            points.append(AutomationPoint(frame: frame, value: value))
+        }
+        do { try graph.setAutomation(id, info.identifier, ParameterLane(points: points, stepped: lane.stepped)) } catch {
+            throw SessionError("node \(quoted(node)): automation: \(error)", at: lane.location)
+        }
     }
 
     @discardableResult

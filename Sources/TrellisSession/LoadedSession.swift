@@ -20,6 +20,9 @@ public final class LoadedSession: @unchecked Sendable {
     /// Placeholders made, and anything else a person should hear about.
     public let warnings: [SessionWarning]
     let baselines: [String: [String: Float]]
+    /// The lanes the file gave each node, by parameter: a save keeps them as written
+    /// while the graph still has them so.
+    var writtenAutomation: [String: [String: ParameterLane]] = [:]
     /// Puts a graph error at the file, line and column of the node it names.
     private let locate: (GraphError) -> SessionError
 

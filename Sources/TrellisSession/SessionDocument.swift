@@ -1,3 +1,4 @@
+import TrellisCore
 /// A session file decoded into typed fields, with the position of everything in it.
 ///
 /// The document, not the graph, is what gets saved: a load keeps every node as the
@@ -86,6 +87,8 @@ public struct NodeSpec: Sendable {
     /// (0 plays once, -1 loops forever).
     public var file: String?
     public var loops: Int?
+    /// Parameter lanes, in the order written.
+    public var automation: [AutomationSpec] = []
     /// Where the node's name is, and each field's value.
     public var location: SourceLocation
     public var positions = Positions()
@@ -94,6 +97,30 @@ public struct NodeSpec: Sendable {
         self.name = name
         self.source = source
         self.location = location
+    }
+}
+
+/// A parameter's automation lane as written: `gain: [0s 0, 1s -20]`, or
+/// `gain: { points: [...], step: true }` to hold each value until the next point.
+/// Each point is a transport position and a value in the parameter's own terms.
+public struct AutomationSpec: Sendable {
+    public var parameter: String
+    public var points: [(time: TransportTime, value: String)]
+    public var stepped: Bool
+    public var location: SourceLocation
+
+    public init(parameter: String, points: [(time: TransportTime, value: String)], stepped: Bool, location: SourceLocation) {
+        self.parameter = parameter
+        self.points = points
+        self.stepped = stepped
+        self.location = location
+    }
+
+    /// `TIME VALUE` as one word: `1.5s -20`, `2|1|0 0.5`.
+    public static func point(_ text: String) -> (time: TransportTime, value: String)? {
+        let words = text.split(separator: " ", omittingEmptySubsequences: true)
+        guard words.count == 2, let time = TransportTime(String(words[0])) else { return nil }
+        return (time, String(words[1]))
     }
 }
 

@@ -66,6 +66,7 @@ public enum SessionLoader {
         let sampleRate = options.sampleRate ?? document.defaults.sampleRate ?? converterRate ?? 48_000
         let blockSize = options.blockSize ?? document.defaults.blockSize ?? 1024
         let builder = GraphBuilder(registry: registry, sampleRate: sampleRate, blockSize: blockSize, checkFiles: options.checkFiles, engine: options.engine)
+        builder.transport = document.transport
         if let path { builder.fileStack = [standardized(path)] }
         let scope = GraphBuilder.Definitions(subgraphs: document.graph.subgraphs, parent: nil, directory: directory, file: document.file)
         let built: GraphBuilder.Built
@@ -85,10 +86,15 @@ public enum SessionLoader {
         if options.initialize {
             do { try built.graph.initialize() } catch { throw locate(error) }
         }
-        return LoadedSession(
+        var loaded = LoadedSession(
             document: document, graph: built.graph, path: path, sampleRate: sampleRate, blockSize: blockSize,
             players: builder.players, recorders: recorders, warnings: builder.warnings, baselines: builder.baselines,
             locate: locate)
+        loaded.writtenAutomation = Dictionary(uniqueKeysWithValues: built.graph.nodes.compactMap { node in
+            let lanes = built.graph.automation(of: node.id)
+            return lanes.isEmpty ? nil : (node.name, lanes)
+        })
+        return loaded
     }
 
     /// The largest session file read: far past any real session, small enough that a

@@ -9,6 +9,7 @@ public enum SessionParser {
     static let nodeKeys = [
         "unit", "lv2", "subgraph", "parameters", "preset", "state", "bypass",
         "inputs", "outputs", "channels", "input-channels", "output-channels", "channel-map", "file", "loops",
+        "automation",
     ]
 
     /// Decodes a whole session. `file` names the text in positions. Thread: any.
@@ -213,7 +214,35 @@ public enum SessionParser {
         if spec.loops != nil && spec.file == nil {
             throw SessionError("loops: needs file: (only a file player loops)", at: fields.keyLocation("loops", reader: reader))
         }
+        if let node = fields["automation"] { spec.automation = try automation(node, reader) }
         return spec
+    }
+
+    /// `automation:` of a node: a lane a parameter, each a list of `TIME VALUE` points or
+    /// `{ points: [...], step: true }`.
+    static func automation(_ node: Node, _ reader: YAMLReader) throws(SessionError) -> [AutomationSpec] {
+        var lanes: [AutomationSpec] = []
+        for entry in try reader.entries(node, expected: "a mapping of parameters to automation lanes") {
+            var list = entry.value
+            var stepped = false
+            if case .mapping = entry.value {
+                let fields = try reader.fields(entry.value, expected: "an automation lane", allowed: ["points", "step"], required: ["points"])
+                list = fields["points"]!
+                if let step = fields["step"] { stepped = try reader.boolean(step, expected: "true or false") }
+            }
+            let items = try reader.items(list, expected: "a list of points, each `TIME VALUE` (as `1.5s -20`)")
+            guard !items.isEmpty, items.count <= 100_000 else { throw reader.error("automation \(quoted(entry.key)): a lane has 1 to 100000 points", list) }
+            var points: [(time: TransportTime, value: String)] = []
+            for item in items {
+                let text = try reader.text(item, expected: "a point `TIME VALUE`")
+                guard let point = AutomationSpec.point(text) else {
+                    throw reader.error("automation \(quoted(entry.key)): \(quoted(text)) is not a point: a position (frames, 1.5s, 3|1|0 or 00:00:01:12), a blank and a value", item)
+                }
+                points.append(point)
+            }
+            lanes.append(AutomationSpec(parameter: entry.key, points: points, stepped: stepped, location: reader.location(entry.value)))
+        }
+        return lanes
     }
 
     /// One item of `connections`: a mapping, `a -> b`, or a chain `a -> b -> c ...`, which

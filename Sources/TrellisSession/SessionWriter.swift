@@ -118,6 +118,14 @@ public enum SessionWriter {
         }
         out.line(indent + "\(node.name):", path)
         for field in fields { out.line(inner + field.key + ": " + field.value, path + "/" + field.key) }
+        if !node.automation.isEmpty {
+            out.line(inner + "automation:", path + "/automation")
+            for lane in node.automation {
+                let points = "[" + lane.points.map { YAMLText.scalar("\($0.time) \($0.value)") }.joined(separator: ", ") + "]"
+                let value = lane.stepped ? "{ points: \(points), step: true }" : points
+                out.line(inner + "  \(YAMLText.scalar(lane.parameter)): \(value)", path + "/automation/" + lane.parameter)
+            }
+        }
         if !node.parameters.isEmpty {
             out.line(inner + "parameters:", path + "/parameters")
             for parameter in node.parameters {

@@ -227,3 +227,83 @@ extension LiveControlTests {
         #expect(worst < 1e-4, "live and offline differ by up to \(worst)")
     }
 }
+
+extension LiveControlTests {
+    /// A constant 0.5 through a gain at -20 dB whose lane rises to 0 dB over a second
+    /// once the transport rolls; a recorder takes the gain's output.
+    static let automationSession = """
+        version: 1
+        defaults: { sample-rate: 48000, block-size: 256 }
+        nodes:
+          dc: { unit: player, file: dc.wav, loops: -1 }
+          trim:
+            unit: gain
+            channels: 1
+            parameters: { gain: -20 }
+            automation:
+              gain: [0s -20, 1s 0]
+          out: { unit: output, channels: 1 }
+        connections: [dc -> trim -> out]
+        recorders:
+          take: { source: trim.0, file: take.wav, sample-type: float32 }
+        """
+
+    @Test("an automation lane played live gives the offline render's samples, from the frame the transport started")
+    func automationLiveEqualsOffline() throws {
+        let rig = try LiveRig(session: Self.automationSession) { folder in
+            try FloatWAV.write(Array(repeating: 0.5, count: 48_000), sampleRate: 48_000, to: folder + "/dc.wav")
+        }
+        defer { rig.stop() }
+        let client = try rig.client()
+        #expect(try client.request("record start take overwrite").hasPrefix("ok"))
+        usleep(300_000)
+        #expect(try client.request("transport play").hasPrefix("ok rolling=true"))
+        usleep(1_500_000)
+        #expect(try client.request("record stop").hasPrefix("ok"))
+        let live = try firstChannel(ofFile: rig.folder + "/take.wav")
+        let waiting = live.first ?? 0
+        let start = try #require(live.firstIndex { $0 != waiting })
+        #expect(start % 256 == 0 && start > 0, "the lane starts on the transport's first frame: \(start)")
+
+        try Self.automationSession.replacingOccurrences(of: "recorders:\n  take: { source: trim.0, file: take.wav, sample-type: float32 }", with: "")
+            .write(toFile: rig.folder + "/offline.yaml", atomically: true, encoding: .utf8)
+        let render = Process()
+        render.executableURL = trellisExecutable
+        render.arguments = ["render", rig.folder + "/offline.yaml", "-o", rig.folder + "/offline.wav", "--duration", "1.1", "--sample-type", "float32"]
+        render.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try render.run()
+        render.waitUntilExit()
+        let offline = try firstChannel(ofFile: rig.folder + "/offline.wav")
+        let count = min(offline.count, live.count - start)
+        #expect(count >= 48_000)
+        let differing = (0..<count).first { live[start + $0] != offline[$0] }
+        #expect(differing == nil, "live and offline differ from frame \(differing ?? -1)")
+    }
+
+    @Test("ctl automate sets and clears a lane, undo takes it back, and save writes it")
+    func automateFromControl() throws {
+        let rig = try LiveRig()
+        defer { rig.stop() }
+        let client = try rig.client()
+        #expect(try client.request("automate trim gain 0s 0 2|1|0 -12 step") == "ok trim gain 2 points step")
+        let saved = rig.folder + "/saved.yaml"
+        #expect(try client.request("save \(saved)").hasPrefix("ok"))
+        let text = try String(contentsOfFile: saved, encoding: .utf8)
+        #expect(text.contains("automation:") && text.contains(#"gain: { points: ["0.0s 0", "2.0s -12"], step: true }"#), "\(text)")
+        // What save wrote loads again.
+        let reloaded = Process()
+        reloaded.executableURL = trellisExecutable
+        reloaded.arguments = ["validate", saved]
+        reloaded.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try reloaded.run()
+        reloaded.waitUntilExit()
+        #expect(reloaded.terminationStatus == 0)
+        #expect(try client.request("undo") == "ok undid automate trim gain (2 points)")
+        #expect(try client.request("save \(saved)").hasPrefix("ok"))
+        #expect(!(try String(contentsOfFile: saved, encoding: .utf8)).contains("automation:"))
+        #expect(try client.request("automate trim gain 0s loud").hasPrefix("error BAD_VALUE"))
+        #expect(try client.request("automate trim gian 0s 0").hasPrefix("error UNKNOWN_PARAMETER"))
+        #expect(try client.request("automate trim gain 0s 0 1s -6") == "ok trim gain 2 points")
+        #expect(try client.request("automate clear trim") == "ok")
+    }
+}
