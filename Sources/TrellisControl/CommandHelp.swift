@@ -31,6 +31,7 @@ public enum CommandHelp {
         Entry(verb: "record", usage: "record start|stop|pause|resume|meter [RECORDER] [for SECONDS] [overwrite]", summary: "starts (a new numbered take unless overwrite), stops, pauses or resumes the session's recorders, or reads their levels"),
         Entry(verb: "transport", usage: "transport [play|stop|locate TIME|tempo BPM|meter N/D]", summary: "the session's transport clock: rolls, stops, moves (TIME as frames, 2.5s, 3|1|0 or 00:00:02:12), changes tempo or meter; alone, where it is"),
         Entry(verb: "automate", usage: "automate NODE PARAM TIME VALUE [TIME VALUE ...] [step] | automate clear [NODE [PARAM]]", summary: "gives a parameter a lane the transport plays (values joined by lines, or held with step), or clears lanes"),
+        Entry(verb: "learn", usage: "learn [NODE PARAM|bypass [MIN MAX]] | learn clear [NODE [PARAM]]", summary: "maps the next MIDI controller moved (within the file timeout) to a parameter or bypass, 0...127 over MIN...MAX (the parameter's range); alone, the mappings"),
         Entry(verb: "undo", usage: "undo", summary: "takes back the last edit (add, remove, connect, disconnect, set, bypass, preset, property set, or a batch of them); up to 100"),
         Entry(verb: "redo", usage: "redo", summary: "makes the last undone edit again"),
         Entry(verb: "save", usage: "save [PATH]", summary: "writes the session (to the file it came from, or PATH)"),

@@ -50,6 +50,15 @@ public enum CommandParser {
             return .clock(try clock(arguments))
         case "automate":
             return try automate(arguments)
+        case "learn":
+            if arguments.isEmpty { return .mappings }
+            if arguments[0].lowercased() == "clear" {
+                guard arguments.count <= 3 else { throw usageError(verb, given: arguments.count) }
+                return .unlearn(node: arguments.count > 1 ? try nodeName(arguments[1]) : nil, parameter: arguments.count > 2 ? try parameterName(arguments[2]) : nil)
+            }
+            guard arguments.count == 2 || arguments.count == 4 else { throw usageError(verb, given: arguments.count) }
+            return .learn(node: try nodeName(arguments[0]), parameter: try parameterName(arguments[1]),
+                          minimum: arguments.count == 4 ? arguments[2] : nil, maximum: arguments.count == 4 ? arguments[3] : nil)
         case "undo", "redo":
             try count(0...0)
             return verb == "undo" ? .undo : .redo

@@ -56,6 +56,12 @@ public enum ControlCommand: Sendable, Equatable {
     case automate(node: String, parameter: String, points: [LanePoint], stepped: Bool)
     /// `automate clear [NODE [PARAM]]`.
     case automateClear(node: String?, parameter: String?)
+    /// `learn NODE PARAM|bypass [MIN MAX]`: maps the next controller moved.
+    case learn(node: String, parameter: String, minimum: String?, maximum: String?)
+    /// `learn clear [NODE [PARAM]]`.
+    case unlearn(node: String?, parameter: String?)
+    /// `learn`: the controllers mapped.
+    case mappings
     /// `add`, `remove`, `connect` and `disconnect` joined by ` ; ` on one line: applied
     /// as one transaction, so a chain is rewired with one program swap.
     case batch([ControlCommand])

@@ -22,6 +22,9 @@ final class FileJobToken: Sendable {
     private enum State { case running, committing, finished, abandoned }
     private let state = Mutex(State.running)
 
+    /// Worker: whether the timeout answered already (the job may stop).
+    var isAbandoned: Bool { state.withLock { $0 == .abandoned } }
+
     /// Worker: true unless the timeout answered; the job then goes on to the end.
     func mayCommit() -> Bool {
         state.withLock { state in
@@ -126,6 +129,7 @@ extension ControlDispatcher {
         case .save(let path): return try saveJob(path)
         case .transport(let action, let name): return try transportJob(action, name)
         case .playTogether(let names, let at): return try playJob(names, at: at)
+        case .learn(let node, let parameter, let minimum, let maximum): return try learnJob(node, parameter, minimum, maximum)
         default: return nil
         }
     }

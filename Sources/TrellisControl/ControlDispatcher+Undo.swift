@@ -48,6 +48,8 @@ extension ControlDispatcher {
         case .propertySet(let node, let name, let value, _): ("property set \(node) \(name) \(CommandTokenizer.quote(value))", nil)
         case .automate(let node, let parameter, let points, _): ("automate \(node) \(parameter) (\(points.count) points)", nil)
         case .automateClear(let node, let parameter): (["automate clear", node, parameter].compactMap { $0 }.joined(separator: " "), nil)
+        case .learn(let node, let parameter, _, _): ("learn \(node) \(parameter)", nil)
+        case .unlearn(let node, let parameter): (["learn clear", node, parameter].compactMap { $0 }.joined(separator: " "), nil)
         case .batch(let commands): (commands.compactMap { undoLabel($0)?.label }.joined(separator: " ; "), nil)
         default: nil
         }

@@ -278,6 +278,9 @@ public final class ControlDispatcher: @unchecked Sendable {
             case .clock(let request): return try clock(request)
             case .automate(let node, let parameter, let points, let stepped): return try automate(node, parameter, points, stepped: stepped)
             case .automateClear(let node, let parameter): return try clearAutomation(node, parameter)
+            case .learn: return try runInline(command)
+            case .unlearn(let node, let parameter): return try unlearn(node, parameter)
+            case .mappings: return mappings()
             case .undo: return try undo()
             case .redo: return try redo()
             }

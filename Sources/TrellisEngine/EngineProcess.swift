@@ -31,6 +31,8 @@ struct EngineProcess {
     var clock: TransportClock
     /// Transport changes from the control side, applied at a cycle's start.
     let transportCommands: SPSCRingEnd<TransportCommand>
+    /// MIDI learn's slot (owned by the engine).
+    let learn: UnsafeMutablePointer<MIDILearnState>
     /// The clock after each cycle, for the control side.
     let transportMirror: UnsafeMutablePointer<TransportMirror>
     /// Transport changes applied and shown in the mirror, counted.
@@ -47,6 +49,8 @@ struct EngineProcess {
         notifications: SPSCRingEnd<EngineNotification>, transportCommands: SPSCRingEnd<TransportCommand>
     ) {
         self.transportCommands = transportCommands
+        learn = .allocate(capacity: 1)
+        learn.initialize(to: MIDILearnState())
         transportMirror = .allocate(capacity: 1)
         transportMirror.initialize(to: TransportMirror())
         transportApplied = .allocate(capacity: 1)
@@ -73,6 +77,8 @@ struct EngineProcess {
     func free() {
         transportMirror.deinitialize(count: 1)
         transportMirror.deallocate()
+        learn.deinitialize(count: 1)
+        learn.deallocate()
         transportApplied.deinitialize(count: 1)
         transportApplied.deallocate()
         pending.deinitialize(count: 1)
@@ -119,7 +125,8 @@ struct EngineProcess {
         clockOut?.pointee = time
         transportApplied.pointee.store(transportPopped, ordering: .releasing)
         return Unmanaged<RenderProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { program in
-            let count = gather(program: program, timeStamp: timeStamp, frameCount: frameCount, time: time)
+            if let midiInput { learn.pointee.listen(midiInput) }
+            let count = gather(program: program, timeStamp: timeStamp, frameCount: frameCount, time: time, midiInput: midiInput)
             let status = program.run(
                 frameCount: frameCount, timeStamp: timeStamp, time: time, input: input, output: output,
                 events: count > 0 ? events : nil, faults: notifications, midiInput: midiInput, midiOutput: midiOutput)
@@ -180,7 +187,7 @@ struct EngineProcess {
     #if TRELLIS_CHECK_REALTIME
     @_noAllocation @_noLocks
     #endif
-    private mutating func gather(program: RenderProgram, timeStamp: AudioTimeStamp, frameCount: Int, time: TimeContext) -> Int {
+    private mutating func gather(program: RenderProgram, timeStamp: AudioTimeStamp, frameCount: Int, time: TimeContext, midiInput: MIDIInputView?) -> Int {
         while waitingCount < Self.capacity, let event = queue.pop() {
             waiting[waitingCount] = event
             waitingCount &+= 1
@@ -205,6 +212,7 @@ struct EngineProcess {
             waitingCount = kept
         }
         program.automation.events(time: time, frameCount: frameCount, into: due, count: &count, capacity: Self.capacity)
+        if let midiInput { program.midiMappings.events(midiInput, into: due, count: &count, capacity: Self.capacity) }
         guard count > 0 else { return 0 }
         sort(count)
         for index in 0..<count { events[index] = due[index].event }

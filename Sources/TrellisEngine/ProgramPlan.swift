@@ -135,6 +135,8 @@ public struct ProgramPlan: Sendable {
     public var latency = 0
     /// Parameter lanes the transport plays.
     public var automation: [AutomationLane] = []
+    /// Controllers mapped to parameters and bypasses.
+    public var midiMappings: [MIDIMapping] = []
     /// Every unit's latency as this plan compensates it, with its node's name.
     public var compensatedLatencies: [(unit: any AudioUnit, node: String, frames: Int)] = []
 

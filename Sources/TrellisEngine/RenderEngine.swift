@@ -255,6 +255,17 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
         return true
     }
 
+    /// MIDI learn: from now on, the first control change on any MIDI input is kept for
+    /// `heardController`. Thread: control.
+    public func armMIDILearn() { process.pointee.learn.pointee.arm() }
+
+    /// The control change heard since `armMIDILearn` (port, channel 0...15, controller).
+    /// Thread: control.
+    public var heardController: (port: Int, channel: Int, controller: Int)? { process.pointee.learn.pointee.heardController }
+
+    /// Stops listening for a controller to learn. Thread: control.
+    public func disarmMIDILearn() { process.pointee.learn.pointee.disarm() }
+
     /// The transport as the last cycle left it, once every change asked for is in it
     /// (a cycle at most while rendering; 100 ms at most when cycles stall). Thread: any
     /// but audio.

@@ -22,6 +22,8 @@ public final class RenderProgram: @unchecked Sendable {
     private let lookup: UnsafeMutablePointer<UnitLookupEntry>
     /// The parameter lanes, which `automationEvents` plays.
     let automation: AutomationTable
+    /// Controllers mapped to parameters and bypasses.
+    let midiMappings: MIDIMappingTable
     private let observers: UnsafeMutablePointer<ObserverKernel>
     /// Bridges for observers without a kernel of their own.
     private let bridgedObservers: UnsafeMutablePointer<BridgedObserver>
@@ -155,6 +157,8 @@ public final class RenderProgram: @unchecked Sendable {
         lookupCount = entries.count
         let table = Dictionary(entries.map { ($0.unitID, $0.slot) }, uniquingKeysWith: { first, _ in first })
         automation = AutomationTable(plan.automation) { table[$0] ?? -1 }
+        let flags = Dictionary(plan.units.map { ($0.unit.unitID, $0.unit) }, uniquingKeysWith: { first, _ in first })
+        midiMappings = MIDIMappingTable(plan.midiMappings, slot: { table[$0] ?? -1 }, bypass: { flags[$0].map { $0.isInitialized ? $0.realtime.bypass : nil } ?? nil })
 
         unitCount = plan.units.count
         operationCount = plan.operations.count
@@ -183,6 +187,7 @@ public final class RenderProgram: @unchecked Sendable {
         delayLines.deallocate()
         lookup.deallocate()
         automation.deallocate()
+        midiMappings.deallocate()
         observers.deallocate()
         bridgedObservers.deallocate()
         midiSourceTable.deallocate()

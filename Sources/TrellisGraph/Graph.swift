@@ -29,6 +29,8 @@ public final class Graph: @unchecked Sendable {
         var observers: [ObserverEntry] = []
         /// Parameter lanes by node and parameter index.
         var automation: [NodeID: [Int: ParameterLane]] = [:]
+        /// Controllers mapped to parameters and bypasses.
+        var controllerMappings: [ControllerMapping] = []
         var nextID = 1
     }
 
@@ -143,6 +145,7 @@ public final class Graph: @unchecked Sendable {
             model.removeConnections(of: id)
             model.observers.removeAll { $0.node == id }
             model.automation[id] = nil
+            model.controllerMappings.removeAll { $0.node == id }
         }
     }
 

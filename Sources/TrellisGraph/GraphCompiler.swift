@@ -100,6 +100,7 @@ struct GraphCompiler {
         }
         var result = plan(state.nodes, order: order, observed: observed)
         result.automation = graph.plannedAutomation
+        result.midiMappings = graph.plannedMIDIMappings
         return result
     }
 

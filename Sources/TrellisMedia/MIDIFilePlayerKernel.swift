@@ -80,9 +80,11 @@ struct MIDIFilePlayerKernel {
                 break
             }
             let stretch = min(remaining, length - within)
-            while cursor < count && events[cursor].frame < within + stretch {
+            // Events on the song's last frame (its end of track) go with its last stretch.
+            let limit = within + stretch >= length ? length + 1 : within + stretch
+            while cursor < count && events[cursor].frame < limit {
                 let event = events[cursor]
-                if event.frame >= within { send(event, at: Int32(cycleOffset + event.frame - within), outputs) }
+                if event.frame >= within { send(event, at: Int32(min(frames - 1, cycleOffset + event.frame - within)), outputs) }
                 cursor &+= 1
             }
             cycleOffset += stretch

@@ -25,6 +25,7 @@ struct DocumentSync {
             nodes.append(spec)
         }
         document.graph.nodes = nodes
+        document.midiMap = midiMap()
 
         let names = Dictionary(uniqueKeysWithValues: graph.nodes.map { ($0.id, $0.name) })
         let live = graph.connections.map { connection in
@@ -91,6 +92,21 @@ struct DocumentSync {
                 (time: TransportTime.seconds(Double(point.frame) / rate), value: ParameterText.encode(point.value, for: info))
             }
             return AutomationSpec(parameter: identifier, points: points, stepped: lane.stepped, location: spec.location)
+        }
+    }
+
+    /// The graph's controller mappings, by node and port names.
+    private func midiMap() -> [MIDIMapSpec] {
+        let graph = session.graph
+        let ports = session.loadedDocument.jack?.midiInputs ?? []
+        return graph.controllerMappings.compactMap { mapping in
+            guard let node = try? graph.node(mapping.node) else { return nil }
+            let info = mapping.parameter.flatMap { identifier in node.unit.parameters.first { $0.identifier == identifier } }
+            func text(_ value: Float?) -> String? { value.flatMap { value in info.map { ParameterText.encode(value, for: $0) } } }
+            return MIDIMapSpec(
+                controller: mapping.controller, channel: mapping.channel.map { $0 + 1 },
+                port: mapping.port.flatMap { $0 < ports.count ? ports[$0] : nil }, node: node.name, parameter: mapping.parameter,
+                minimum: text(mapping.minimum), maximum: text(mapping.maximum), location: session.loadedDocument.location)
         }
     }
 

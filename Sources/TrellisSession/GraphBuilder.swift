@@ -159,6 +159,41 @@ final class GraphBuilder {
         return Built(graph: graph, ids: ids)
     }
 
+    /// A `midi-map:` entry on the built graph: its port by name among the session's MIDI
+    /// inputs, its values by the parameter's kind.
+    func map(_ spec: MIDIMapSpec, in built: Built, jack: JackSpec?) throws(SessionError) {
+        guard let id = built.ids[spec.node], let node = try? built.graph.node(id) else {
+            let hint = Suggestions.didYouMean(Suggestions.closest(to: spec.node, among: Array(built.ids.keys)))
+            throw SessionError("midi-map: no node named \(quoted(spec.node))\(hint)", at: spec.location)
+        }
+        if node.unit is PlaceholderUnit { return }
+        var port: Int?
+        if let name = spec.port {
+            let inputs = jack?.midiInputs ?? []
+            guard let index = inputs.firstIndex(of: name) else {
+                throw SessionError("midi-map: \(quoted(name)) is none of the session's MIDI inputs (jack: midi-inputs: \(inputs.joined(separator: ", ")))", at: spec.location)
+            }
+            port = index
+        }
+        var minimum: Float?, maximum: Float?
+        if let identifier = spec.parameter {
+            let info: ParameterInfo
+            do { info = try factory.parameter(identifier, of: node.unit) } catch { throw SessionError("midi-map: node \(quoted(spec.node)): \(error)", at: spec.location) }
+            do {
+                minimum = try spec.minimum.map { text throws(UnitFactoryError) in try ParameterText.value(text, for: info, named: info.identifier) }
+                maximum = try spec.maximum.map { text throws(UnitFactoryError) in try ParameterText.value(text, for: info, named: info.identifier) }
+            } catch { throw SessionError("midi-map: node \(quoted(spec.node)): \(error)", at: spec.location) }
+        }
+        let identifier = try spec.parameter.map { name throws(SessionError) -> String in
+            do { return try factory.parameter(name, of: node.unit).identifier } catch { throw SessionError("midi-map: \(error)", at: spec.location) }
+        }
+        do {
+            try built.graph.map(ControllerMapping(
+                port: port, channel: spec.channel.map { $0 - 1 }, controller: spec.controller, node: id, parameter: identifier,
+                minimum: minimum, maximum: maximum))
+        } catch { throw SessionError("midi-map: \(error)", at: spec.location) }
+    }
+
     /// A node's lane: each point's position at the session's tempo, its value by the
     /// parameter's kind.
     private func automate(_ lane: AutomationSpec, node: String, id: NodeID, unit: any AudioUnit, in graph: Graph, inSubgraph: Bool) throws(SessionError) {

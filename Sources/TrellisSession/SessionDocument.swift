@@ -11,6 +11,8 @@ public struct SessionDocument: Sendable {
     public var defaults = SessionDefaults()
     public var jack: JackSpec?
     public var transport: TransportSpec?
+    /// Controllers mapped to parameters and bypasses (`midi-map:`).
+    public var midiMap: [MIDIMapSpec] = []
     public var graph = GraphBody()
     public var recorders: [RecorderSpec] = []
     /// The comments it was read with, which a save writes back.
@@ -96,6 +98,34 @@ public struct NodeSpec: Sendable {
     public init(name: String, source: NodeSource, location: SourceLocation) {
         self.name = name
         self.source = source
+        self.location = location
+    }
+}
+
+/// A controller mapped as written: `{ cc: 7, channel: 1, from: keys, to: trim.gain,
+/// min: -40, max: 0 }`. No `from` is any MIDI input port, no `channel` any channel;
+/// `to` is `NODE.PARAMETER` or `NODE.bypass`; `min` and `max` are what controller
+/// values 0 and 127 set, in the parameter's terms (its range when not written).
+public struct MIDIMapSpec: Sendable {
+    public var controller: Int
+    /// 1...16 as musicians count channels.
+    public var channel: Int?
+    public var port: String?
+    public var node: String
+    /// nil for the node's bypass.
+    public var parameter: String?
+    public var minimum: String?
+    public var maximum: String?
+    public var location: SourceLocation
+
+    public init(controller: Int, channel: Int?, port: String?, node: String, parameter: String?, minimum: String? = nil, maximum: String? = nil, location: SourceLocation) {
+        self.controller = controller
+        self.channel = channel
+        self.port = port
+        self.node = node
+        self.parameter = parameter
+        self.minimum = minimum
+        self.maximum = maximum
         self.location = location
     }
 }

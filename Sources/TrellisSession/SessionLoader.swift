@@ -78,6 +78,7 @@ public enum SessionLoader {
             throw builder.errors.isEmpty ? error : SessionError.combined(builder.errors)
         }
         if !builder.errors.isEmpty { throw SessionError.combined(builder.errors) }
+        for spec in document.midiMap { try builder.map(spec, in: built, jack: document.jack) }
         let checks = SessionChecks(document: document, built: built, directory: directory, checkFiles: options.checkFiles)
         let recorders = try checks.recorders()
         try checks.recordersSpare(builder.players, recorders)

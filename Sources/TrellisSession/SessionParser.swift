@@ -4,7 +4,7 @@ import Yams
 /// Session text to `SessionDocument`: YAML through Yams' composer (for positions),
 /// then every field decoded by hand into its type.
 public enum SessionParser {
-    static let topKeys = ["version", "defaults", "jack", "transport", "nodes", "connections", "subgraphs", "recorders"]
+    static let topKeys = ["version", "defaults", "jack", "transport", "nodes", "connections", "subgraphs", "recorders", "midi-map"]
     static let bodyKeys = ["nodes", "connections", "subgraphs"]
     static let nodeKeys = [
         "unit", "lv2", "subgraph", "parameters", "preset", "state", "bypass",
@@ -29,6 +29,7 @@ public enum SessionParser {
         if let node = fields["transport"] { document.transport = try transport(node, reader) }
         document.graph = try body(fields, location: reader.location(root), reader)
         if let node = fields["recorders"] { document.recorders = try recorders(node, reader) }
+        if let node = fields["midi-map"] { document.midiMap = try midiMap(node, reader) }
         document.comments = SessionComments.read(text, root: root)
         return document
     }
@@ -216,6 +217,30 @@ public enum SessionParser {
         }
         if let node = fields["automation"] { spec.automation = try automation(node, reader) }
         return spec
+    }
+
+    /// `midi-map:`: a list of controller mappings.
+    static func midiMap(_ node: Node, _ reader: YAMLReader) throws(SessionError) -> [MIDIMapSpec] {
+        let items = try reader.items(node, expected: "a list of controller mappings ({ cc: 7, to: node.parameter })")
+        guard items.count <= 4096 else { throw reader.error("midi-map: at most 4096 mappings", node) }
+        var result: [MIDIMapSpec] = []
+        for item in items {
+            let fields = try reader.fields(item, expected: "a controller mapping", allowed: ["cc", "channel", "from", "to", "min", "max"], required: ["cc", "to"])
+            let controller = try reader.integer(fields["cc"]!, expected: "a controller number", in: 0...127)
+            let channel = try fields["channel"].map { value throws(SessionError) in try reader.integer(value, expected: "a MIDI channel", in: 1...16) }
+            let port = try fields["from"].map { value throws(SessionError) in try reader.text(value, expected: "a MIDI input port's name") }
+            let target = try reader.text(fields["to"]!, expected: "NODE.PARAMETER or NODE.bypass")
+            guard let dot = target.firstIndex(of: "."), dot != target.startIndex, target.index(after: dot) != target.endIndex else {
+                throw reader.error("midi-map: to \(quoted(target)) is not NODE.PARAMETER or NODE.bypass", fields["to"]!)
+            }
+            let parameter = String(target[target.index(after: dot)...])
+            let minimum = try fields["min"].map { value throws(SessionError) in try reader.text(value, expected: "a value") }
+            let maximum = try fields["max"].map { value throws(SessionError) in try reader.text(value, expected: "a value") }
+            result.append(MIDIMapSpec(
+                controller: controller, channel: channel, port: port, node: String(target[..<dot]),
+                parameter: parameter == "bypass" ? nil : parameter, minimum: minimum, maximum: maximum, location: reader.location(item)))
+        }
+        return result
     }
 
     /// `automation:` of a node: a lane a parameter, each a list of `TIME VALUE` points or

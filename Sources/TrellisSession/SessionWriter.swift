@@ -39,6 +39,18 @@ public enum SessionWriter {
                 if let channels = recorder.channels { out.line("    channels: \(channels)", path + "/channels") }
             }
         }
+        if !document.midiMap.isEmpty {
+            out.line("midi-map:", "midi-map")
+            for (index, mapping) in document.midiMap.enumerated() {
+                var fields = ["cc: \(mapping.controller)"]
+                if let channel = mapping.channel { fields.append("channel: \(channel)") }
+                if let port = mapping.port { fields.append("from: \(YAMLText.scalar(port))") }
+                fields.append("to: \(YAMLText.scalar(mapping.node + "." + (mapping.parameter ?? "bypass")))")
+                if let minimum = mapping.minimum { fields.append("min: \(YAMLText.scalar(minimum))") }
+                if let maximum = mapping.maximum { fields.append("max: \(YAMLText.scalar(maximum))") }
+                out.line("  - { \(fields.joined(separator: ", ")) }", "midi-map/\(index)")
+            }
+        }
         return out.text(with: document.comments)
     }
 
