@@ -4,6 +4,7 @@ import TrellisCore
 import TrellisGraph
 import TrellisMedia
 
+
 extension ControlDispatcher {
     func meter(_ bus: BusName) throws(ControlError) -> ControlReply {
         let slot = meters[bus] ?? MeterSlot(bus: bus)
@@ -135,9 +136,44 @@ extension ControlDispatcher {
         return tokens
     }
 
+    /// Watches the graph's MIDI file players for the end of their song, every 20 ms
+    /// while there are any: an `eof` event when one plays to its end. Queue only.
+    func watchSongs() {
+        var current: [ObjectIdentifier: (player: MIDIFilePlayer, name: String, ended: Bool)] = [:]
+        for node in graph.nodes {
+            guard let player = node.unit as? MIDIFilePlayer else { continue }
+            let key = ObjectIdentifier(player)
+            current[key] = songs[key] ?? (player, node.name, player.hasEnded)
+        }
+        songs = current
+        guard !songs.isEmpty else {
+            songTimer?.cancel()
+            songTimer = nil
+            return
+        }
+        guard songTimer == nil else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + 0.02, repeating: 0.02)
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            for (key, song) in songs {
+                let ended = song.player.hasEnded
+                guard ended != song.ended else { continue }
+                songs[key]?.ended = ended
+                if ended {
+                    broadcast(ControlEvent(kind: .eof, text: "\(song.name) song ended",
+                                           data: .object([("node", .string(song.name)), ("song", .bool(true))])))
+                }
+            }
+        }
+        songTimer = timer
+        timer.resume()
+    }
+
     /// Listens for the end of file of every file player in the graph, once each.
     /// Thread: the dispatcher's queue.
     func listenToPlayers() {
+        watchSongs()
         var live = Set<ObjectIdentifier>()
         for node in graph.nodes {
             guard let player = node.unit as? FilePlayer else { continue }

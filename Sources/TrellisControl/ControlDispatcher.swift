@@ -45,6 +45,10 @@ public final class ControlDispatcher: @unchecked Sendable {
     var playerListeners: [ObjectIdentifier: (player: FilePlayer, token: MediaListenerToken)] = [:]
     /// Edits made through the protocol, for `undo` and `redo` (queue only).
     var history = EditHistory()
+    /// MIDI file players and whether each had ended when last looked at, and the timer
+    /// that looks (queue only).
+    var songs: [ObjectIdentifier: (player: MIDIFilePlayer, name: String, ended: Bool)] = [:]
+    var songTimer: DispatchSourceTimer?
     /// Every unit's property listener, for `property` events (queue only).
     var propertyListeners: [ObjectIdentifier: (unit: any AudioUnit, token: ListenerToken)] = [:]
     /// Where file jobs read and write (ControlDispatcher+Files): concurrent, so a file
@@ -78,6 +82,7 @@ public final class ControlDispatcher: @unchecked Sendable {
     deinit {
         if let headListener { target.jackHead?.removeListener(headListener) }
         if let noticeListener { target.session.graph.engine.removeNoticeListener(noticeListener) }
+        songTimer?.cancel()
         for (player, token) in playerListeners.values { player.removeObserver(token) }
         for (unit, token) in propertyListeners.values { unit.removeListener(token) }
     }
@@ -180,6 +185,8 @@ public final class ControlDispatcher: @unchecked Sendable {
             for (peer, _) in streams.values { endStream(of: peer) }
             for slot in meters.values { slot.remove() }
             meters = [:]
+            songTimer?.cancel()
+            songTimer = nil
         }
     }
 

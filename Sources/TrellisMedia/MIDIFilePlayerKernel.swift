@@ -63,6 +63,7 @@ struct MIDIFilePlayerKernel {
         var cycleOffset: Int64 = 0
         if moved {
             silenceHeldNotes(outputs)
+            if loops < 0 || songFrame < length * Int64(loops + 1) { ended.pointee = false }
             cursor = firstEvent(atOrAfter: position(of: max(0, songFrame)).within)
         }
         // The cycle may cross the song's end once or more while it loops.

@@ -89,3 +89,17 @@ extension LiveControlTests {
         #expect(try client.request("learn") == "ok trim.bypass cc=7 channel=1")
     }
 }
+
+extension LiveControlTests {
+    @Test("a MIDI file player's song playing to its end is an eof event, and again after the transport goes back")
+    func songEndEvent() throws {
+        let rig = try Self.learnRig()
+        defer { rig.stop() }
+        let watcher = try rig.client(), client = try rig.client()
+        #expect(try watcher.request("watch events=eof").hasPrefix("ok"))
+        #expect(try client.request("transport play").hasPrefix("ok"))
+        #expect(Self.events(watcher, until: "event eof song song ended", within: 4).contains("event eof song song ended"))
+        #expect(try client.request("transport locate 1.5s").hasPrefix("ok"))
+        #expect(Self.events(watcher, until: "event eof song song ended", within: 3).contains("event eof song song ended"))
+    }
+}
