@@ -107,7 +107,7 @@ struct RunCommand: ParsableCommand {
         }
         defer { control?.stop() }
 
-        LiveRunning.waitForInterrupt(duration: duration) { output.status(live.status()) }
+        LiveRunning.waitForInterrupt(duration: duration) { output.status(live.status(), transport: loaded.graph.engine.transportTime) }
         live.stop()
         for recorder in control?.dispatcher.currentRecorders ?? recorders {
             do { _ = try recorder.stop() } catch {
@@ -169,16 +169,21 @@ final class StatusOutput: @unchecked Sendable {
         output = json ? OwnStandardOutput.divertPlugins() : FileHandle.standardOutput
     }
 
-    func status(_ status: JACKStatus) {
+    /// The status line, with where the transport is (`play 3|2|0 120 bpm`).
+    func status(_ status: JACKStatus, transport: TimeContext) {
         lock.lock()
         defer { lock.unlock() }
+        let bars = BarBeatTick(beats: transport.beat, beatsPerBar: transport.beatsPerBar)
+        let tempo = transport.tempo == transport.tempo.rounded() ? "\(Int(transport.tempo))" : String(format: "%.2f", transport.tempo)
         if json {
             let peaks = status.outputPeaksDecibels.map { String(format: "%.1f", $0) }.joined(separator: ",")
-            write("{\"type\":\"status\",\"dspLoad\":\(String(format: "%.4f", status.dspLoad)),\"xruns\":\(status.xrunCount),\"warnings\":\(warnings),\"sampleRate\":\(Int(status.sampleRate)),\"frames\":\(status.bufferFrames),\"peaks\":[\(peaks)]}\n")
+            write("{\"type\":\"status\",\"dspLoad\":\(String(format: "%.4f", status.dspLoad)),\"xruns\":\(status.xrunCount),\"warnings\":\(warnings),\"sampleRate\":\(Int(status.sampleRate)),\"frames\":\(status.bufferFrames),\"transport\":\"\(transport.isRolling ? "rolling" : "stopped")\",\"bars\":\"\(bars)\",\"tempo\":\(tempo),\"peaks\":[\(peaks)]}\n")
             return
         }
         let peaks = status.outputPeaksDecibels.map { String(format: "%6.1f", $0) }.joined(separator: " ")
-        let line = String(format: "DSP %5.1f%%  xruns %d  warnings %d  %d Hz / %d  peaks dBFS: ", status.dspLoad * 100, status.xrunCount, warnings, Int(status.sampleRate), status.bufferFrames) + peaks
+        let clock = "\(transport.isRolling ? "play" : "stop") \(bars) \(tempo) bpm"
+        let line = String(format: "DSP %5.1f%%  xruns %d  warnings %d  %d Hz / %d  ", status.dspLoad * 100, status.xrunCount, warnings, Int(status.sampleRate), status.bufferFrames)
+            + clock + "  peaks dBFS: " + peaks
         write(isTerminal ? "\r\u{1B}[K" + line : line + "\n")
     }
 
