@@ -307,3 +307,30 @@ extension LiveControlTests {
         #expect(try client.request("automate clear trim") == "ok")
     }
 }
+
+extension LiveControlTests {
+    @Test("trellis run's JSON status lines say where the transport is")
+    func statusLineShowsTransport() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = "trellis-status-\(UUID().uuidString.prefix(8))"
+        let jackd = try LiveRig.startJACK(server, log: folder + "/jackd.log")
+        defer {
+            jackd.terminate()
+            jackd.waitUntilExit()
+        }
+        let session = try write(Self.metronomeSession.replacingOccurrences(of: "transport: { tempo: 120, meter: 4/4 }", with: "transport: { tempo: 90, start: 2|1|0 }"),
+                                to: "session.yaml", in: folder)
+        let run = Process()
+        run.executableURL = trellisExecutable
+        run.arguments = ["run", session, "--server", server, "--json", "--duration", "1.5", "--control-socket", folder + "/c.sock"]
+        let out = Pipe()
+        run.standardOutput = out
+        run.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try run.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        run.waitUntilExit()
+        let status = try #require(text.split(separator: "\n").last { $0.contains(#""type":"status""#) }, "\(text)")
+        #expect(status.contains(#""transport":"stopped","bars":"2|1|0","tempo":90"#), "\(status)")
+    }
+}
