@@ -89,7 +89,7 @@ public final class MIDIFilePlayer: AudioUnitBase, @unchecked Sendable {
         endedFlag.pointee = false
         let kernel = MIDIFilePlayerKernel(
             events: buffer, count: events.count, length: Int64(((song?.length ?? 0) * sampleRate).rounded()), loops: loopCount,
-            start: Int64((Double(values[0]) * sampleRate).rounded()), busCount: buses, held: held, ended: endedFlag)
+            start: Int64((Double(values[0]) * sampleRate).rounded()), sampleRate: sampleRate, busCount: buses, held: held, ended: endedFlag)
         storage = KernelStorage(kernel, render: { MIDIFilePlayerKernel.render($0, $1) }, reset: { $0.assumingMemoryBound(to: MIDIFilePlayerKernel.self).pointee.reset() })
     }
 
@@ -101,6 +101,14 @@ public final class MIDIFilePlayer: AudioUnitBase, @unchecked Sendable {
     }
 
     public override var renderKernel: RenderKernel? { storage?.kernel }
+
+    /// A new `start` while nothing renders (the kernel takes it from its events while
+    /// rendering). Thread: control.
+    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
+        guard index == 0, let kernel = storage?.pointer else { return }
+        kernel.pointee.start = Int64((Double(value) * sampleRate).rounded())
+        kernel.pointee.expected = -1
+    }
 
     public override func reset() { storage?.pointer.pointee.reset() }
 }

@@ -20,8 +20,9 @@ struct MIDIFilePlayerKernel {
     /// The song's length in frames, and how often it plays again (-1: without end).
     let length: Int64
     let loops: Int
-    /// Where on the transport song time zero is.
-    let start: Int64
+    /// Where on the transport song time zero is (the `start` parameter, in frames).
+    var start: Int64
+    let sampleRate: Double
     let busCount: Int
     /// Notes sounding, per bus, channel and key: (busCount × 16 × 128) counters.
     let held: UnsafeMutablePointer<UInt8>
@@ -48,6 +49,11 @@ struct MIDIFilePlayerKernel {
     }
 
     mutating func render(_ context: RenderContext) -> RenderStatus {
+        // A new start (the one parameter) moves the song, as a jump, from this cycle.
+        for index in 0..<context.events.count where context.events[index].kind == .parameter && context.events[index].index == 0 {
+            start = Int64((Double(context.events[index].value) * sampleRate).rounded())
+            expected = -1
+        }
         let time = context.time, outputs = context.midiOutputs
         let frames = Int64(context.frameCount)
         guard time.isRolling else {

@@ -101,5 +101,8 @@ extension LiveControlTests {
         #expect(Self.events(watcher, until: "event eof song song ended", within: 4).contains("event eof song song ended"))
         #expect(try client.request("transport locate 1.5s").hasPrefix("ok"))
         #expect(Self.events(watcher, until: "event eof song song ended", within: 3).contains("event eof song song ended"))
+        // Moving the song's start later on the transport plays its end again.
+        #expect(try client.request("set song start 1") == "ok 1")
+        #expect(Self.events(watcher, until: "event eof song song ended", within: 3).contains("event eof song song ended"))
     }
 }
