@@ -51,7 +51,7 @@ struct MIDIFilePlayerKernel {
     mutating func render(_ context: RenderContext) -> RenderStatus {
         // A new start (the one parameter) moves the song, as a jump, from this cycle.
         for index in 0..<context.events.count where context.events[index].kind == .parameter && context.events[index].index == 0 {
-            start = Int64((Double(context.events[index].value) * sampleRate).rounded())
+            start = Int64(Double(context.events[index].value) * sampleRate + 0.5)
             expected = -1
         }
         let time = context.time, outputs = context.midiOutputs
