@@ -1,4 +1,5 @@
 import Glibc
+import TrellisCore
 
 /// Finds LV2 bundles on disk without asking lilv, so that one plugin can be loaded
 /// without reading every installed plugin's data.
@@ -169,18 +170,7 @@ public struct LV2BundleIndex: Sendable {
 
 /// The few file-system reads discovery needs, through the C library.
 enum FileSystem {
-    static func entries(of directory: String) -> [String] {
-        guard let handle = opendir(directory) else { return [] }
-        defer { closedir(handle) }
-        var names: [String] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if name != ".", name != ".." { names.append(name) }
-        }
-        return names
-    }
+    static func entries(of directory: String) -> [String] { Files.entries(of: directory) }
 
     static func isFile(_ path: String) -> Bool {
         var info = stat()
@@ -237,14 +227,7 @@ enum FileSystem {
 
     /// Creates `path` and its parents; true when it exists afterwards.
     @discardableResult
-    static func makeDirectories(_ path: String) -> Bool {
-        var partial = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            partial += "/" + component
-            if !isDirectory(partial) { mkdir(partial, 0o755) }
-        }
-        return isDirectory(path)
-    }
+    static func makeDirectories(_ path: String) -> Bool { Files.makeDirectories(path) }
 
     static var temporaryDirectory: String {
         getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"

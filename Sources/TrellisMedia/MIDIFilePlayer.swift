@@ -41,18 +41,14 @@ public final class MIDIFilePlayer: AudioUnitBase, @unchecked Sendable {
     /// become its buses). Thread: control.
     public func load(path: String) throws(MediaError) {
         guard !isInitialized else { throw .invalidSettings("a MIDI file is loaded before the player runs", unit: name) }
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw .invalidSettings("\(path) is not a file to read", unit: name)
-        }
-        guard Int(info.st_size) <= StandardMIDIFile.byteLimit else {
-            throw .invalidSettings("\(path): \(info.st_size) bytes is more than a MIDI file may have here (16 MiB)", unit: name)
-        }
-        guard let file = fopen(path, "rb") else { throw .invalidSettings("\(path): \(String(cString: strerror(errno)))", unit: name) }
-        defer { fclose(file) }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        guard fread(&bytes, 1, bytes.count, file) == bytes.count else {
-            throw .invalidSettings("\(path): could not be read whole", unit: name)
+        let bytes: [UInt8]
+        do { bytes = try Files.readRegular(path, limit: StandardMIDIFile.byteLimit) } catch {
+            switch error {
+            case .tooLarge, .grew: throw .invalidSettings("\(path) is more than a MIDI file may have here (16 MiB)", unit: name)
+            case .missing: throw .invalidSettings("\(path): no such file", unit: name)
+            case .unreadable(let reason): throw .invalidSettings("\(path) cannot be read (\(reason))", unit: name)
+            case .folder, .fifo, .device: throw .invalidSettings("\(path) is not a regular file to read", unit: name)
+            }
         }
         do { song = try StandardMIDIFile(bytes: bytes, name: path) } catch { throw .invalidSettings(error.message, unit: name) }
         self.path = path

@@ -44,7 +44,7 @@ public struct BuiltInPresets: Sendable {
     public func save(_ unit: any AudioUnit, label: String) throws(SessionWriteError) -> String {
         let folder = folder(for: unit)
         let path = presets(for: unit).first { $0.name == label }?.path ?? folder + "/" + Self.fileName(label, in: folder)
-        guard Self.makeFolders(folder) else {
+        guard Files.makeDirectories(folder, mode: 0o700) else {
             throw SessionWriteError(path: folder, reason: "cannot create the folder: \(String(cString: strerror(errno)))")
         }
         var lines = ["preset: \(YAMLText.scalar(label))", "unit: \(unit.componentDescription.description)", "parameters:"]
@@ -90,7 +90,7 @@ public struct BuiltInPresets: Sendable {
     func presets(for unit: any AudioUnit) -> [Preset] {
         let folder = folder(for: unit)
         var found: [Preset] = []
-        for entry in FileSystemEntries.names(in: folder).sorted().prefix(Self.countLimit) where entry.hasSuffix(".yaml") {
+        for entry in Files.entries(of: folder).sorted().prefix(Self.countLimit) where entry.hasSuffix(".yaml") {
             let path = folder + "/" + entry
             guard let text = Self.read(path),
                   let object = try? Yams.load(yaml: text) as? [String: Any],
@@ -104,13 +104,7 @@ public struct BuiltInPresets: Sendable {
     }
 
     private static func read(_ path: String) -> String? {
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= fileLimit,
-              let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        guard fread(&bytes, 1, bytes.count, file) == bytes.count else { return nil }
-        return String(validating: bytes, as: UTF8.self)
+        (try? Files.readRegular(path, limit: fileLimit)).flatMap { String(validating: $0, as: UTF8.self) }
     }
 
     /// A file name for `label` not yet taken in `folder`.
@@ -125,29 +119,5 @@ public struct BuiltInPresets: Sendable {
             number += 1
         }
         return name
-    }
-
-    /// `mkdir -p`, private to the user where it creates.
-    static func makeFolders(_ path: String) -> Bool {
-        var built = ""
-        for part in path.split(separator: "/") {
-            built += "/" + part
-            if mkdir(built, 0o700) != 0 && errno != EEXIST { return false }
-        }
-        return true
-    }
-}
-
-/// The names in a folder, none if it cannot be read.
-enum FileSystemEntries {
-    static func names(in folder: String) -> [String] {
-        guard let directory = opendir(folder) else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
     }
 }

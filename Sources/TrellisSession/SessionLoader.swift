@@ -87,7 +87,7 @@ public enum SessionLoader {
         if options.initialize {
             do { try built.graph.initialize() } catch { throw locate(error) }
         }
-        var loaded = LoadedSession(
+        let loaded = LoadedSession(
             document: document, graph: built.graph, path: path, sampleRate: sampleRate, blockSize: blockSize,
             players: builder.players, recorders: recorders, warnings: builder.warnings, baselines: builder.baselines,
             locate: locate)
@@ -105,36 +105,19 @@ public enum SessionLoader {
     /// Reads a regular file of at most `maximumFileBytes`. A FIFO or device is refused
     /// before it is read, so a load never waits on a writer that may never come.
     static func readSessionFile(_ path: String, at location: SourceLocation) throws(SessionError) -> String {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else {
-            let reason = errno == ENOENT ? "no such file" : "cannot be read (\(String(cString: strerror(errno))))"
-            throw SessionError("\(path): \(reason)", at: location)
+        let bytes: [UInt8]
+        do { bytes = try Files.readRegular(path, limit: maximumFileBytes) } catch {
+            switch error {
+            case .missing: throw SessionError("\(path): no such file", at: location)
+            case .unreadable(let reason): throw SessionError("\(path): cannot be read (\(reason))", at: location)
+            case .folder: throw SessionError("\(path) is a folder, not a session file", at: location)
+            case .fifo: throw SessionError("\(path) is a FIFO, not a session file: sessions are read from regular files", at: location)
+            case .device: throw SessionError("\(path) is a device or socket, not a session file", at: location)
+            case .tooLarge(let size): throw SessionError("\(path) is \(size) bytes; a session file may have at most \(maximumFileBytes) (16 MiB)", at: location)
+            case .grew: throw SessionError("\(path) grew past \(maximumFileBytes) bytes (16 MiB) while it was read", at: location)
+            }
         }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw SessionError("\(path): cannot be read", at: location) }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: break
-        case S_IFDIR: throw SessionError("\(path) is a folder, not a session file", at: location)
-        case S_IFIFO: throw SessionError("\(path) is a FIFO, not a session file: sessions are read from regular files", at: location)
-        default: throw SessionError("\(path) is a device or socket, not a session file", at: location)
-        }
-        guard info.st_size <= maximumFileBytes else {
-            throw SessionError("\(path) is \(info.st_size) bytes; a session file may have at most \(maximumFileBytes) (16 MiB)", at: location)
-        }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
-        var count = 0
-        while count < bytes.count {
-            let read = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
-            if read < 0 && errno == EINTR { continue }
-            guard read >= 0 else { throw SessionError("\(path): cannot be read (\(String(cString: strerror(errno))))", at: location) }
-            if read == 0 { break }
-            count += read
-        }
-        guard count <= maximumFileBytes else {
-            throw SessionError("\(path) grew past \(maximumFileBytes) bytes (16 MiB) while it was read", at: location)
-        }
-        guard let text = String(validating: bytes[..<count], as: UTF8.self) else {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             throw SessionError("\(path) is not UTF-8 text", at: location)
         }
         return text

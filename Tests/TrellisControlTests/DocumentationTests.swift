@@ -100,26 +100,9 @@ enum DocumentationExamples {
               amp: { lv2: http://lv2plug.in/plugins/eg-amp }
             connections: [tone1 -> trim, trim -> amp, amp -> out]
             """,
-        "strip": """
-            version: 1
-            defaults: { sample-rate: 48000, block-size: 256 }
-            jack: { outputs: [out_1] }
-            nodes:
-              tone1: { unit: tone, channels: 1, parameters: { freq: 1000, amp: 0.5 } }
-              strip: { subgraph: strip }
-              out: { unit: output, channels: 1 }
-            connections:
-              - tone1 -> strip -> out
-            subgraphs:
-              strip:
-                nodes:
-                  in: { unit: input, channels: 1 }
-                  trim: { unit: gain, channels: 1 }
-                  level: { unit: gain, channels: 1, parameters: { gain: -6 } }
-                  out: { unit: output, channels: 1 }
-                connections:
-                  - in -> trim -> level -> out
-            """,
+        "strip": LiveControlTests.stripSession.replacingOccurrences(
+            of: "defaults: { sample-rate: 48000, block-size: 256 }\n",
+            with: "defaults: { sample-rate: 48000, block-size: 256 }\njack: { outputs: [out_1] }\n"),
         "metro": """
             version: 1
             defaults: { sample-rate: 48000, block-size: 256 }

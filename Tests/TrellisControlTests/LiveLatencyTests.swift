@@ -35,19 +35,6 @@ extension LiveControlTests {
             """
     }
 
-    /// Channel 0 of a file, as sox decodes it.
-    static func leftChannel(_ path: String) throws -> [Float] {
-        let sox = Process()
-        sox.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sox.arguments = ["sox", path, "-t", "f32", "-", "remix", "1"]
-        let pipe = Pipe()
-        sox.standardOutput = pipe
-        try sox.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        sox.waitUntilExit()
-        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-    }
-
     /// The largest difference between `take` and twice the looping `loop`, at the lag
     /// that fits best: small when the two paths arrived together, about the signal
     /// itself when they arrived apart (a comb filter fits no lag).
@@ -95,13 +82,13 @@ extension LiveControlTests {
         defer { rig.stop() }
         let client = try rig.client(), watcher = try rig.client()
         #expect(try watcher.request("watch events=graph").hasPrefix("ok"))
-        let loop = try Self.leftChannel(folder + "/noise.wav")
+        let loop = try firstChannel(ofFile: folder + "/noise.wav")
 
         #expect(try Self.waitForLatency(64 + 480, client))
         #expect(try Self.captureLatency(of: "trellis:out_1", server: rig.serverName) == "[ 544 544 ] frames")
         usleep(600_000)
         #expect(try client.request("record stop").hasPrefix("ok take idle"))
-        #expect(Self.misalignment(try Self.leftChannel(folder + "/take.wav"), loop: loop) < 1e-4)
+        #expect(Self.misalignment(try firstChannel(ofFile: folder + "/take.wav"), loop: loop) < 1e-4)
 
         #expect(try client.request("set lim delay_s 0.02").hasPrefix("ok"))
         let event = try #require(try watcher.readLine(timeout: 3))
@@ -118,6 +105,6 @@ extension LiveControlTests {
         #expect(try client.request("record start overwrite").hasPrefix("ok take recording"))
         usleep(600_000)
         #expect(try client.request("record stop").hasPrefix("ok take idle"))
-        #expect(Self.misalignment(try Self.leftChannel(folder + "/take.wav"), loop: loop) < 1e-4)
+        #expect(Self.misalignment(try firstChannel(ofFile: folder + "/take.wav"), loop: loop) < 1e-4)
     }
 }

@@ -17,6 +17,18 @@ extension LiveControlTests {
           take: { source: metro.0, file: take.wav }
         """
 
+    /// Channel 0 of `trellis render SESSION` for `seconds`, as float32 beside it.
+    static func render(_ session: String, seconds: Double) throws -> [Float] {
+        let output = session.replacingOccurrences(of: ".yaml", with: ".wav")
+        let render = Process()
+        render.executableURL = trellisExecutable
+        render.arguments = ["render", session, "-o", output, "--duration", "\(seconds)", "--sample-type", "float32"]
+        render.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try render.run()
+        render.waitUntilExit()
+        return try firstChannel(ofFile: output)
+    }
+
     @Test("transport play starts eg-metro on the transport's first frame, a click every 24,000 frames; tempo 90 spaces them 32,000 from the next beat")
     func metronomeLive() throws {
         let rig = try LiveRig(session: Self.metronomeSession)
@@ -212,13 +224,7 @@ extension LiveControlTests {
 
         try session.replacingOccurrences(of: "recorders:\n  take: { source: piano.0, file: take.wav }", with: "")
             .write(toFile: rig.folder + "/offline.yaml", atomically: true, encoding: .utf8)
-        let render = Process()
-        render.executableURL = trellisExecutable
-        render.arguments = ["render", rig.folder + "/offline.yaml", "-o", rig.folder + "/offline.wav", "--duration", "3.5"]
-        render.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try render.run()
-        render.waitUntilExit()
-        let offline = try firstChannel(ofFile: rig.folder + "/offline.wav")
+        let offline = try Self.render(rig.folder + "/offline.yaml", seconds: 3.5)
         let count = min(offline.count, live.count - start)
         #expect(count >= 160_000)
         // EPiano's own modulation runs while the transport waits, so its state at the
@@ -267,13 +273,7 @@ extension LiveControlTests {
 
         try Self.automationSession.replacingOccurrences(of: "recorders:\n  take: { source: trim.0, file: take.wav, sample-type: float32 }", with: "")
             .write(toFile: rig.folder + "/offline.yaml", atomically: true, encoding: .utf8)
-        let render = Process()
-        render.executableURL = trellisExecutable
-        render.arguments = ["render", rig.folder + "/offline.yaml", "-o", rig.folder + "/offline.wav", "--duration", "1.1", "--sample-type", "float32"]
-        render.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try render.run()
-        render.waitUntilExit()
-        let offline = try firstChannel(ofFile: rig.folder + "/offline.wav")
+        let offline = try Self.render(rig.folder + "/offline.yaml", seconds: 1.1)
         let count = min(offline.count, live.count - start)
         #expect(count >= 48_000)
         let differing = (0..<count).first { live[start + $0] != offline[$0] }

@@ -5,17 +5,7 @@ import Foundation
 /// from phase zero, so its first frame is 0 and the first sound is one frame later:
 /// the onset is that frame less one.
 public func clickOnsets(_ samples: [Float], quiet: Int = 1000) -> [Int] {
-    var onsets: [Int] = []
-    var silent = quiet
-    for (index, sample) in samples.enumerated() {
-        if sample == 0 {
-            silent += 1
-            continue
-        }
-        if silent >= quiet { onsets.append(max(0, index - 1)) }
-        silent = 0
-    }
-    return onsets
+    soundOnsets(samples, quiet: quiet).map { max(0, $0 - 1) }
 }
 
 /// Channel 0 of an audio file, as sox decodes it.
