@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "TrellisLive", targets: ["TrellisLive"]),
         .library(name: "TrellisMedia", targets: ["TrellisMedia"]),
         .library(name: "TrellisControl", targets: ["TrellisControl"]),
+        .library(name: "TrellisNSM", targets: ["TrellisNSM"]),
         // Trellis' units as LV2 plugins: the binary of Plugins/trellis.lv2 (scripts/install-plugins).
         .library(name: "TrellisLV2Plugins", type: .dynamic, targets: ["TrellisLV2Plugin"]),
     ],
@@ -88,12 +89,14 @@ let package = Package(
         .target(name: "TrellisLive", dependencies: ["TrellisCore", "TrellisGraph", "TrellisJACK", "TrellisSession"]),
         // The control plane: a line protocol on a socket, OSC, one dispatcher for both.
         .target(name: "TrellisControl", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisAudioFile", "CLiblo"]),
+        // A client of a session manager (NSM API 1.1.2) over OSC.
+        .target(name: "TrellisNSM", dependencies: ["TrellisControl"]),
         // Saves a big session in a loop until killed: the crash-safety test's subject.
         .executableTarget(name: "SessionSaveLoop", dependencies: ["TrellisSession", "TrellisUnits", "TrellisCore"]),
         .executableTarget(
             name: "TrellisCLI",
             dependencies: [
-                "TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisLV2", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisControl", "TrellisPlugins",
+                "TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisLV2", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisControl", "TrellisNSM", "TrellisPlugins",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

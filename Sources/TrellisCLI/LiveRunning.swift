@@ -6,11 +6,8 @@ import TrellisJACK
 /// for SIGINT, SIGTERM or the end of a duration.
 enum LiveRunning {
     /// Returns a private server this process started, or nil when one was running.
-    ///
-    /// A live process outlives its peers: from here on, a JACK server or a control client
-    /// that goes away is an error from `write`, never a silent death by SIGPIPE.
     static func ensureServer(named server: String?, startIfMissing: Bool) throws(CLIError) -> JACKServer? {
-        signal(SIGPIPE, SIG_IGN)
+        ignoreSIGPIPE()
         guard !JACKServer.isRunning(name: server) else { return nil }
         guard startIfMissing else {
             throw CLIError("no JACK server \(server.map { "named \"\($0)\" " } ?? "")is running; start one (e.g. `jackd -d alsa`), or pass --start-server for a private one on the dummy backend")
@@ -22,6 +19,12 @@ enum LiveRunning {
         } catch {
             throw CLIError("could not start a private JACK server: \(error)")
         }
+    }
+
+    /// A live process outlives its peers: from here on, a JACK server or a control client
+    /// that goes away is an error from `write`, never a silent death by SIGPIPE.
+    static func ignoreSIGPIPE() {
+        signal(SIGPIPE, SIG_IGN)
     }
 
     /// Calls `tick` every half second until interrupted or `duration` seconds pass.

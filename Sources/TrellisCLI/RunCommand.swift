@@ -67,89 +67,20 @@ struct RunCommand: ParsableCommand {
 
         let privateServer = try LiveRunning.ensureServer(named: server, startIfMissing: startServer)
         defer { privateServer?.stop() }
-
-        // Listening before the first cycle: what the first cycles report is not lost.
-        let notices = loaded.graph.engine.addNoticeListener { notice in output.notice(notice, registry: registry) }
-        defer { loaded.graph.engine.removeNoticeListener(notices) }
-        let playerTokens = Self.logFileTrouble(of: loaded.graph)
-        defer { for (player, token) in playerTokens { player.removeObserver(token) } }
-        let live: LiveSession
-        do {
-            live = try LiveSession(session: loaded, serverName: server, clientName: clientName)
-            live.addListener { event in output.event(event) }
-            try live.start()
-        } catch { throw CLIError("\(error)") }
-        if let warning = loaded.rateWarning(runningAt: live.status().sampleRate) { Log.logger.warning("\(warning)") }
-        let recorders: [FileRecorder]
-        do { recorders = try loaded.startTransport(atSampleTime: nil) } catch {
-            live.stop()
-            throw CLIError("\(error)")
-        }
-        // A recorder that cannot write (a full disk) is reported at once and makes the
-        // exit status 1: a take that stopped growing must not pass for a good one.
-        let recordingFailed = Atomic<Bool>(false)
-        let onFailure: @Sendable (String) -> Void = { message in
-            Log.logger.error("\(message)")
-            recordingFailed.store(true, ordering: .relaxed)
-        }
-        let control: ControlServer?
-        do { control = try startControl(live, recorders: recorders, loaded: loaded, onRecorderFailure: onFailure) } catch {
-            live.stop()
-            throw CLIError("\(error)")
-        }
-        var tokens: [(FileRecorder, MediaListenerToken)] = []
-        if control == nil {
-            for recorder in recorders {
-                tokens.append((recorder, recorder.addListener { note in
-                    if case .writeFailed(let error) = note { onFailure("recorder: \(error); the take stops growing") }
-                }))
-            }
-        }
-        defer { control?.stop() }
-
-        LiveRunning.waitForInterrupt(duration: duration) { output.status(live.status(), transport: loaded.graph.engine.transportTime) }
-        live.stop()
-        for recorder in control?.dispatcher.currentRecorders ?? recorders {
-            do { _ = try recorder.stop() } catch {
-                Log.logger.error("\(error)")
-                recordingFailed.store(true, ordering: .relaxed)
-            }
-        }
-        for (recorder, token) in tokens { recorder.removeListener(token) }
+        let running = try RunningSession(loaded, registry: registry, output: output, server: server, clientName: clientName, control: controlSettings())
+        LiveRunning.waitForInterrupt(duration: duration) { output.status(running.live.status(), transport: loaded.graph.engine.transportTime) }
+        let recorded = running.stop()
         output.finish()
-        if recordingFailed.load(ordering: .relaxed) { throw ExitCode.failure }
+        if !recorded { throw ExitCode.failure }
     }
 
-    /// Logs what the session's players could not read: damaged frames played as silence,
-    /// a read that failed. (Watchers hear the same as warning events.)
-    static func logFileTrouble(of graph: Graph) -> [(FilePlayer, MediaListenerToken)] {
-        graph.nodes.compactMap { node in
-            guard let player = node.unit as? FilePlayer else { return nil }
-            let name = node.name
-            return (player, player.addListener { note in
-                guard let event = ControlEvent.from(note, node: name), event.kind == .warning else { return }
-                Log.logger.warning("\(event.text)")
-            })
-        }
-    }
-}
-
-extension RunCommand {
-    /// Serves the control protocol for the running session, as the options ask.
-    func startControl(
-        _ live: LiveSession, recorders: [FileRecorder], loaded: LoadedSession, onRecorderFailure: @escaping @Sendable (String) -> Void
-    ) throws -> ControlServer? {
+    /// Where the options ask the control protocol to be served; nil for nowhere.
+    func controlSettings() -> RunningSession.ControlSettings? {
         let name = URL(fileURLWithPath: session).deletingPathExtension().lastPathComponent
         let socket = noControl ? nil : controlSocket ?? ControlEndpoint.defaultSocketPath(name: name)
         guard socket != nil || controlTcp != nil || oscPort != nil else { return nil }
         let secretPath = ControlSecretFile.path(besideSocket: controlSocket ?? ControlEndpoint.defaultSocketPath(name: name))
-        let server = try ControlServer(target: live, socketPath: socket, tcpPort: controlTcp, oscPort: oscPort, secretPath: secretPath, fileTimeout: fileTimeout)
-        server.dispatcher.setRecorders(Dictionary(uniqueKeysWithValues: zip(loaded.recorders.map(\.name), recorders)), onFailure: onRecorderFailure)
-        server.start()
-        for endpoint in server.endpoints { Log.logger.info("control: \(endpoint)") }
-        if let osc = server.osc { Log.logger.info("OSC: 127.0.0.1:\(osc.port)") }
-        if let path = server.secretPath { Log.logger.info("control secret (for TCP and OSC clients): \(path)") }
-        return server
+        return RunningSession.ControlSettings(socket: socket, tcpPort: controlTcp, oscPort: oscPort, secretPath: secretPath, fileTimeout: fileTimeout)
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Logging
 
 @main
@@ -9,8 +10,16 @@ struct Trellis: ParsableCommand {
         commandName: "trellis",
         abstract: "A headless audio workstation: audio units, graphs, LV2 plugins and JACK.",
         version: version,
-        subcommands: [UnitsCommand.self, InfoCommand.self, ValidateCommand.self, RunCommand.self, RenderCommand.self, ChainCommand.self, CtlCommand.self, RecoverCommand.self, ExportLV2Command.self]
+        subcommands: [UnitsCommand.self, InfoCommand.self, ValidateCommand.self, RunCommand.self, RenderCommand.self, ChainCommand.self, CtlCommand.self, NSMCommand.self, RecoverCommand.self, ExportLV2Command.self]
     )
+
+    /// `trellis-nsm`, a link to trellis, is `trellis nsm`: session managers start a
+    /// program by name alone.
+    static func main() {
+        let name = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent }
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        main(name == "trellis-nsm" ? ["nsm"] + arguments : arguments)
+    }
 }
 
 /// Logs go to stderr so that stdout stays for results a program reads.

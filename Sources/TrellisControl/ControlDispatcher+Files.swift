@@ -135,6 +135,7 @@ extension ControlDispatcher {
     }
 
     private func loadJob(_ path: String) throws(ControlError) -> FileJob {
+        if let reason = savedState.loadRefusal { throw ControlError(.unsupported, "load: \(reason)") }
         let path = try resolve(path)
         let current = target.session
         var options = SessionLoadOptions(
@@ -160,14 +161,18 @@ extension ControlDispatcher {
 
     private func saveJob(_ path: String?) throws(ControlError) -> FileJob {
         let (document, destination) = try saveSnapshot(path)
-        return FileJob(summary: "save \(destination)", onTimeout: "the file is unchanged") { token in
+        // What the file will hold: the edits made so far, when it is the session's own.
+        let edits = destination == target.session.path ? savedState.edits : nil
+        return FileJob(summary: "save \(destination)", onTimeout: "the file is unchanged") { [self] token in
             let saved = Result { () throws(SessionWriteError) in
                 try SessionWriter.save(document, to: destination, mayReplace: token.mayCommit)
             }
-            return {
+            return { [self] in
                 switch saved {
-                case .success: .ok(text: destination, value: .object([("path", .string(destination))]))
-                case .failure(let error): .error(ControlError(.session, error.description))
+                case .success:
+                    if let edits { noteSaved(edits) }
+                    return .ok(text: destination, value: .object([("path", .string(destination))]))
+                case .failure(let error): return .error(ControlError(.session, error.description))
                 }
             }
         }

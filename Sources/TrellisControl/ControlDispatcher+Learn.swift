@@ -39,6 +39,7 @@ extension ControlDispatcher {
                         do throws(GraphError) { try graph.map(mapping) } catch { throw ControlErrors.map(error) }
                     }
                 } catch { return .error(error) }
+                countEdit()
                 return .ok(text: describe(mapping), value: .object([
                     ("node", .string(name)), ("target", .string(identifier ?? "bypass")), ("controller", .number(heard.controller)),
                     ("channel", .number(heard.channel + 1)), ("port", .string(portName(heard.port))),

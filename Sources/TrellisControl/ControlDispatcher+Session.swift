@@ -97,6 +97,7 @@ extension ControlDispatcher {
         listenToProperties()
         // Undo works within one graph; the loaded one starts a history of its own.
         history.clear()
+        noteLoaded()
         // A session that says how its transport starts sets it; one that does not leaves it.
         if let transport = loaded.loadedDocument.transport { loaded.startClock(transport, rolling: nil) }
         if let warning = loaded.rateWarning(runningAt: current.graph.sampleRate) { warnings.append(warning) }

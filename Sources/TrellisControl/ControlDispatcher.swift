@@ -59,6 +59,8 @@ public final class ControlDispatcher: @unchecked Sendable {
     let fileTimeout: Double
     /// Peers with a file job under way, and their requests that came after it (queue only).
     var waiting: [ObjectIdentifier: [() -> Void]] = [:]
+    /// Edits, saves and who is told of unsaved changes (ControlDispatcher+SavedState).
+    var savedState = SavedState()
 
     /// Thread: control.
     public init(target: any ControlTarget, fileTimeout: Double = 10) {
@@ -212,6 +214,12 @@ public final class ControlDispatcher: @unchecked Sendable {
     }
 
     func execute(_ command: ControlCommand, peer: ControlPeer?, requestID: ControlValue = .null) -> ControlReply {
+        let reply = recordingUndo(command, peer: peer, requestID: requestID)
+        noteEdit(command, reply)
+        return reply
+    }
+
+    private func recordingUndo(_ command: ControlCommand, peer: ControlPeer?, requestID: ControlValue) -> ControlReply {
         guard let (label, key) = Self.undoLabel(command) else { return run(command, peer: peer, requestID: requestID) }
         // A fader's next set joins the edit under way: its snapshot is already taken.
         if let key, history.joins(key) {

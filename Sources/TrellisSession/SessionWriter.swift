@@ -61,6 +61,11 @@ public enum SessionWriter {
         try AtomicFile.write(Array(text(document).utf8), to: path, mayReplace: mayReplace)
     }
 
+    /// Writes a session's text as it is (a new session from a template), atomically as `save`.
+    public static func save(text: String, to path: String) throws(SessionWriteError) {
+        try AtomicFile.write(Array(text.utf8), to: path)
+    }
+
     private static func write(_ body: GraphBody, indent: String, path: String, _ out: inout CommentedOutput) {
         let prefix = path.isEmpty ? "" : path + "/"
         if !body.nodes.isEmpty {

@@ -1,0 +1,143 @@
+import Foundation
+import Synchronization
+import TrellisControl
+import TrellisCore
+import TrellisEngine
+import TrellisGraph
+import TrellisLive
+import TrellisMedia
+import TrellisSession
+
+/// A session running live on JACK with its recorders and control plane: what `run`
+/// starts once, and `nsm` starts for each session its manager opens.
+/// Thread: control.
+final class RunningSession {
+    /// Where the control protocol is served.
+    struct ControlSettings {
+        var socket: String?
+        var tcpPort: Int?
+        var oscPort: Int?
+        var secretPath: String
+        var fileTimeout: Double
+    }
+
+    let loaded: LoadedSession
+    let live: LiveSession
+    let control: ControlServer?
+    /// Set when a recorder could not write (a full disk): the take stopped growing, and
+    /// the run must not end as if it were good.
+    private let recordingFailed = FailureFlag()
+    private let recorders: [FileRecorder]
+    private let notices: NoticeListenerToken
+    private let playerTokens: [(FilePlayer, MediaListenerToken)]
+    private var recorderTokens: [(FileRecorder, MediaListenerToken)] = []
+
+    /// Joins the JACK server as `clientName` (default: the session's), starts the
+    /// transport and recorders, and serves control as `settings` say (nil: none).
+    init(
+        _ loaded: LoadedSession, registry: ComponentRegistry, output: StatusOutput,
+        server: String?, clientName: String?, control settings: ControlSettings?
+    ) throws(CLIError) {
+        self.loaded = loaded
+        // Listening before the first cycle: what the first cycles report is not lost.
+        notices = loaded.graph.engine.addNoticeListener { notice in output.notice(notice, registry: registry) }
+        playerTokens = Self.logFileTrouble(of: loaded.graph)
+        let live: LiveSession
+        do {
+            live = try LiveSession(session: loaded, serverName: server, clientName: clientName)
+            live.addListener { event in output.event(event) }
+            try live.start()
+        } catch {
+            Self.release(loaded, notices, playerTokens)
+            throw CLIError("\(error)")
+        }
+        self.live = live
+        if let warning = loaded.rateWarning(runningAt: live.status().sampleRate) { Log.logger.warning("\(warning)") }
+        let recorders: [FileRecorder]
+        do { recorders = try loaded.startTransport(atSampleTime: nil) } catch {
+            live.stop()
+            Self.release(loaded, notices, playerTokens)
+            throw CLIError("\(error)")
+        }
+        self.recorders = recorders
+        let failed = recordingFailed
+        let onFailure: @Sendable (String) -> Void = { message in
+            Log.logger.error("\(message)")
+            failed.raise()
+        }
+        do { control = try settings.map { settings throws(CLIError) in try Self.serve(live, loaded, recorders, settings, onFailure) } } catch {
+            live.stop()
+            for recorder in recorders { _ = try? recorder.stop() }
+            Self.release(loaded, notices, playerTokens)
+            throw error
+        }
+        if control == nil {
+            for recorder in recorders {
+                recorderTokens.append((recorder, recorder.addListener { note in
+                    if case .writeFailed(let error) = note { onFailure("recorder: \(error); the take stops growing") }
+                }))
+            }
+        }
+    }
+
+    /// Leaves JACK, ends every take (its file complete) and stops serving control.
+    /// Returns false when a recorder failed to write at any time.
+    func stop() -> Bool {
+        live.stop()
+        for recorder in control?.dispatcher.currentRecorders ?? recorders {
+            do { _ = try recorder.stop() } catch {
+                Log.logger.error("\(error)")
+                recordingFailed.raise()
+            }
+        }
+        for (recorder, token) in recorderTokens { recorder.removeListener(token) }
+        recorderTokens = []
+        control?.stop()
+        Self.release(loaded, notices, playerTokens)
+        return !recordingFailed.isRaised
+    }
+
+    private static func release(_ loaded: LoadedSession, _ notices: NoticeListenerToken, _ players: [(FilePlayer, MediaListenerToken)]) {
+        loaded.graph.engine.removeNoticeListener(notices)
+        for (player, token) in players { player.removeObserver(token) }
+    }
+
+    private static func serve(
+        _ live: LiveSession, _ loaded: LoadedSession, _ recorders: [FileRecorder], _ settings: ControlSettings,
+        _ onFailure: @escaping @Sendable (String) -> Void
+    ) throws(CLIError) -> ControlServer {
+        let server: ControlServer
+        do {
+            server = try ControlServer(target: live, socketPath: settings.socket, tcpPort: settings.tcpPort, oscPort: settings.oscPort,
+                                       secretPath: settings.secretPath, fileTimeout: settings.fileTimeout)
+        } catch { throw CLIError("\(error)") }
+        server.dispatcher.setRecorders(Dictionary(uniqueKeysWithValues: zip(loaded.recorders.map(\.name), recorders)), onFailure: onFailure)
+        server.start()
+        for endpoint in server.endpoints { Log.logger.info("control: \(endpoint)") }
+        if let osc = server.osc { Log.logger.info("OSC: 127.0.0.1:\(osc.port)") }
+        if let path = server.secretPath { Log.logger.info("control secret (for TCP and OSC clients): \(path)") }
+        return server
+    }
+
+    /// Logs what the session's players could not read: damaged frames played as silence,
+    /// a read that failed. (Watchers hear the same as warning events.)
+    static func logFileTrouble(of graph: Graph) -> [(FilePlayer, MediaListenerToken)] {
+        graph.nodes.compactMap { node in
+            guard let player = node.unit as? FilePlayer else { return nil }
+            let name = node.name
+            return (player, player.addListener { note in
+                guard let event = ControlEvent.from(note, node: name), event.kind == .warning else { return }
+                Log.logger.warning("\(event.text)")
+            })
+        }
+    }
+}
+
+/// Set from any thread when something failed, read once at the end.
+final class FailureFlag: Sendable {
+    private let raised = Atomic<Bool>(false)
+
+    func raise() { raised.store(true, ordering: .relaxed) }
+
+    var isRaised: Bool { raised.load(ordering: .relaxed) }
+}
