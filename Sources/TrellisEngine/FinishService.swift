@@ -23,7 +23,7 @@ final class FinishService: @unchecked Sendable {
 
     private let consumer = Mutex(())
     private let listeners = Mutex<[(token: UInt64, handler: @Sendable (EngineNotice) -> Void)]>([])
-    private let upkeep = Mutex<(@Sendable () -> [EngineNotice])?>(nil)
+    private let upkeep = Mutex<Upkeep?>(nil)
     private let nextToken = Atomic<UInt64>(0)
     private let wakeup = Wakeup()
     /// The running thread and its stop flag; starting and stopping are serialized by this lock.
@@ -76,7 +76,7 @@ final class FinishService: @unchecked Sendable {
 
     /// Thread: any.
     func setUpkeep(_ body: (@Sendable () -> [EngineNotice])?) {
-        upkeep.withLock { $0 = body }
+        upkeep.withLock { $0 = body.map(Upkeep.init) }
     }
 
     private func deliver(_ notices: [EngineNotice]) {
@@ -156,13 +156,18 @@ final class FinishService: @unchecked Sendable {
         if finalPass { pass() }
     }
 
+    /// Runs the upkeep, if any, and delivers its notices. Thread: the finish thread.
+    func upkeepPass() {
+        if let upkeep = upkeep.withLock({ $0 }) { deliver(upkeep.body()) }
+    }
+
     /// True while the thread runs. Thread: any.
     var isRunning: Bool { thread.withLock { $0 != nil } }
 
     private func run(until stopping: StopFlag) {
         while !stopping.flag.load(ordering: .acquiring) {
             pass()
-            if let body = upkeep.withLock({ $0 }) { deliver(body()) }
+            upkeepPass()
             wakeup.wait(nanoseconds: Self.intervalNanoseconds)
         }
     }
@@ -174,6 +179,13 @@ public struct FinishReport: Sendable, Equatable {
     public var freedPrograms: Int
     /// Notices delivered to listeners.
     public var notices: Int
+}
+
+/// The upkeep closure in a struct: a bare function type read and written back through
+/// the generic lock is wrapped in one more reabstraction thunk at every access, and the
+/// chain, one link per finish pass, overflows the stack when it is finally released.
+private struct Upkeep {
+    var body: @Sendable () -> [EngineNotice]
 }
 
 private final class StopFlag: Sendable {

@@ -163,6 +163,10 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
     @discardableResult
     public func finish() -> FinishReport { finishing.pass() }
 
+    /// Runs the upkeep once on the calling thread, as the finish thread does after each
+    /// of its passes. Thread: any but audio, never beside a running finish thread.
+    public func upkeepPass() { finishing.upkeepPass() }
+
     /// Queues a parameter change for the audio thread. Producers are serialized by a
     /// lock that the audio thread never takes. Thread: any but audio.
     public func enqueue(_ event: ParameterEvent) -> ParameterDelivery {

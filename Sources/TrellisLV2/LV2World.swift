@@ -40,7 +40,10 @@ public final class LV2World: @unchecked Sendable {
     public let index: LV2BundleIndex
     /// The URID table every plugin of this world shares.
     public let urids = URIDMap()
-    private let logHandler: Mutex<@Sendable (LogMessage) -> Void>
+    /// In a struct: a bare function type behind the generic lock gains a reabstraction
+    /// thunk at every access, a chain that grows with every line logged.
+    private struct LogHandler { var body: @Sendable (LogMessage) -> Void }
+    private let logHandler: Mutex<LogHandler>
 
     /// A world searching `path` (colon-separated directories), or `LV2_PATH`, or lilv's
     /// default when nil. Nothing is loaded yet. Thread: control.
@@ -50,7 +53,7 @@ public final class LV2World: @unchecked Sendable {
         self.world = world
         index = LV2BundleIndex(path: path)
         state = Mutex(State())
-        logHandler = Mutex({ message in
+        logHandler = Mutex(LogHandler { message in
             let line = "lv2 <\(message.plugin)> \(message.level.rawValue): \(message.text)"
             let text = line.hasSuffix("\n") ? line : line + "\n"
             _ = text.withCString { write(2, $0, strlen($0)) }
@@ -75,12 +78,12 @@ public final class LV2World: @unchecked Sendable {
 
     /// Sends plugin log lines to `handler` (stderr by default). Thread: any.
     public func setLogHandler(_ handler: @escaping @Sendable (LogMessage) -> Void) {
-        logHandler.withLock { $0 = handler }
+        logHandler.withLock { $0 = LogHandler(body: handler) }
     }
 
     func log(_ message: LogMessage) {
         let handler = logHandler.withLock { $0 }
-        handler(message)
+        handler.body(message)
     }
 
     // MARK: - Loading

@@ -110,3 +110,21 @@ struct FinishStepTests {
         #expect(recorded.contains { abs($0) > 0.1 }, "the signal played between the switches")
     }
 }
+
+@Suite("The finish step's upkeep")
+struct UpkeepTests {
+    @Test("an upkeep run by a million finish passes is released without a chain of thunks to unwind")
+    func upkeepStaysOneClosure() {
+        let engine = RenderEngine()
+        let runs = Atomic<Int>(0)
+        engine.setUpkeep {
+            runs.add(1, ordering: .relaxed)
+            return []
+        }
+        // A million passes is four hours of a live session; each one used to wrap the
+        // closure in another thunk, and releasing the chain overflowed the stack.
+        for _ in 0..<1_000_000 { engine.upkeepPass() }
+        engine.setUpkeep(nil)
+        #expect(runs.load(ordering: .relaxed) == 1_000_000)
+    }
+}
