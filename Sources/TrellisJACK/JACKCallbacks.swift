@@ -36,8 +36,8 @@ enum JACKCallbacks {
         state(arg)._withUnsafeGuaranteedRef { _ = $0.notificationEvents.push(.portConnect) }
     }
 
-    static let portRegistration: JackPortRegistrationCallback = { _, _, arg in
-        state(arg)._withUnsafeGuaranteedRef { _ = $0.notificationEvents.push(.portRegistration) }
+    static let portRegistration: JackPortRegistrationCallback = { id, registered, arg in
+        state(arg)._withUnsafeGuaranteedRef { _ = $0.notificationEvents.push(.portRegistration(id: id, registered: registered != 0)) }
     }
 
     /// Thread: JACK's notification thread.

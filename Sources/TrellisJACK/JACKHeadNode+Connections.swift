@@ -71,6 +71,19 @@ extension JACKHeadNode {
         }
     }
 
+    /// A port of another client went away, and our connections to it with it: they
+    /// are made again when a port of that name returns (its client restarted, a
+    /// NetJACK2 master came back). A connection someone broke on purpose is not among
+    /// them. The slot of a port just unregistered still names it.
+    func noteDeparted(_ ids: [UInt32], _ control: inout ControlState) {
+        guard let client = control.client, !ids.isEmpty else { return }
+        for id in ids {
+            guard let port = jack_port_by_id(client, id), let text = jack_port_name(port) else { continue }
+            let name = String(cString: text)
+            for link in control.links where link.peer == name { control.pending.insert(link) }
+        }
+    }
+
     /// Reads our ports' connections from the server and reports the difference from what
     /// was known as route changes.
     func rescanLinks(_ control: inout ControlState, events: inout [JACKEvent]) {

@@ -18,11 +18,12 @@ extension JACKHeadNode {
             }
             var linksChanged = false
             var portsAppeared = false
+            var departed: [UInt32] = []
             while let event = state.notificationEvents.pop() {
-                translate(event, into: &events, linksChanged: &linksChanged, portsAppeared: &portsAppeared)
+                translate(event, into: &events, linksChanged: &linksChanged, portsAppeared: &portsAppeared, departed: &departed)
             }
             while let event = state.processEvents.pop() {
-                translate(event, into: &events, linksChanged: &linksChanged, portsAppeared: &portsAppeared)
+                translate(event, into: &events, linksChanged: &linksChanged, portsAppeared: &portsAppeared, departed: &departed)
             }
             let lost = state.processEvents.refusedCount + state.notificationEvents.refusedCount
             if lost > reportedLost {
@@ -36,6 +37,7 @@ extension JACKHeadNode {
                     if state.serverLost.load(ordering: .acquiring) {
                         interrupt(&control, events: &events)
                     } else {
+                        noteDeparted(departed, &control)
                         if !control.pending.isEmpty && (portsAppeared || HostClock.now() >= control.nextRetry) {
                             restorePending(&control)
                             control.nextRetry = HostClock.now() + retryInterval
@@ -55,7 +57,8 @@ extension JACKHeadNode {
     }
 
     private func translate(
-        _ event: JACKRealtimeEvent, into events: inout [JACKEvent], linksChanged: inout Bool, portsAppeared: inout Bool
+        _ event: JACKRealtimeEvent, into events: inout [JACKEvent], linksChanged: inout Bool, portsAppeared: inout Bool,
+        departed: inout [UInt32]
     ) {
         switch event {
         case .xrun:
@@ -66,8 +69,11 @@ extension JACKHeadNode {
             events.append(.sampleRateChanged(Double(rate)))
         case .portConnect:
             linksChanged = true
-        case .portRegistration:
+        case .portRegistration(let id, let registered):
             portsAppeared = true
+            // JACK does not always tell of the connections a departing port took along.
+            linksChanged = true
+            if !registered { departed.append(id) }
         case .freewheel(let on):
             events.append(.freewheelChanged(on))
         case .silenced(let reason, let frames):

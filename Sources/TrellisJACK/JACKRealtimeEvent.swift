@@ -5,8 +5,9 @@ enum JACKRealtimeEvent: BitwiseCopyable {
     case sampleRate(UInt32)
     /// Some connection in the server changed; the control thread looks at ours.
     case portConnect
-    /// Some port appeared or went away; pending connections may now be possible.
-    case portRegistration
+    /// A port appeared or went away: pending connections may now be possible, and a
+    /// connection lost with a port that went away is to be made again when it returns.
+    case portRegistration(id: UInt32, registered: Bool)
     case freewheel(Bool)
     case silenced(JACKSilenceReason, frames: UInt32)
     case resumed

@@ -64,7 +64,8 @@ extension LiveControlTests {
         let log = "iodelay-\(UUID().uuidString.prefix(4)).log"
         let meter = try pair.spawn(on: .master, ["stdbuf", "-o0", "jack_iodelay"], log: log)
         defer {
-            // jack_iodelay does not end on SIGTERM; a client killed outright is safe.
+            // jack_iodelay sets no SIGTERM handler, and a test runner's children may inherit
+            // SIGTERM ignored; a client killed outright is safe.
             kill(meter.processIdentifier, SIGKILL)
             meter.waitUntilExit()
         }
@@ -90,7 +91,8 @@ extension LiveControlTests {
         let deadline = Date().addingTimeInterval(seconds)
         while !condition() {
             guard trellis.isRunning, Date() < deadline else {
-                throw TestFailure("waited for \(what): \(trellis.isRunning ? "timed out" : "trellis ended"); trellis: \(pair.log("trellis.log").suffix(1200)) slave: \(pair.log("slave.log").suffix(600))")
+                let events = pair.log("trellis.log").split(separator: "\n").filter { !$0.hasPrefix("DSP") }.suffix(20).joined(separator: "\n")
+                throw TestFailure("waited for \(what): \(trellis.isRunning ? "timed out" : "trellis ended"); trellis: \(events) slave: \(pair.log("slave.log").suffix(600))")
             }
             usleep(100_000)
         }
