@@ -55,4 +55,10 @@ enum JACKCallbacks {
     static let shutdown: JackInfoShutdownCallback = { _, reason, arg in
         state(arg)._withUnsafeGuaranteedRef { $0.serverWentAway(reason: reason) }
     }
+
+    /// The same without a reason: jackd2 calls only the one above when both are set,
+    /// PipeWire's libjack only this one.
+    static let plainShutdown: JackShutdownCallback = { arg in
+        state(arg)._withUnsafeGuaranteedRef { $0.serverWentAway(reason: nil) }
+    }
 }

@@ -181,6 +181,7 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
         jack_set_port_registration_callback(client, JACKCallbacks.portRegistration, context)
         jack_set_latency_callback(client, JACKCallbacks.latency, context)
         jack_on_info_shutdown(client, JACKCallbacks.shutdown, context)
+        jack_on_shutdown(client, JACKCallbacks.plainShutdown, context)
 
         let audio = JACKPortKind.audioType, midi = JACKPortKind.midiType
         let input = UInt(JackPortIsInput.rawValue), output = UInt(JackPortIsOutput.rawValue)
