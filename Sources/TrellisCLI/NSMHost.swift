@@ -96,6 +96,10 @@ final class NSMHost: @unchecked Sendable {
         let loaded: LoadedSession
         let created: Bool
         do throws(NSMFailure) {
+            // It names the JACK client and the control socket.
+            guard !clientID.isEmpty, clientID.utf8.count < 64, !clientID.contains("/") else {
+                throw NSMFailure(.general, "the client id \"\(clientID)\" cannot name a JACK client: 1 to 63 bytes, no /")
+            }
             created = try prepare(folder: folder, file: file)
             do { loaded = try SessionLoader.load(path: file, registry: options.registry, options: SessionLoadOptions()) } catch {
                 if created { unlink(file) }

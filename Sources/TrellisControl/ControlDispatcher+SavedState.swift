@@ -15,11 +15,6 @@ extension ControlDispatcher {
         queue.sync { savedState.loadRefusal = reason }
     }
 
-    /// Whether the session has unsaved changes. Thread: any but the dispatcher's queue.
-    public var hasUnsavedChanges: Bool {
-        queue.sync { savedState.edits != savedState.saved }
-    }
-
     /// Counts `command` as an edit when it changed what a save writes. Queue only.
     func noteEdit(_ command: ControlCommand, _ reply: ControlReply) {
         guard case .ok = reply, Self.changesSavedSession(command) else { return }
