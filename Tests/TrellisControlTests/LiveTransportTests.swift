@@ -256,17 +256,16 @@ extension LiveControlTests {
 
     @Test("an automation lane played live gives the offline render's samples, from the frame the transport started")
     func automationLiveEqualsOffline() throws {
-        let rig = try LiveRig(session: Self.automationSession) { folder in
-            try FloatWAV.write(Array(repeating: 0.5, count: 48_000), sampleRate: 48_000, to: folder + "/dc.wav")
+        // The gain's output is never 0: a zero in the take is a block the player's disk
+        // thread, starved on a busy machine, could not fill. Such a take is taken again.
+        var attempt = 0
+        var (rig, live) = try automationTake()
+        while live.contains(0) && attempt < 2 {
+            rig.stop()
+            attempt += 1
+            (rig, live) = try automationTake()
         }
         defer { rig.stop() }
-        let client = try rig.client()
-        #expect(try client.request("record start take overwrite").hasPrefix("ok"))
-        usleep(300_000)
-        #expect(try client.request("transport play").hasPrefix("ok rolling=true"))
-        usleep(1_500_000)
-        #expect(try client.request("record stop").hasPrefix("ok"))
-        let live = try firstChannel(ofFile: rig.folder + "/take.wav")
         let waiting = live.first ?? 0
         let start = try #require(live.firstIndex { $0 != waiting })
         #expect(start % 256 == 0 && start > 0, "the lane starts on the transport's first frame: \(start)")
@@ -278,6 +277,25 @@ extension LiveControlTests {
         #expect(count >= 48_000)
         let differing = (0..<count).first { live[start + $0] != offline[$0] }
         #expect(differing == nil, "live and offline differ from frame \(differing ?? -1)")
+    }
+
+    /// A live session of `automationSession` and its take: 0.3 s waiting, 1.5 s rolling.
+    private func automationTake() throws -> (LiveRig, [Float]) {
+        let rig = try LiveRig(session: Self.automationSession) { folder in
+            try FloatWAV.write(Array(repeating: 0.5, count: 48_000), sampleRate: 48_000, to: folder + "/dc.wav")
+        }
+        do {
+            let client = try rig.client()
+            #expect(try client.request("record start take overwrite").hasPrefix("ok"))
+            usleep(300_000)
+            #expect(try client.request("transport play").hasPrefix("ok rolling=true"))
+            usleep(1_500_000)
+            #expect(try client.request("record stop").hasPrefix("ok"))
+            return (rig, try firstChannel(ofFile: rig.folder + "/take.wav"))
+        } catch {
+            rig.stop()
+            throw error
+        }
     }
 
     @Test("ctl automate sets and clears a lane, undo takes it back, and save writes it")
