@@ -16,20 +16,13 @@ struct NSMCommand: ParsableCommand {
             SIGTERM ends it at once, as the manager expects.
             """)
 
-    @Option(help: "The JACK server to join (default: the default server).")
-    var server: String?
-
-    @Flag(help: "Start a private JACK server with the dummy backend when none is running.")
-    var startServer = false
+    @OptionGroup var live: LiveSessionOptions
 
     @Option(help: "The session file a new session starts as (default: stereo inputs straight to stereo outputs).")
     var template: String?
 
     @Flag(help: "Write notification events as JSON lines.")
     var json = false
-
-    @Option(help: "Seconds a control load, save or player's file may take before the client is answered TIMEOUT and nothing changes.")
-    var fileTimeout: Double = 10
 
     /// A new session: two JACK inputs straight to two outputs, to be built on with `trellis ctl`.
     static let emptySession = """
@@ -58,7 +51,7 @@ struct NSMCommand: ParsableCommand {
         LiveRunning.ignoreSIGPIPE()
         let output = StatusOutput(json: json)
         let host = NSMHost(NSMHost.Options(
-            registry: try Units.registry(), output: output, server: server, startServer: startServer, template: text, fileTimeout: fileTimeout))
+            registry: try Units.registry(), output: output, server: live.server, startServer: live.startServer, template: text, fileTimeout: live.fileTimeout))
         try host.announce(to: address, executable: CommandLine.arguments.first ?? "trellis")
         LiveRunning.waitForInterrupt(duration: nil)
         let recorded = host.stop()

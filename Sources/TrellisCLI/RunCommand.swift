@@ -19,11 +19,7 @@ struct RunCommand: ParsableCommand {
     @Argument(help: "The session file.")
     var session: String
 
-    @Option(help: "The JACK server to join (default: the default server).")
-    var server: String?
-
-    @Flag(help: "Start a private JACK server with the dummy backend when none is running.")
-    var startServer = false
+    @OptionGroup var live: LiveSessionOptions
 
     @Option(help: "The JACK client name (default: the session's).")
     var clientName: String?
@@ -46,15 +42,6 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Serve the control vocabulary as OSC on UDP 127.0.0.1:PORT.")
     var oscPort: Int?
 
-    @Option(help: "Seconds a control load, save or player's file may take before the client is answered TIMEOUT and nothing changes.")
-    var fileTimeout: Double = 10
-
-    func validate() throws {
-        guard fileTimeout.isFinite, fileTimeout > 0, fileTimeout <= 86_400 else {
-            throw ValidationError("--file-timeout must be a number of seconds above 0 and at most 86400, not \(fileTimeout)")
-        }
-    }
-
     func run() throws {
         // Made before any plugin loads: with --json, what plugins print stays out of it.
         let output = StatusOutput(json: json)
@@ -65,9 +52,9 @@ struct RunCommand: ParsableCommand {
         }
         for warning in loaded.warnings { Log.logger.warning("\(warning)") }
 
-        let privateServer = try LiveRunning.ensureServer(named: server, startIfMissing: startServer)
+        let privateServer = try LiveRunning.ensureServer(named: live.server, startIfMissing: live.startServer)
         defer { privateServer?.stop() }
-        let running = try RunningSession(loaded, registry: registry, output: output, server: server, clientName: clientName, control: controlSettings())
+        let running = try RunningSession(loaded, registry: registry, output: output, server: live.server, clientName: clientName, control: controlSettings())
         LiveRunning.waitForInterrupt(duration: duration) { output.status(running.live.status(), transport: loaded.graph.engine.transportTime) }
         let recorded = running.stop()
         output.finish()
@@ -80,7 +67,7 @@ struct RunCommand: ParsableCommand {
         let socket = noControl ? nil : controlSocket ?? ControlEndpoint.defaultSocketPath(name: name)
         guard socket != nil || controlTcp != nil || oscPort != nil else { return nil }
         let secretPath = ControlSecretFile.path(besideSocket: controlSocket ?? ControlEndpoint.defaultSocketPath(name: name))
-        return RunningSession.ControlSettings(socket: socket, tcpPort: controlTcp, oscPort: oscPort, secretPath: secretPath, fileTimeout: fileTimeout)
+        return RunningSession.ControlSettings(socket: socket, tcpPort: controlTcp, oscPort: oscPort, secretPath: secretPath, fileTimeout: live.fileTimeout)
     }
 }
 

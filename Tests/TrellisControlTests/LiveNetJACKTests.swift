@@ -51,11 +51,8 @@ extension LiveControlTests {
 
     private static func linked(_ pair: NetJACKPair) -> Bool {
         let lines = pair.ports(on: .slave, connections: true) ?? []
-        func peers(of port: String) -> [String] {
-            guard let index = lines.firstIndex(of: port) else { return [] }
-            return lines[(index + 1)...].prefix { $0.hasPrefix(" ") || $0.hasPrefix("\t") }.map { $0.trimmingCharacters(in: .whitespaces) }
-        }
-        return peers(of: "remote:in_1").contains("system:capture_1") && peers(of: "remote:out_1").contains("system:playback_1")
+        return jackPeers(of: "remote:in_1", inListing: lines)?.contains("system:capture_1") == true
+            && jackPeers(of: "remote:out_1", inListing: lines)?.contains("system:playback_1") == true
     }
 
     /// What jack_iodelay measures on the master, through the slave's ports: the value it

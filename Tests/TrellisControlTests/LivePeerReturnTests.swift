@@ -80,9 +80,8 @@ extension LiveControlTests {
         guard (try? lsp.run()) != nil else { return [] }
         let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
         lsp.waitUntilExit()
-        guard let index = lines.firstIndex(of: port) else { return [] }
-        if listed { return [port] }
-        return lines[(index + 1)...].prefix { $0.hasPrefix(" ") }.map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let peers = jackPeers(of: port, inListing: lines) else { return [] }
+        return listed ? [port] : peers
     }
 
     private static func waitUntil(within seconds: Double, _ condition: () -> Bool) throws {

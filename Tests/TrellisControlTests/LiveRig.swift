@@ -129,6 +129,13 @@ struct TestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+/// What `port` is connected to in the lines `jack_lsp -c` prints (each port, then its
+/// peers indented); nil when the port is not listed.
+func jackPeers(of port: String, inListing lines: [String]) -> [String]? {
+    guard let index = lines.firstIndex(of: port) else { return nil }
+    return lines[(index + 1)...].prefix { $0.hasPrefix(" ") || $0.hasPrefix("\t") }.map { $0.trimmingCharacters(in: .whitespaces) }
+}
+
 /// The `trellis` executable, built beside the test bundle.
 var trellisExecutable: URL {
     URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("trellis")

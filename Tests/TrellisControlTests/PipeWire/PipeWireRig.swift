@@ -103,9 +103,8 @@ final class PipeWireRig {
 
     /// What `port` is connected to, from `pw-jack jack_lsp -c`; nil when it is not listed.
     func peers(of port: String) -> [String]? {
-        guard let lines = try? tool(["pw-jack", "jack_lsp", "-c"]).output.split(separator: "\n").map(String.init),
-              let index = lines.firstIndex(of: port) else { return nil }
-        return lines[(index + 1)...].prefix { $0.hasPrefix(" ") }.map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let lines = try? tool(["pw-jack", "jack_lsp", "-c"]).output.split(separator: "\n").map(String.init) else { return nil }
+        return jackPeers(of: port, inListing: lines)
     }
 
     func log(_ name: String) -> String { (try? String(contentsOfFile: folder + "/" + name, encoding: .utf8)) ?? "" }
