@@ -1,2 +1,3 @@
 #include <jack/jack.h>
 #include <jack/midiport.h>
+#include <jack/thread.h>

@@ -18,6 +18,8 @@ struct NSMCommand: ParsableCommand {
 
     @OptionGroup var live: LiveSessionOptions
 
+    @OptionGroup var parallel: ThreadsOption
+
     @Option(help: "The session file a new session starts as (default: stereo inputs straight to stereo outputs).")
     var template: String?
 
@@ -51,7 +53,8 @@ struct NSMCommand: ParsableCommand {
         LiveRunning.ignoreSIGPIPE()
         let output = StatusOutput(json: json)
         let host = NSMHost(NSMHost.Options(
-            registry: try Units.registry(), output: output, server: live.server, startServer: live.startServer, template: text, fileTimeout: live.fileTimeout))
+            registry: try Units.registry(), output: output, server: live.server, startServer: live.startServer, template: text, fileTimeout: live.fileTimeout,
+            loadOptions: parallel.loadOptions))
         try host.announce(to: address, executable: CommandLine.arguments.first ?? "trellis")
         LiveRunning.waitForInterrupt(duration: nil)
         let recorded = host.stop()

@@ -29,6 +29,8 @@ final class NSMHost: @unchecked Sendable {
         /// What a new session starts as: a session file's text.
         var template: String
         var fileTimeout: Double
+        /// How sessions are loaded (their threads).
+        var loadOptions: SessionLoadOptions
     }
 
     let queue = DispatchQueue(label: "trellis.nsm")
@@ -101,7 +103,7 @@ final class NSMHost: @unchecked Sendable {
                 throw NSMFailure(.general, "the client id \"\(clientID)\" cannot name a JACK client: 1 to 63 bytes, no /")
             }
             created = try prepare(folder: folder, file: file)
-            do { loaded = try SessionLoader.load(path: file, registry: options.registry, options: SessionLoadOptions()) } catch {
+            do { loaded = try SessionLoader.load(path: file, registry: options.registry, options: options.loadOptions) } catch {
                 if created { unlink(file) }
                 throw NSMFailure(created ? .createFailed : .badProject, "\(error)")
             }

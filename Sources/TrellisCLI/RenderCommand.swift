@@ -23,6 +23,8 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var file: OutputFileOptions
 
+    @OptionGroup var parallel: ThreadsOption
+
     @Option(name: .long, help: "Feed a JACK input port of the session from a file: PORT=FILE (repeatable).")
     var input: [String] = []
 
@@ -61,7 +63,7 @@ struct RenderCommand: ParsableCommand {
     func run() throws {
         let type = try file.sampleTypeValue()
         let loaded: LoadedSession
-        do { loaded = try SessionLoader.load(path: session, registry: try Units.registry(), options: SessionLoadOptions()) } catch {
+        do { loaded = try SessionLoader.load(path: session, registry: try Units.registry(), options: parallel.loadOptions) } catch {
             throw CLIError("\(error)")
         }
         for warning in loaded.warnings { Log.logger.warning("\(warning)") }
@@ -94,7 +96,9 @@ struct RenderCommand: ParsableCommand {
         }
         progress.finish()
         for case let file as FileInput in inputs { ChainBuilder.warnOfDamage(in: file.reader) }
-        FileHandle.standardError.write(Data((warnings.summary(path: output, frames: written, sampleRate: graph.sampleRate) + "\n").utf8))
+        var summary = warnings.summary(path: output, frames: written, sampleRate: graph.sampleRate)
+        if let schedule = graph.scheduleReport { summary += "\nschedule: \(graph.engine.parallelism.threads) threads, \(schedule)" }
+        FileHandle.standardError.write(Data((summary + "\n").utf8))
     }
 
     /// The output must not be a file the render reads (a player's, an `--input`) or one

@@ -21,6 +21,8 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var live: LiveSessionOptions
 
+    @OptionGroup var parallel: ThreadsOption
+
     @Option(help: "The JACK client name (default: the session's).")
     var clientName: String?
 
@@ -47,7 +49,7 @@ struct RunCommand: ParsableCommand {
         let output = StatusOutput(json: json)
         let registry = try Units.registry()
         let loaded: LoadedSession
-        do { loaded = try SessionLoader.load(path: session, registry: registry, options: SessionLoadOptions()) } catch {
+        do { loaded = try SessionLoader.load(path: session, registry: registry, options: parallel.loadOptions) } catch {
             throw CLIError("\(error)")
         }
         for warning in loaded.warnings { Log.logger.warning("\(warning)") }

@@ -19,8 +19,10 @@ struct ValidateCommand: ParsableCommand {
     @Argument(help: "The session files (YAML).")
     var sessions: [String]
 
-    @Flag(name: .long, help: "Print each session's compiled program: its steps, buffers, delays and latency.")
+    @Flag(name: .long, help: "Print each session's compiled program: its steps, buffers, delays and latency, and its schedule when it has one.")
     var showProgram = false
+
+    @OptionGroup var parallel: ThreadsOption
 
     func validate() throws {
         guard !sessions.isEmpty else { throw ValidationError("name at least one session file") }
@@ -37,7 +39,7 @@ struct ValidateCommand: ParsableCommand {
     private func check(_ session: String, registry: ComponentRegistry) -> Bool {
         let loaded: LoadedSession
         do {
-            var options = SessionLoadOptions()
+            var options = parallel.loadOptions
             options.checkUnusedSubgraphs = true
             loaded = try SessionLoader.load(path: session, registry: registry, options: options)
         } catch {

@@ -38,7 +38,7 @@ public enum CommandHelp {
         Entry(verb: "load", usage: "load PATH", summary: "replaces the running graph with a session file's, glitch-free"),
         Entry(verb: "jack", usage: "jack connect|disconnect PORT PEER", summary: "connects one of our JACK ports to another client's"),
         Entry(verb: "program", usage: "program", summary: "the compiled program the audio thread runs: its steps, buffers, delays and latency"),
-        Entry(verb: "status", usage: "status", summary: "the JACK client's state: xruns, DSP load, rate, period, output peaks in dBFS since the last status"),
+        Entry(verb: "status", usage: "status", summary: "the JACK client's state: xruns, DSP load, rate, period, threads and schedule, output peaks in dBFS since the last status"),
         Entry(verb: "watch", usage: "watch [off] [events=KIND,...] [meters=NODE[.BUS],...] [rate=HZ] [time=SECONDS] [boundaries=T,...]", summary: "streams notifications to this connection"),
         Entry(verb: "mode", usage: "mode text|json", summary: "switches this connection to JSON lines or back"),
         Entry(verb: "bye", usage: "bye", summary: "closes this connection"),

@@ -122,6 +122,13 @@ extension ControlDispatcher {
             ("nodes", .number(graph.nodes.count)), ("latency", .number(graph.latency)),
         ]
         var words = ["rate=\(Int(graph.sampleRate))", "block=\(graph.maximumFrames)", "nodes=\(graph.nodes.count)", "latency=\(graph.latency)"]
+        // How many threads render, and whether the schedule won: parallel, single or measuring.
+        let threads = graph.engine.parallelism.threads
+        let report = graph.scheduleReport
+        // No report: one thread, or a graph that is one chain (nothing to share out).
+        let schedule = report.map { "\($0.mode)" } ?? (threads > 1 ? "serial" : "off")
+        words += ["threads=\(threads)", "schedule=\(schedule)"]
+        members += [("threads", .number(threads)), ("schedule", .string(schedule)), ("scheduleDetail", .string(report?.description ?? "one thread"))]
         // Where the transport is: rolling or not, and its bars|beats|ticks.
         let time = graph.engine.transportTime
         let bars = BarBeatTick(beats: time.beat, beatsPerBar: time.beatsPerBar)

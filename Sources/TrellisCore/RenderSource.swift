@@ -1,3 +1,5 @@
+import Glibc
+
 /// Something a backend (the JACK head node, the offline renderer) pulls each cycle:
 /// a compiled graph, or anything else that turns input frames into output frames.
 public protocol RenderSource: AnyObject, Sendable {
@@ -12,11 +14,15 @@ public protocol RenderSource: AnyObject, Sendable {
     /// Frames from the input to the output of what the source renders now, for a backend
     /// to publish (JACK's port latency ranges). Thread: any.
     var latencyFrames: Int { get }
+    /// Starts the source's render workers again with `starter`, if it runs any; the
+    /// starter is not kept. Thread: control, while no cycle runs.
+    func restartWorkers(with starter: @escaping WorkerThreadStarter)
 }
 
 extension RenderSource {
     public var renderEntry: RenderEntry? { nil }
     public var latencyFrames: Int { 0 }
+    public func restartWorkers(with starter: @escaping WorkerThreadStarter) {}
 }
 
 /// One backend cycle as a render entry receives it.
@@ -97,3 +103,10 @@ public struct RenderEntry: BitwiseCopyable, @unchecked Sendable {
         RenderStatus(rawValue: function(state, UnsafeRawPointer(cycle))) ?? .failed
     }
 }
+
+/// Starts a thread at `entry(context)` and returns it, or nil when it cannot: how a
+/// backend gives an engine's render workers its own kind of thread (JACK's real-time
+/// threads, at its client's priority). The caller joins it with `pthread_join`.
+public typealias WorkerThreadStarter = @Sendable (
+    _ entry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer?, _ context: UnsafeMutableRawPointer
+) -> pthread_t?

@@ -43,6 +43,8 @@ struct EngineProcess {
     let due: UnsafeMutablePointer<DueEvent>
     let scratch: UnsafeMutablePointer<DueEvent>
     let events: UnsafeMutablePointer<RenderEvent>
+    /// The render workers, while the engine renders with more than one thread.
+    var crew: CrewState?
 
     init(
         retired: SPSCRingEnd<UnsafeMutablePointer<ProgramHandoff>>, queue: SPSCRingEnd<ParameterEvent>,
@@ -129,7 +131,7 @@ struct EngineProcess {
             let count = gather(program: program, timeStamp: timeStamp, frameCount: frameCount, time: time, midiInput: midiInput)
             let status = program.run(
                 frameCount: frameCount, timeStamp: timeStamp, time: time, input: input, output: output,
-                events: count > 0 ? events : nil, faults: notifications, midiInput: midiInput, midiOutput: midiOutput)
+                events: count > 0 ? events : nil, faults: notifications, midiInput: midiInput, midiOutput: midiOutput, crew: crew)
             if status != .ok { output.clear(frameCount: frameCount) }
             return status
         }

@@ -180,19 +180,73 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
     /// through the queue instead of straight into the units. Thread: any.
     public var isRendering: Bool { rendering.load(ordering: .acquiring) }
 
-    /// A backend calls this before its first cycle; the finish service starts.
-    /// Thread: control.
+    /// A backend calls this before its first cycle; the finish service starts, and the
+    /// render workers when `parallelism` asks for more than one thread. Thread: control.
     public func startRendering() {
+        crewSettings.withLock { settings in
+            guard settings.crew == nil, settings.parallelism.threads > 1 else { return }
+            let crew = RenderCrew(workerCount: settings.parallelism.threads - 1, starter: nil, hooks: settings.hooks)
+            settings.crew = crew
+            process.pointee.crew = crew.state
+        }
         rendering.store(true, ordering: .releasing)
         finishing.start()
     }
 
     /// A backend calls this after its last cycle; the finish service stops after
-    /// delivering everything reported until then. Thread: control (not a notice listener).
+    /// delivering everything reported until then, and the render workers end.
+    /// Thread: control (not a notice listener).
     public func stopRendering() {
         rendering.store(false, ordering: .releasing)
         finishing.stop()
+        let crew = crewSettings.withLock { settings in
+            defer { settings.crew = nil }
+            return settings.crew
+        }
+        process.pointee.crew = nil
+        crew?.stop()
     }
+
+    // MARK: - Parallel rendering
+
+    private struct CrewSettings {
+        var parallelism = Parallelism.off
+        var hooks: WorkerHooks?
+        var crew: RenderCrew?
+    }
+
+    private let crewSettings = Mutex(CrewSettings())
+
+    /// How many threads render a cycle, and how the engine decides to use them. Programs
+    /// compiled from now on carry a schedule for this many threads; workers start with
+    /// the next `startRendering`. Thread: control.
+    public var parallelism: Parallelism {
+        get { crewSettings.withLock { $0.parallelism } }
+        set { crewSettings.withLock { $0.parallelism = newValue } }
+    }
+
+    /// Starts the render workers again with `starter`, when they run: the JACK head node
+    /// gives JACK's real-time threads once its client is open, before it activates.
+    /// Thread: control, while no cycle runs.
+    public func restartWorkers(with starter: @escaping WorkerThreadStarter) {
+        crewSettings.withLock { settings in
+            guard let old = settings.crew else { return }
+            process.pointee.crew = nil
+            old.stop()
+            let crew = RenderCrew(workerCount: old.state.workerCount, starter: starter, hooks: settings.hooks)
+            settings.crew = crew
+            process.pointee.crew = crew.state
+        }
+    }
+
+    /// Calls for each render worker as it starts and ends, from the next
+    /// `startRendering` on (tests count allocations with them). Thread: control.
+    public func setWorkerHooks(_ hooks: WorkerHooks?) {
+        crewSettings.withLock { $0.hooks = hooks }
+    }
+
+    /// Render workers running now. Thread: any.
+    public var workerCount: Int { crewSettings.withLock { $0.crew?.state.workerCount ?? 0 } }
 
     /// The next notification from the audio thread, if any, taken before any listener
     /// sees it. Thread: any but audio.

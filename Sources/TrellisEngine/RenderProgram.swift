@@ -15,7 +15,7 @@ public final class RenderProgram: @unchecked Sendable {
     private let unitViews: UnsafeMutablePointer<AudioBuffers>
     private let segmentViews: UnsafeMutablePointer<AudioBuffers>
     private let segmentChannels: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-    private let operations: UnsafeMutablePointer<ProgramPlan.Operation>
+    let operations: UnsafeMutablePointer<ProgramPlan.Operation>
     private let delayLines: UnsafeMutablePointer<DelayLineState>
     /// Owns the delay lines' memory (shared with the programs before and after this one).
     private let delayStorage: [DelayLineStorage]
@@ -34,13 +34,22 @@ public final class RenderProgram: @unchecked Sendable {
     private let midiBuffers: MIDIBuses
     private let midiSourceTable: UnsafeMutablePointer<MIDISourceEntry>
     private let midiSinkTable: UnsafeMutablePointer<MIDISinkEntry>
-    private let mergeRuns: UnsafeMutablePointer<MergeRun>
-    private let merged: UnsafeMutablePointer<RenderEvent>
+    /// Each thread's scratch for merging MIDI and its notification ring (see `RenderLane`).
+    let lanes: UnsafeMutablePointer<RenderLane>
+    let laneCount: Int
+    /// The rings of lanes 1 and up; the audio thread moves what they hold to the engine's.
+    private let laneRings: [SPSCRing<EngineNotification>]
     private let mergeCapacity: Int
+    /// The tasks and their counters, when more than one thread may run this program.
+    let schedule: ParallelSchedule?
+    /// The schedule's plain memory, which the audio thread and the workers reach.
+    let scheduleState: UnsafeMutablePointer<ScheduleState>?
+    /// The cycle being run in parallel, for the workers.
+    let cycleSlot: UnsafeMutablePointer<CycleArguments>
     let unitCount: Int
     /// Entries in `lookup`: one per unit, not per instance.
     private let lookupCount: Int
-    private let operationCount: Int
+    let operationCount: Int
     private let delayCount: Int
     private let outputChannelCount: Int
     private let totalChannels: Int
@@ -55,8 +64,9 @@ public final class RenderProgram: @unchecked Sendable {
     /// Allocates everything `plan` needs for slices of up to `maximumFrames`. The
     /// plan's units must be initialized. Delay lines that `previous` runs with the same
     /// key and size are shared, not made anew, so the audio in them carries over the swap.
-    /// Thread: control.
-    public init(plan: ProgramPlan, maximumFrames: Int, continuing previous: RenderProgram? = nil) {
+    /// With `parallelism` above one thread, the program carries a task schedule and
+    /// scratch for each thread. Thread: control.
+    public init(plan: ProgramPlan, maximumFrames: Int, continuing previous: RenderProgram? = nil, parallelism: Parallelism = .off) {
         self.plan = plan
         self.maximumFrames = maximumFrames
         let stride = (maximumFrames + 15) & ~15
@@ -97,10 +107,23 @@ public final class RenderProgram: @unchecked Sendable {
         midiSourceTable = .allocate(capacity: max(1, sourceEntries.count))
         midiSourceTable.initialize(from: sourceEntries, count: sourceEntries.count)
         let widestMerge = (plan.units.map { $0.midiInputs.count } + plan.midiSinks.map { $0.sources.count }).max() ?? 0
-        mergeRuns = .allocate(capacity: widestMerge + 1)
         mergeCapacity = plan.units.contains { !$0.midiInputs.isEmpty }
             ? Self.eventCapacity + widestMerge * Self.midiCapacity : 1
-        merged = .allocate(capacity: mergeCapacity)
+        laneCount = parallelism.threads
+        laneRings = (1..<max(1, laneCount)).map { _ in SPSCRing(capacity: 256) }
+        lanes = .allocate(capacity: laneCount)
+        for lane in 0..<laneCount {
+            (lanes + lane).initialize(to: RenderLane(
+                mergeRuns: .allocate(capacity: widestMerge + 1), merged: .allocate(capacity: mergeCapacity),
+                faults: lane == 0 ? nil : laneRings[lane - 1].end))
+        }
+        // A graph whose steps form one chain has nothing to share out.
+        let tasks = parallelism.threads > 1 ? TaskGraph(plan: plan) : nil
+        schedule = tasks.flatMap { tasks in
+            tasks.canSpread || parallelism.choice == .always ? ParallelSchedule(tasks, choice: parallelism.choice) : nil
+        }
+        scheduleState = schedule?.state
+        cycleSlot = .allocate(capacity: 1)
         var nextSource = 0
         var viewIndex = 0, segmentChannel = 0
         for (index, planned) in plan.units.enumerated() {
@@ -192,12 +215,23 @@ public final class RenderProgram: @unchecked Sendable {
         bridgedObservers.deallocate()
         midiSourceTable.deallocate()
         midiSinkTable.deallocate()
-        mergeRuns.deallocate()
-        merged.deallocate()
+        for lane in 0..<laneCount {
+            lanes[lane].mergeRuns.deallocate()
+            lanes[lane].merged.deallocate()
+        }
+        lanes.deallocate()
+        cycleSlot.deallocate()
     }
 
-    /// The listing of the plan.
-    public var listing: String { plan.listing }
+    /// How the program's schedule runs now and what measuring found; nil without one
+    /// (a single thread). Thread: any.
+    public var scheduleReport: ScheduleReport? { schedule?.report }
+
+    /// The listing of the plan, then its schedule when it has one.
+    public var listing: String {
+        guard let schedule else { return plan.listing }
+        return plan.listing + "\n" + schedule.listing(threads: laneCount)
+    }
 
     /// The slot of a unit in this program, or -1. Thread: any.
     @inline(__always)
@@ -230,47 +264,75 @@ public final class RenderProgram: @unchecked Sendable {
         midiInput: MIDIInputView? = nil,
         midiOutput: MIDIBuses = .none
     ) -> RenderStatus {
+        run(frameCount: frameCount, timeStamp: timeStamp, time: time, input: input, output: output, events: events,
+            faults: faults, midiInput: midiInput, midiOutput: midiOutput, crew: nil)
+    }
+
+    /// `run`, with the render workers of `crew` when the program has a schedule.
+    /// Thread: audio.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    func run(
+        frameCount: Int, timeStamp: AudioTimeStamp, time: TimeContext, input: AudioBuffers, output: AudioBuffers,
+        events: UnsafeMutablePointer<RenderEvent>?, faults: SPSCRingEnd<EngineNotification>?, midiInput: MIDIInputView?,
+        midiOutput: MIDIBuses, crew: CrewState?
+    ) -> RenderStatus {
         guard frameCount <= maximumFrames else { return .tooManyFrames }
-        for step in 0..<operationCount {
-            switch operations[step] {
-            case .fillInput(let bus, let firstChannel):
-                let destination = busViews[Int(bus)]
-                for channel in 0..<destination.channelCount {
-                    let source = Int(firstChannel) + channel
-                    if source < input.channelCount {
-                        copySamples(from: input[source], to: destination[channel], count: frameCount)
-                    } else {
-                        destination[channel].update(repeating: 0, count: frameCount)
-                    }
-                }
-            case .render(let unit):
-                renderUnit(Int(unit), frameCount: frameCount, timeStamp: timeStamp, time: time, events: events, faults: faults)
-            case .copy(let from, let to):
-                busViews[Int(to)].copy(from: busViews[Int(from)], frameCount: frameCount)
-            case .convertChannels(let from, let to):
-                convertChannels(from: busViews[Int(from)], to: busViews[Int(to)], frameCount: frameCount)
-            case .delay(let line, let from, let to):
-                delayLines[Int(line)].process(from: busViews[Int(from)], to: busViews[Int(to)], frameCount: frameCount)
-            case .emitOutput(let bus):
-                if !copyFinite(from: busViews[Int(bus)], to: output, frameCount: frameCount) {
-                    // A unit probed only at its last frame let a non-finite sample pass.
-                    output.clear(frameCount: frameCount)
-                    _ = faults?.push(EngineNotification(kind: .nonFiniteOutput, unitID: 0, sampleTime: timeStamp.sampleTime))
-                }
-            case .observe(let observer, let bus):
-                var slice = ObservedSlice(bus: busViews[Int(bus)], frameCount: frameCount, timeStamp: timeStamp)
-                observers[Int(observer)].observe(&slice)
-            case .fillMIDI(let port, let buffer):
-                fillMIDI(midiBuffers[Int(buffer)], port: Int(port), from: midiInput, frameCount: frameCount)
-                reportDroppedMIDI(midiBuffers[Int(buffer)].takeDropped(), unitID: 0, timeStamp: timeStamp, faults: faults)
-            case .emitMIDI(let sink):
-                let dropped = emitMIDI(midiSinkTable[Int(sink)], to: midiOutput)
-                reportDroppedMIDI(dropped, unitID: 0, timeStamp: timeStamp, faults: faults)
-            }
+        let cycle = CycleArguments(
+            frameCount: frameCount, timeStamp: timeStamp, time: time, input: input, output: output, events: events,
+            midiInput: midiInput, midiOutput: midiOutput)
+        lanes[0].faults = faults
+        if let scheduleState, let crew {
+            runScheduled(scheduleState, cycle, crew: crew)
+        } else {
+            for step in 0..<operationCount { perform(step, cycle, lanes[0]) }
         }
         for slot in 0..<unitCount { slots[slot].eventCount = 0 }
         if outputChannelCount == 0 { output.clear(frameCount: frameCount) }
         return .ok
+    }
+
+    /// Runs step `step` of the program. Thread: audio, or a render worker holding the
+    /// step's task.
+    @inline(__always)
+    func perform(_ step: Int, _ cycle: CycleArguments, _ lane: RenderLane) {
+        switch operations[step] {
+        case .fillInput(let bus, let firstChannel):
+            let destination = busViews[Int(bus)]
+            for channel in 0..<destination.channelCount {
+                let source = Int(firstChannel) + channel
+                if source < cycle.input.channelCount {
+                    copySamples(from: cycle.input[source], to: destination[channel], count: cycle.frameCount)
+                } else {
+                    destination[channel].update(repeating: 0, count: cycle.frameCount)
+                }
+            }
+        case .render(let unit):
+            renderUnit(Int(unit), cycle, lane)
+        case .copy(let from, let to):
+            busViews[Int(to)].copy(from: busViews[Int(from)], frameCount: cycle.frameCount)
+        case .convertChannels(let from, let to):
+            convertChannels(from: busViews[Int(from)], to: busViews[Int(to)], frameCount: cycle.frameCount)
+        case .delay(let line, let from, let to):
+            delayLines[Int(line)].process(from: busViews[Int(from)], to: busViews[Int(to)], frameCount: cycle.frameCount)
+        case .emitOutput(let bus):
+            if !copyFinite(from: busViews[Int(bus)], to: cycle.output, frameCount: cycle.frameCount) {
+                // A unit probed only at its last frame let a non-finite sample pass.
+                cycle.output.clear(frameCount: cycle.frameCount)
+                _ = lane.faults?.push(EngineNotification(kind: .nonFiniteOutput, unitID: 0, sampleTime: cycle.timeStamp.sampleTime))
+            }
+        case .observe(let observer, let bus):
+            var slice = ObservedSlice(bus: busViews[Int(bus)], frameCount: cycle.frameCount, timeStamp: cycle.timeStamp)
+            observers[Int(observer)].observe(&slice)
+        case .fillMIDI(let port, let buffer):
+            fillMIDI(midiBuffers[Int(buffer)], port: Int(port), from: cycle.midiInput, frameCount: cycle.frameCount)
+            reportDroppedMIDI(midiBuffers[Int(buffer)].takeDropped(), unitID: 0, timeStamp: cycle.timeStamp, faults: lane.faults)
+        case .emitMIDI(let sink):
+            let dropped = emitMIDI(midiSinkTable[Int(sink)], to: cycle.midiOutput, lane: lane)
+            reportDroppedMIDI(dropped, unitID: 0, timeStamp: cycle.timeStamp, faults: lane.faults)
+        }
+
     }
 
     /// Records, for each slot, which of `events` (grouped by slot) belong to it.
@@ -296,10 +358,8 @@ public final class RenderProgram: @unchecked Sendable {
     }
 
     @inline(__always)
-    private func renderUnit(
-        _ index: Int, frameCount: Int, timeStamp: AudioTimeStamp, time: TimeContext,
-        events: UnsafeMutablePointer<RenderEvent>?, faults: SPSCRingEnd<EngineNotification>?
-    ) {
+    private func renderUnit(_ index: Int, _ cycle: CycleArguments, _ lane: RenderLane) {
+        let frameCount = cycle.frameCount, timeStamp = cycle.timeStamp, events = cycle.events
         let slot = slots[index]
         for bus in 0..<slot.midiOutputs.count { slot.midiOutputs[bus].clear() }
         if slot.faulted {
@@ -313,7 +373,7 @@ public final class RenderProgram: @unchecked Sendable {
         for position in 0..<list.count where list[position].kind == .parameter {
             slot.unit.values[Int(list[position].index)] = list[position].value
         }
-        if slot.midiSourceCount > 0 { list = mergeMIDI(into: list, slot: slot) }
+        if slot.midiSourceCount > 0 { list = mergeMIDI(into: list, slot: slot, lane: lane) }
         if slot.unit.isBypassed {
             for bus in 0..<slot.outputs.count {
                 if bus < slot.inputs.count {
@@ -333,7 +393,7 @@ public final class RenderProgram: @unchecked Sendable {
         }
         var context = RenderContext(
             frameCount: frameCount, timeStamp: timeStamp, inputs: slot.inputs, outputs: slot.outputs,
-            events: list, time: time, segmentInputs: slot.segmentInputs, segmentOutputs: slot.segmentOutputs,
+            events: list, time: cycle.time, segmentInputs: slot.segmentInputs, segmentOutputs: slot.segmentOutputs,
             midiOutputs: slot.midiOutputs)
         // The fence: the checker cannot follow a call through a function pointer. Every
         // function that can stand here is a kernel entry that is checked on its own.
@@ -345,7 +405,7 @@ public final class RenderProgram: @unchecked Sendable {
         if slot.midiOutputs.count > 0 {
             var dropped = 0
             for bus in 0..<slot.midiOutputs.count { dropped &+= slot.midiOutputs[bus].takeDropped() }
-            reportDroppedMIDI(dropped, unitID: slot.unit.unitID, timeStamp: timeStamp, faults: faults)
+            reportDroppedMIDI(dropped, unitID: slot.unit.unitID, timeStamp: timeStamp, faults: lane.faults)
         }
         let finite: Bool
         switch slot.outputCheck {
@@ -368,7 +428,7 @@ public final class RenderProgram: @unchecked Sendable {
         } else {
             slots[index].faulted = true
         }
-        _ = faults?.push(EngineNotification(
+        _ = lane.faults?.push(EngineNotification(
             kind: .nonFiniteOutput, unitID: slot.unit.unitID, sampleTime: timeStamp.sampleTime, count: slot.resetsOnFault ? 1 : 0))
     }
 }
@@ -390,7 +450,8 @@ extension RenderProgram {
     /// tagged with the input bus it arrived on. `params` itself when no MIDI came.
     /// Thread: audio.
     @inline(__always)
-    private func mergeMIDI(into params: RenderEventList, slot: UnitSlot) -> RenderEventList {
+    private func mergeMIDI(into params: RenderEventList, slot: UnitSlot, lane: RenderLane) -> RenderEventList {
+        let mergeRuns = lane.mergeRuns, merged = lane.merged
         var runCount = 0
         if params.count > 0 {
             mergeRuns[0] = MergeRun(base: params.base, count: params.count, bus: -1)
@@ -425,7 +486,8 @@ extension RenderProgram {
     /// Merges what feeds a MIDI sink into the backend's output port; returns how many
     /// messages the port had no room for. Thread: audio.
     @inline(__always)
-    private func emitMIDI(_ sink: MIDISinkEntry, to output: MIDIBuses) -> Int {
+    private func emitMIDI(_ sink: MIDISinkEntry, to output: MIDIBuses, lane: RenderLane) -> Int {
+        let mergeRuns = lane.mergeRuns
         guard Int(sink.port) < output.count else { return 0 }
         var runCount = 0, total = 0
         for position in 0..<Int(sink.sourceCount) {
@@ -470,6 +532,27 @@ func mergeEventRuns(_ runs: UnsafeMutablePointer<MergeRun>, _ runCount: Int, int
         runs[best].cursor &+= 1
     }
     return written
+}
+
+/// What every step of one cycle reads from the backend and the engine.
+struct CycleArguments {
+    var frameCount: Int
+    var timeStamp: AudioTimeStamp
+    var time: TimeContext
+    var input: AudioBuffers
+    var output: AudioBuffers
+    var events: UnsafeMutablePointer<RenderEvent>?
+    var midiInput: MIDIInputView?
+    var midiOutput: MIDIBuses
+}
+
+/// One thread's place in a program: where it merges a unit's events with its MIDI, and
+/// where it reports faults (the engine's ring for the audio thread, a ring of its own
+/// for a worker, emptied into the engine's at the end of the cycle).
+struct RenderLane {
+    let mergeRuns: UnsafeMutablePointer<MergeRun>
+    let merged: UnsafeMutablePointer<RenderEvent>
+    var faults: SPSCRingEnd<EngineNotification>?
 }
 
 /// A MIDI buffer feeding a unit's MIDI input `bus` (or a sink, bus 0).

@@ -94,8 +94,12 @@ public final class Graph: @unchecked Sendable {
     /// Frames from the graph's input to its output along the slowest path, as compiled.
     public var latency: Int { plan?.latency ?? 0 }
 
-    /// The compiled program as readable text.
-    public var programListing: String { plan?.listing ?? "(not compiled)" }
+    /// The compiled program as readable text, with its schedule when several threads
+    /// may run it.
+    public var programListing: String { published?.listing ?? "(not compiled)" }
+
+    /// How the program's schedule runs now (nil: one thread). Thread: control.
+    public var scheduleReport: ScheduleReport? { published?.scheduleReport }
 
     // MARK: - Nodes
 
@@ -437,8 +441,9 @@ public final class Graph: @unchecked Sendable {
     /// (route parameters, reclaim what the audio thread let go of).
     private func commitProgram() throws(GraphError) {
         for node in nodes { try configure(node) }
-        let plan = try GraphCompiler(graph: self).compile()
-        let program = RenderProgram(plan: plan, maximumFrames: maximumFrames, continuing: published)
+        let parallelism = engine.parallelism
+        let plan = try GraphCompiler(graph: self, reusesBuffers: parallelism.threads == 1).compile()
+        let program = RenderProgram(plan: plan, maximumFrames: maximumFrames, continuing: published, parallelism: parallelism)
         lastTicket = engine.publish(program)
         published = program
         self.plan = plan

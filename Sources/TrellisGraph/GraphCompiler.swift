@@ -4,9 +4,12 @@ import TrellisUnits
 
 /// Turns a graph into a flat program: subgraphs inlined, nodes in topological order,
 /// formats checked, latency compensated with inserted delays, and buffers reused as
-/// soon as their last reader has run, so memory grows with the graph's width.
+/// soon as their last reader has run, so memory grows with the graph's width. For a
+/// program that several threads run, buffers are not reused: a buffer shared by two
+/// branches would order them (see `TaskGraph`).
 struct GraphCompiler {
     let graph: Graph
+    var reusesBuffers = true
 
     /// A graph being flattened, and where it sits inside its parent.
     final class Context {
@@ -250,7 +253,7 @@ struct GraphCompiler {
 
     private func plan(_ nodes: [FlatNode], order: [Int], observed: [Int: [(bus: Int, observer: any BusObserver, watches: String)]]) -> ProgramPlan {
         var plan = ProgramPlan()
-        var allocator = BufferAllocator()
+        var allocator = BufferAllocator(reuses: reusesBuffers)
         var outputBus = Array(repeating: [Int](), count: nodes.count)
         var midiOutputBuffers = Array(repeating: [Int](), count: nodes.count)
         var arrival = Array(repeating: 0, count: nodes.count)
@@ -369,6 +372,9 @@ struct GraphCompiler {
 struct BufferAllocator {
     private(set) var count = 0
     private var free: [Int] = []
+    let reuses: Bool
+
+    init(reuses: Bool = true) { self.reuses = reuses }
 
     mutating func allocate(_ channels: Int) -> [Int] {
         (0..<channels).map { _ in
@@ -379,6 +385,7 @@ struct BufferAllocator {
     }
 
     mutating func release(_ buffers: [Int]) {
+        guard reuses else { return }
         for buffer in buffers where buffer != ProgramPlan.silence && !free.contains(buffer) { free.append(buffer) }
     }
 }

@@ -209,6 +209,16 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
             }
             state.midiOutputPorts[index] = handle
         }
+        if jack_is_realtime(client) != 0 {
+            // Render workers as JACK's own real-time threads, at the process thread's priority.
+            let priority = jack_client_real_time_priority(client)
+            let handle = JACKClientHandle(client: client)
+            state.source.restartWorkers { entry, context in
+                var thread = jack_native_thread_t()
+                guard jack_client_create_thread(handle.client, &thread, priority, 1, entry, context) == 0 else { return nil }
+                return thread
+            }
+        }
         let activated = jack_activate(client)
         if activated != 0 { throw .activationFailed(client: name, code: activated) }
         // Unconditionally: a session asked to be the master takes over from another.
@@ -322,4 +332,9 @@ enum JACKPortKind {
     var sends: Bool { self == .audioOutput || self == .midiOutput }
     /// The flag a peer port must carry to connect to ours.
     var peerFlag: JackPortFlags { sends ? JackPortIsInput : JackPortIsOutput }
+}
+
+/// A client handed to a thread starter, which runs on the control thread that holds it.
+private struct JACKClientHandle: @unchecked Sendable {
+    let client: OpaquePointer
 }

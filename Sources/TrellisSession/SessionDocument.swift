@@ -9,6 +9,9 @@ public struct SessionDocument: Sendable {
     /// The format version; this Trellis reads and writes version 1.
     public var version: Int = SessionDocument.currentVersion
     public var defaults = SessionDefaults()
+    /// Threads that render a cycle (`threads:`), 1 meaning one; nil leaves it to the
+    /// program (the processors online for `trellis run` and `render`).
+    public var threads: Int?
     public var jack: JackSpec?
     public var transport: TransportSpec?
     /// Controllers mapped to parameters and bypasses (`midi-map:`).

@@ -21,6 +21,13 @@ public struct SessionLoadOptions: Sendable {
     public var onlySessions = false
     /// Builds subgraph definitions no node uses, to report their errors too (`validate`).
     public var checkUnusedSubgraphs = false
+    /// Overrides `threads:`; used, like it, only when the graph gets an engine of its own.
+    public var threads: Int?
+    /// The threads when neither `threads` nor the session says (a program's own default:
+    /// the processors online for `trellis run` and `render`).
+    public var defaultThreads = 1
+    /// Whether the schedule is kept only where measured faster, or always run.
+    public var schedule = Parallelism.Choice.measured
 
     public init(sampleRate: Double? = nil, blockSize: Int? = nil, initialize: Bool = true, checkFiles: Bool = true, engine: RenderEngine? = nil) {
         self.engine = engine
@@ -84,6 +91,10 @@ public enum SessionLoader {
         try checks.recordersSpare(builder.players, recorders)
         try checks.jack()
         let locate = { (error: GraphError) -> SessionError in builder.locate(error, in: document.graph, built: built, file: document.file) }
+        if options.engine == nil {
+            built.graph.engine.parallelism = Parallelism(
+                threads: options.threads ?? document.threads ?? options.defaultThreads, choice: options.schedule)
+        }
         if options.initialize {
             do { try built.graph.initialize() } catch { throw locate(error) }
         }

@@ -1,10 +1,11 @@
 import TrellisCore
+import TrellisEngine
 import Yams
 
 /// Session text to `SessionDocument`: YAML through Yams' composer (for positions),
 /// then every field decoded by hand into its type.
 public enum SessionParser {
-    static let topKeys = ["version", "defaults", "jack", "transport", "nodes", "connections", "subgraphs", "recorders", "midi-map"]
+    static let topKeys = ["version", "defaults", "threads", "jack", "transport", "nodes", "connections", "subgraphs", "recorders", "midi-map"]
     static let bodyKeys = ["nodes", "connections", "subgraphs"]
     static let nodeKeys = [
         "unit", "lv2", "subgraph", "parameters", "preset", "state", "bypass",
@@ -25,6 +26,9 @@ public enum SessionParser {
         }
         document.version = version
         if let node = fields["defaults"] { document.defaults = try defaults(node, reader) }
+        if let node = fields["threads"] {
+            document.threads = try reader.integer(node, expected: "a thread count: 1 (one thread) up to \(Parallelism.maximumThreads)", in: 1...Parallelism.maximumThreads)
+        }
         if let node = fields["jack"] { document.jack = try jack(node, reader) }
         if let node = fields["transport"] { document.transport = try transport(node, reader) }
         document.graph = try body(fields, location: reader.location(root), reader)

@@ -13,6 +13,7 @@ public enum SessionWriter {
             if let rate = defaults.sampleRate { out.line("  sample-rate: \(number(rate))", "defaults/sample-rate") }
             if let size = defaults.blockSize { out.line("  block-size: \(size)", "defaults/block-size") }
         }
+        if let threads = document.threads { out.line("threads: \(threads)", "threads") }
         if let jack = document.jack { write(jack, &out) }
         if let transport = document.transport {
             out.line("transport:", "transport")

@@ -82,8 +82,10 @@ final class RenderThread: @unchecked Sendable {
 @Suite("Live edits", .serialized)
 struct LiveEditTests {
     /// A mono sine through a gain into merger input 0; merger input 1 is the playground.
-    private func playground() throws -> (Graph, merger: NodeID) {
-        let graph = Graph(maximumFrames: 256)
+    private func playground(threads: Int = 1) throws -> (Graph, merger: NodeID) {
+        let engine = RenderEngine()
+        engine.parallelism = Parallelism(threads: threads, choice: .always)
+        let graph = Graph(maximumFrames: 256, engine: engine)
         let tone = try graph.addNode(ToneGenerator(channelCount: 1), name: "tone")
         try graph.setParameter(tone, "freq", 441)
         let gain = try graph.addNode(Gain(channelCount: 1), name: "steady")
@@ -103,11 +105,13 @@ struct LiveEditTests {
         return pull(graph, frames: frames, slice: slice)[0]
     }
 
-    @Test("10,000 random edits while rendering: no crash, no NaN, and the untouched path continues sample for sample")
-    func randomEditsStress() throws {
-        let (graph, merger) = try playground()
+    @Test("10,000 random edits while rendering on 1 or 2 threads: no crash, no NaN, and the untouched path continues sample for sample",
+          arguments: [1, 2])
+    func randomEditsStress(threads: Int) throws {
+        let (graph, merger) = try playground(threads: threads)
         try graph.initialize()
         graph.engine.startRendering()
+        #expect(graph.engine.workerCount == threads - 1)
         let renderer = RenderThread(graph: graph, capacity: 4_000_000)
         renderer.start()
         var generator = SystemRandomNumberGenerator()

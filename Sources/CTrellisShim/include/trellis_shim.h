@@ -23,4 +23,17 @@ int trellis_is_audio_thread(void);
 /// Monotonic host time in nanoseconds. Thread: any (no system call on Linux's vDSO).
 uint64_t trellis_host_time_ns(void);
 
+/// Sleeps while `*word` holds `expected` (a futex wait; returns at once when it does
+/// not, and may return spuriously). Thread: a render worker, never the audio thread.
+void trellis_futex_wait(uint32_t *word, uint32_t expected);
+
+/// Wakes up to `count` threads sleeping on `word`. Thread: any (one system call).
+void trellis_futex_wake(uint32_t *word, int32_t count);
+
+/// Tells the processor that the calling thread spins (x86 `pause`). Thread: any.
+void trellis_cpu_relax(void);
+
+/// The processors online. Thread: any.
+int32_t trellis_processor_count(void);
+
 #endif

@@ -1,0 +1,179 @@
+import Glibc
+import Synchronization
+import TrellisCore
+
+/// What the audio thread and its render workers share: plain memory, no reference.
+///
+/// A parallel cycle is posted (`post`): the program goes into `job` and `generation`
+/// moves on, waking the workers that sleep on it. Workers take tasks from the
+/// program's queue until its cycle is done. The audio thread then retracts the job and
+/// waits until no worker still holds it (`retract`), so a program is never used after
+/// its cycle: the engine can retire it as if one thread had run it.
+struct CrewState {
+    /// Moves on at each parallel cycle and at stop; the workers sleep on it (a futex word).
+    let generation: UnsafeMutablePointer<Atomic<UInt32>>
+    /// The program whose cycle runs (an unretained `RenderProgram`), nil between cycles.
+    let job: UnsafeMutablePointer<Atomic<UnsafeMutableRawPointer?>>
+    /// Workers that read `job` and have not let go of it.
+    let inside: UnsafeMutablePointer<Atomic<Int>>
+    let stopping: UnsafeMutablePointer<Atomic<Bool>>
+    let workerCount: Int
+
+    init(workerCount: Int) {
+        self.workerCount = workerCount
+        generation = .allocate(capacity: 1)
+        generation.initialize(to: Atomic(0))
+        job = .allocate(capacity: 1)
+        job.initialize(to: Atomic(nil))
+        inside = .allocate(capacity: 1)
+        inside.initialize(to: Atomic(0))
+        stopping = .allocate(capacity: 1)
+        stopping.initialize(to: Atomic(false))
+    }
+
+    func free() {
+        generation.deinitialize(count: 1)
+        generation.deallocate()
+        job.deinitialize(count: 1)
+        job.deallocate()
+        inside.deinitialize(count: 1)
+        inside.deallocate()
+        stopping.deinitialize(count: 1)
+        stopping.deallocate()
+    }
+
+    private var futexWord: UnsafeMutablePointer<UInt32> {
+        UnsafeMutableRawPointer(generation).assumingMemoryBound(to: UInt32.self)
+    }
+
+    /// Hands `program`'s cycle to the workers and wakes them. Thread: audio.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    func post(_ program: UnsafeMutableRawPointer) {
+        job.pointee.store(program, ordering: .sequentiallyConsistent)
+        generation.pointee.wrappingAdd(1, ordering: .releasing)
+        futexWake(futexWord, count: Int32(truncatingIfNeeded: workerCount))
+    }
+
+    /// Takes the job back and waits until no worker holds it; its tasks are all done
+    /// by then, so a worker still inside is only on its way out. Thread: audio.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    func retract() {
+        job.pointee.store(nil, ordering: .sequentiallyConsistent)
+        while inside.pointee.load(ordering: .sequentiallyConsistent) > 0 { spinHint() }
+    }
+
+    /// A worker's life: sleep until a cycle is posted, run tasks of it on `lane`,
+    /// sleep again. Thread: the worker.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    func work(lane: Int) {
+        var seen = generation.pointee.load(ordering: .acquiring)
+        var idleSince = hostNanoseconds()
+        while !stopping.pointee.load(ordering: .acquiring) {
+            let now = generation.pointee.load(ordering: .acquiring)
+            if now == seen {
+                // Back-to-back cycles (offline, or a short period) find the worker awake.
+                if hostNanoseconds() &- idleSince < Self.spinNanoseconds {
+                    for _ in 0..<64 { spinHint() }
+                } else {
+                    futexWait(futexWord, while: seen)
+                }
+                continue
+            }
+            seen = now
+            inside.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent)
+            if let program = job.pointee.load(ordering: .sequentiallyConsistent) {
+                Unmanaged<RenderProgram>.fromOpaque(program)._withUnsafeGuaranteedRef { $0.work(lane: lane) }
+            }
+            inside.pointee.wrappingSubtract(1, ordering: .releasing)
+            idleSince = hostNanoseconds()
+        }
+    }
+
+    /// How long a worker spins for the next cycle before it sleeps: longer than the gap
+    /// between an offline render's cycles, a small share of a live period.
+    static let spinNanoseconds: UInt64 = 50_000
+
+    /// Ends every worker's loop. Thread: control.
+    func stop() {
+        stopping.pointee.store(true, ordering: .releasing)
+        generation.pointee.wrappingAdd(1, ordering: .releasing)
+        futexWake(futexWord, count: Int32.max)
+    }
+}
+
+/// Called on each render worker as it starts and as it ends, with its lane (1 and up):
+/// where a test arms a per-thread allocation counter and reads it back.
+public struct WorkerHooks: Sendable {
+    public var started: @Sendable (_ lane: Int) -> Void
+    public var ending: @Sendable (_ lane: Int) -> Void
+
+    public init(started: @escaping @Sendable (Int) -> Void, ending: @escaping @Sendable (Int) -> Void) {
+        self.started = started
+        self.ending = ending
+    }
+}
+
+/// An engine's render workers: the threads, and the state they share with the audio
+/// thread. Started and stopped on the control side while no cycle runs.
+final class RenderCrew: @unchecked Sendable {
+    let state: CrewState
+    private var threads: [pthread_t] = []
+
+    /// Starts `workerCount` workers, on lanes 1 through `workerCount`, with `starter`
+    /// (a plain thread when it is nil or fails). Thread: control.
+    init(workerCount: Int, starter: WorkerThreadStarter?, hooks: WorkerHooks?) {
+        state = CrewState(workerCount: workerCount)
+        for lane in stride(from: 1, through: workerCount, by: 1) {
+            let context = Unmanaged.passRetained(WorkerBody(state: state, lane: lane, hooks: hooks)).toOpaque()
+            if let started = starter?(WorkerBody.entry, context) {
+                threads.append(started)
+                continue
+            }
+            var handle = pthread_t()
+            let status = pthread_create(&handle, nil, WorkerBody.entry, context)
+            precondition(status == 0, "cannot start a render worker: error \(status)")
+            threads.append(handle)
+        }
+    }
+
+    /// Ends and joins the workers. Thread: control, while no cycle runs.
+    func stop() {
+        guard !threads.isEmpty else { return }
+        state.stop()
+        for thread in threads { pthread_join(thread, nil) }
+        threads = []
+    }
+
+    deinit {
+        stop()
+        state.free()
+    }
+
+    private final class WorkerBody {
+        let state: CrewState
+        let lane: Int
+        let hooks: WorkerHooks?
+
+        init(state: CrewState, lane: Int, hooks: WorkerHooks?) {
+            self.state = state
+            self.lane = lane
+            self.hooks = hooks
+        }
+
+        static let entry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { raw in
+            let body = Unmanaged<WorkerBody>.fromOpaque(raw!).takeRetainedValue()
+            let floatState = AudioThread.enter()
+            body.hooks?.started(body.lane)
+            body.state.work(lane: body.lane)
+            body.hooks?.ending(body.lane)
+            AudioThread.leave(restoring: floatState)
+            return nil
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import CAllocationCounter
+import Foundation
+import Synchronization
+import Testing
+import TrellisCore
+import TrellisEngine
+import TrellisGraph
+import TrellisUnits
+
+/// A fixed-seed generator of stereo graphs: tones, effects (gain, EQ, delay, limiter,
+/// subgraphs of effects), splitters and mixers, merged into one output.
+struct RandomGraphBuilder {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 | 1 }
+
+    mutating func next(_ bound: Int) -> Int {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return Int((state >> 33) % UInt64(bound))
+    }
+
+    mutating func unit() -> Float { Float(next(10_000)) / 10_000 }
+
+    /// A graph of at most `limit` nodes (subgraphs' insides not counted) on `engine`.
+    mutating func graph(limit: Int, engine: RenderEngine) throws -> Graph {
+        let graph = Graph(maximumFrames: 256, engine: engine)
+        var open: [NodeID] = []
+        var count = 0
+        func add(_ unit: any AudioUnit) throws -> NodeID {
+            count += 1
+            return try graph.addNode(unit)
+        }
+        for _ in 0...next(3) { open.append(try tone(in: graph)); count += 1 }
+        let target = 4 + next(max(1, limit - 6))
+        while count < target {
+            switch next(10) {
+            case 0...4 where !open.isEmpty:
+                let source = open.remove(at: next(open.count))
+                let node = try add(try effect(nested: next(5) == 0))
+                try graph.connect(source, to: node)
+                open.append(node)
+            case 5, 6 where !open.isEmpty:
+                let source = open.remove(at: next(open.count))
+                let outputs = 2 + next(2)
+                let splitter = try add(Splitter(channelCount: 2, outputs: outputs))
+                try graph.connect(source, to: splitter)
+                for bus in 0..<outputs {
+                    let node = try add(try effect(nested: false))
+                    try graph.connect(splitter, bus, to: node, 0)
+                    open.append(node)
+                }
+            case 7, 8 where open.count >= 2:
+                let inputs = min(open.count, 2 + next(3))
+                let mixer = try add(MultichannelMixer(inputCount: inputs))
+                for bus in 0..<inputs { try graph.connect(open.remove(at: next(open.count)), 0, to: mixer, bus) }
+                open.append(mixer)
+            default:
+                open.append(try tone(in: graph))
+                count += 1
+            }
+        }
+        let mixer = try graph.addNode(MultichannelMixer(inputCount: open.count))
+        for (bus, source) in open.enumerated() { try graph.connect(source, 0, to: mixer, bus) }
+        try graph.connect(mixer, to: try graph.addNode(named: "output"))
+        return graph
+    }
+
+    private mutating func tone(in graph: Graph) throws -> NodeID {
+        let tone = try graph.addNode(ToneGenerator(channelCount: 2))
+        try graph.setParameter(tone, "freq", 50 + unit() * 5_000)
+        try graph.setParameter(tone, "amp", 0.05 + unit() * 0.5)
+        return tone
+    }
+
+    private mutating func effect(nested: Bool) throws -> any AudioUnit {
+        if nested {
+            let inner = Graph()
+            var previous = try inner.addNode(GraphInput())
+            for _ in 0...next(3) {
+                let node = try inner.addNode(try effect(nested: false))
+                try inner.connect(previous, to: node)
+                previous = node
+            }
+            try inner.connect(previous, to: try inner.addNode(named: "output"))
+            return try Subgraph(graph: inner)
+        }
+        switch next(5) {
+        case 0:
+            let gain = Gain(channelCount: 2)
+            try gain.setParameter(named: "gain", unit() * 12 - 9)
+            return gain
+        case 1: return ParametricEQ()
+        case 2: return Delay()
+        case 3: return PeakLimiter()
+        default: return Gain(channelCount: 2)
+        }
+    }
+}
+
+/// Renders `graph` for `cycles` cycles of 256 frames on its engine; channel by channel.
+private func render(_ graph: Graph, cycles: Int) -> [[Float]] {
+    pull(graph, frames: cycles * 256, slice: 256)
+}
+
+private func sameBits(_ a: [[Float]], _ b: [[Float]]) -> Bool {
+    a.count == b.count && zip(a, b).allSatisfy { $0.count == $1.count && zip($0, $1).allSatisfy { $0.bitPattern == $1.bitPattern } }
+}
+
+@Suite("Parallel rendering", .serialized)
+struct ParallelRenderTests {
+    @Test("300 random graphs of up to 60 nodes render in parallel bit for bit as on one thread")
+    func randomGraphsAreBitIdentical() throws {
+        for seed in 0..<300 {
+            var serialBuilder = RandomGraphBuilder(seed: UInt64(seed))
+            var parallelBuilder = RandomGraphBuilder(seed: UInt64(seed))
+            let serial = try serialBuilder.graph(limit: 60, engine: RenderEngine())
+            let engine = RenderEngine()
+            engine.parallelism = Parallelism(threads: 2, choice: .always)
+            let parallel = try parallelBuilder.graph(limit: 60, engine: engine)
+            try serial.initialize()
+            try parallel.initialize()
+            engine.startRendering()
+            defer { engine.stopRendering() }
+            #expect(engine.workerCount == 1)
+            #expect(parallel.scheduleReport?.mode == .parallel)
+            let expected = render(serial, cycles: 12)
+            let actual = render(parallel, cycles: 12)
+            let same = sameBits(actual, expected)
+            #expect(same, "graph \(seed) (\(parallel.nodes.count) nodes) differs:\n\(parallel.programListing)")
+            if !same { break }
+        }
+    }
+
+    @Test("the render workers make no allocation and no free over 1,000 parallel cycles, with ramps and program swaps")
+    func workersDoNotAllocate() throws {
+        let engine = RenderEngine()
+        engine.parallelism = Parallelism(threads: 2, choice: .always)
+        let counts = Mutex<[Int: (allocations: UInt64, frees: UInt64)]>([:])
+        engine.setWorkerHooks(WorkerHooks(
+            started: { _ in trellis_allocation_counter_arm() },
+            ending: { lane in
+                trellis_allocation_counter_disarm()
+                let seen = (trellis_allocation_counter_allocations(), trellis_allocation_counter_frees())
+                counts.withLock { $0[lane] = seen }
+            }))
+        let graph = Graph(maximumFrames: 256, engine: engine)
+        let mixer = try graph.addNode(MultichannelMixer(inputCount: 8))
+        var gains: [NodeID] = []
+        for branch in 0..<8 {
+            let tone = try graph.addNode(ToneGenerator(channelCount: 2))
+            try graph.setParameter(tone, "freq", Float(200 + 100 * branch))
+            let gain = try graph.addNode(Gain(channelCount: 2))
+            let eq = try graph.addNode(ParametricEQ())
+            try graph.connect(tone, to: gain)
+            try graph.connect(gain, to: eq)
+            try graph.connect(eq, 0, to: mixer, branch)
+            gains.append(gain)
+        }
+        let spare = try graph.addNode(Gain(channelCount: 2))
+        let spareTone = try graph.addNode(ToneGenerator(channelCount: 2))
+        try graph.connect(mixer, to: try graph.addNode(named: "output"))
+        try graph.initialize()
+        engine.startRendering()
+        #expect(engine.workerCount == 1)
+        let renderer = RenderThread(graph: graph, capacity: 0, countAllocationsAfterCycles: 50)
+        renderer.start()
+        renderer.waitForCycles(50)
+        var swaps = 0, step = 0
+        while renderer.cyclesSeen.load(ordering: .acquiring) < 1_050 {
+            try graph.setParameter(gains[step % gains.count], "gain", Float(step % 12) - 6, rampFrames: 100)
+            if step % 10 == 0 {
+                if step % 20 == 0 { try graph.connect(spareTone, to: spare) } else { try graph.disconnect(spare) }
+                swaps += 1
+            }
+            step += 1
+            usleep(500)
+        }
+        renderer.stop()
+        #expect(graph.scheduleReport?.mode == .parallel)
+        engine.stopRendering()
+        #expect(swaps >= 10)
+        #expect(renderer.allocations == 0 && renderer.frees == 0)
+        let workers = counts.withLock { $0 }
+        #expect(workers.count == 1, "every worker reports when it ends")
+        for (lane, seen) in workers {
+            #expect(seen.allocations == 0 && seen.frees == 0, "worker \(lane): \(seen.allocations) allocations, \(seen.frees) frees")
+        }
+    }
+}
