@@ -57,7 +57,10 @@ struct RunCommand: ParsableCommand {
         let privateServer = try LiveRunning.ensureServer(named: live.server, startIfMissing: live.startServer)
         defer { privateServer?.stop() }
         let running = try RunningSession(loaded, registry: registry, output: output, server: live.server, clientName: clientName, control: controlSettings())
-        LiveRunning.waitForInterrupt(duration: duration) { output.status(running.live.status(), transport: loaded.graph.engine.transportTime) }
+        LiveRunning.waitForInterrupt(duration: duration) {
+            let schedule = running.live.driver.withGraph { $0.scheduleReport }
+            output.status(running.live.status(), transport: loaded.graph.engine.transportTime, schedule: schedule)
+        }
         let recorded = running.stop()
         output.finish()
         if !recorded { throw ExitCode.failure }
@@ -90,14 +93,14 @@ final class StatusOutput: @unchecked Sendable {
     }
 
     /// The status line, with where the transport is (`play 3|2|0 120 bpm`).
-    func status(_ status: JACKStatus, transport: TimeContext) {
+    func status(_ status: JACKStatus, transport: TimeContext, schedule: ScheduleReport? = nil) {
         lock.lock()
         defer { lock.unlock() }
         let bars = BarBeatTick(beats: transport.beat, beatsPerBar: transport.beatsPerBar)
         let tempo = transport.tempo == transport.tempo.rounded() ? "\(Int(transport.tempo))" : String(format: "%.2f", transport.tempo)
         if json {
             let peaks = status.outputPeaksDecibels.map { String(format: "%.1f", $0) }.joined(separator: ",")
-            write("{\"type\":\"status\",\"dspLoad\":\(String(format: "%.4f", status.dspLoad)),\"xruns\":\(status.xrunCount),\"warnings\":\(warnings),\"sampleRate\":\(Int(status.sampleRate)),\"frames\":\(status.bufferFrames),\"transport\":\"\(transport.isRolling ? "rolling" : "stopped")\",\"bars\":\"\(bars)\",\"tempo\":\(tempo),\"peaks\":[\(peaks)]}\n")
+            write("{\"type\":\"status\",\"dspLoad\":\(String(format: "%.4f", status.dspLoad)),\"xruns\":\(status.xrunCount),\"warnings\":\(warnings),\"sampleRate\":\(Int(status.sampleRate)),\"frames\":\(status.bufferFrames),\"transport\":\"\(transport.isRolling ? "rolling" : "stopped")\",\"bars\":\"\(bars)\",\"tempo\":\(tempo),\"peaks\":[\(peaks)]\(schedule.map { ",\"schedule\":\"\($0.mode)\",\"scheduleDetail\":\"\($0)\"" } ?? "")}\n")
             return
         }
         let peaks = status.outputPeaksDecibels.map { String(format: "%6.1f", $0) }.joined(separator: " ")
