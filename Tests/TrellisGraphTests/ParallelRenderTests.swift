@@ -11,6 +11,8 @@ import TrellisUnits
 /// subgraphs of effects), splitters and mixers, merged into one output.
 struct RandomGraphBuilder {
     private var state: UInt64
+    /// Effect nodes an observer watches (every third one made), in the order made.
+    private(set) var watched: [NodeID] = []
 
     init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 | 1 }
 
@@ -39,6 +41,7 @@ struct RandomGraphBuilder {
                 let node = try add(try effect(nested: next(5) == 0))
                 try graph.connect(source, to: node)
                 open.append(node)
+                if count % 3 == 0 { watched.append(node) }
             case 5, 6 where !open.isEmpty:
                 let source = open.remove(at: next(open.count))
                 let outputs = 2 + next(2)
@@ -117,6 +120,17 @@ struct ParallelRenderTests {
             let engine = RenderEngine()
             engine.parallelism = Parallelism(threads: 2, choice: .always)
             let parallel = try parallelBuilder.graph(limit: 60, engine: engine)
+            // Observers (taps, meters) see the same frames on either.
+            let serialTaps = try serialBuilder.watched.map { node in
+                let tap = Recording()
+                try serial.addObserver(tap, node: node)
+                return tap
+            }
+            let parallelTaps = try parallelBuilder.watched.map { node in
+                let tap = Recording()
+                try parallel.addObserver(tap, node: node)
+                return tap
+            }
             try serial.initialize()
             try parallel.initialize()
             engine.startRendering()
@@ -125,10 +139,60 @@ struct ParallelRenderTests {
             #expect(parallel.scheduleReport?.mode == .parallel)
             let expected = render(serial, cycles: 12)
             let actual = render(parallel, cycles: 12)
+            let tapsAgree = zip(serialTaps, parallelTaps).allSatisfy { sameBits([$0.samples], [$1.samples]) && $0.times == $1.times }
+            #expect(tapsAgree, "graph \(seed): an observer saw other frames")
             let same = sameBits(actual, expected)
             #expect(same, "graph \(seed) (\(parallel.nodes.count) nodes) differs:\n\(parallel.programListing)")
             if !same { break }
         }
+    }
+
+    /// Four branches that overflow (a tone through 32 gains at +24 dB into an EQ boosting
+    /// 12 dB) and one clean tone, mixed: `threads` threads, every cycle in parallel.
+    private func overloads(threads: Int) throws -> Graph {
+        let engine = RenderEngine()
+        engine.parallelism = Parallelism(threads: threads, choice: .always)
+        let graph = Graph(maximumFrames: 256, engine: engine)
+        let mixer = try graph.addNode(MultichannelMixer(inputCount: 5))
+        for branch in 0..<4 {
+            var previous = try graph.addNode(ToneGenerator(channelCount: 2), name: "tone\(branch)")
+            try graph.setParameter(previous, "freq", 1000)
+            for _ in 0..<32 {
+                let gain = try graph.addNode(Gain(channelCount: 2))
+                try graph.setParameter(gain, "gain", 24)
+                try graph.connect(previous, to: gain)
+                previous = gain
+            }
+            let eq = try graph.addNode(ParametricEQ(), name: "eq\(branch)")
+            try graph.setParameter(eq, "band0.type", Float(FilterType.peaking.rawValue))
+            try graph.setParameter(eq, "band0.freq", 1000)
+            try graph.setParameter(eq, "band0.gain", 12)
+            try graph.connect(previous, to: eq)
+            try graph.connect(eq, 0, to: mixer, branch)
+        }
+        let clean = try graph.addNode(ToneGenerator(channelCount: 2), name: "clean")
+        try graph.setParameter(clean, "freq", 440)
+        try graph.connect(clean, 0, to: mixer, 4)
+        try graph.connect(mixer, to: try graph.addNode(named: "output"))
+        try graph.initialize()
+        return graph
+    }
+
+    @Test("non-finite output on the workers is silenced and reported by node, and the rest plays as on one thread")
+    func nonFiniteOnWorkers() throws {
+        let parallel = try overloads(threads: 2)
+        let reported = Mutex<Set<String>>([])
+        parallel.engine.addNoticeListener { notice in
+            if notice.kind == .nonFiniteOutput, let node = notice.unit?.node { reported.withLock { _ = $0.insert(node) } }
+        }
+        parallel.engine.startRendering()
+        let actual = render(parallel, cycles: 40)
+        parallel.engine.stopRendering()
+        let expected = render(try overloads(threads: 1), cycles: 40)
+        #expect(actual.allSatisfy { $0.allSatisfy(\.isFinite) })
+        #expect(sameBits(actual, expected))
+        #expect(actual[0].contains { $0 != 0 }, "the clean tone plays")
+        #expect(reported.withLock { $0 } == ["eq0", "eq1", "eq2", "eq3"])
     }
 
     /// Eight branches (tone, gain, EQ) into a mixer, and a spare tone and gain to connect

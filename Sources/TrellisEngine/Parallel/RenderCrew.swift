@@ -67,22 +67,17 @@ struct CrewState {
     }
 
     /// A worker's life: sleep until a cycle is posted, run tasks of it on `lane`,
-    /// sleep again. Thread: the worker.
+    /// sleep again. It does not spin between cycles: measured here, a worker spinning
+    /// for the next offline cycle took the core the disk thread needed. Thread: the worker.
     #if TRELLIS_CHECK_REALTIME
     @_noAllocation @_noLocks
     #endif
     func work(lane: Int) {
         var seen = generation.pointee.load(ordering: .acquiring)
-        var idleSince = hostNanoseconds()
         while !stopping.pointee.load(ordering: .acquiring) {
             let now = generation.pointee.load(ordering: .acquiring)
             if now == seen {
-                // Back-to-back cycles (offline, or a short period) find the worker awake.
-                if hostNanoseconds() &- idleSince < Self.spinNanoseconds {
-                    for _ in 0..<64 { spinHint() }
-                } else {
-                    futexWait(futexWord, while: seen)
-                }
+                futexWait(futexWord, while: seen)
                 continue
             }
             seen = now
@@ -91,13 +86,8 @@ struct CrewState {
                 Unmanaged<RenderProgram>.fromOpaque(program)._withUnsafeGuaranteedRef { $0.work(lane: lane) }
             }
             inside.pointee.wrappingSubtract(1, ordering: .releasing)
-            idleSince = hostNanoseconds()
         }
     }
-
-    /// How long a worker spins for the next cycle before it sleeps: longer than the gap
-    /// between an offline render's cycles, a small share of a live period.
-    static let spinNanoseconds: UInt64 = 50_000
 
     /// Ends every worker's loop. Thread: control.
     func stop() {
