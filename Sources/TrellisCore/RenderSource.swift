@@ -17,12 +17,18 @@ public protocol RenderSource: AnyObject, Sendable {
     /// Starts the source's render workers again with `starter`, if it runs any; the
     /// starter is not kept. Thread: control, while no cycle runs.
     func restartWorkers(with starter: @escaping WorkerThreadStarter)
+    /// Whether the source may share live cycles with its workers: not when they would run
+    /// without real-time priority beside a live server (a worker preempted mid-task
+    /// stalls the cycle). A schedule asked for always still runs. Thread: control, while
+    /// no cycle runs.
+    func allowParallelCycles(_ allowed: Bool)
 }
 
 extension RenderSource {
     public var renderEntry: RenderEntry? { nil }
     public var latencyFrames: Int { 0 }
     public func restartWorkers(with starter: @escaping WorkerThreadStarter) {}
+    public func allowParallelCycles(_ allowed: Bool) {}
 }
 
 /// One backend cycle as a render entry receives it.

@@ -45,6 +45,9 @@ struct EngineProcess {
     let events: UnsafeMutablePointer<RenderEvent>
     /// The render workers, while the engine renders with more than one thread.
     var crew: CrewState?
+    /// False beside a live server whose workers would not be real-time: only schedules
+    /// asked for always use the crew then.
+    var parallelAllowed = true
 
     init(
         retired: SPSCRingEnd<UnsafeMutablePointer<ProgramHandoff>>, queue: SPSCRingEnd<ParameterEvent>,
@@ -131,7 +134,8 @@ struct EngineProcess {
             let count = gather(program: program, timeStamp: timeStamp, frameCount: frameCount, time: time, midiInput: midiInput)
             let status = program.run(
                 frameCount: frameCount, timeStamp: timeStamp, time: time, input: input, output: output,
-                events: count > 0 ? events : nil, faults: notifications, midiInput: midiInput, midiOutput: midiOutput, crew: crew)
+                events: count > 0 ? events : nil, faults: notifications, midiInput: midiInput, midiOutput: midiOutput,
+                crew: parallelAllowed || program.schedulesAlways ? crew : nil)
             if status != .ok { output.clear(frameCount: frameCount) }
             return status
         }

@@ -245,6 +245,12 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
         crewSettings.withLock { $0.hooks = hooks }
     }
 
+    /// Whether measured schedules may run in parallel (see `RenderSource.allowParallelCycles`).
+    /// Thread: control, while no cycle runs.
+    public func allowParallelCycles(_ allowed: Bool) {
+        process.pointee.parallelAllowed = allowed
+    }
+
     /// Render workers running now. Thread: any.
     public var workerCount: Int { crewSettings.withLock { $0.crew?.state.workerCount ?? 0 } }
 

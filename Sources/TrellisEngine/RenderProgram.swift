@@ -44,6 +44,8 @@ public final class RenderProgram: @unchecked Sendable {
     let schedule: ParallelSchedule?
     /// The schedule's plain memory, which the audio thread and the workers reach.
     let scheduleState: UnsafeMutablePointer<ScheduleState>?
+    /// The schedule runs on every cycle, measured or not (`Parallelism.Choice.always`).
+    let schedulesAlways: Bool
     /// The cycle being run in parallel, for the workers.
     let cycleSlot: UnsafeMutablePointer<CycleArguments>
     let unitCount: Int
@@ -123,6 +125,7 @@ public final class RenderProgram: @unchecked Sendable {
             tasks.canSpread || parallelism.choice == .always ? ParallelSchedule(tasks, choice: parallelism.choice) : nil
         }
         scheduleState = schedule?.state
+        schedulesAlways = schedule != nil && parallelism.choice == .always
         cycleSlot = .allocate(capacity: 1)
         var nextSource = 0
         var viewIndex = 0, segmentChannel = 0
@@ -286,6 +289,8 @@ public final class RenderProgram: @unchecked Sendable {
         if let scheduleState, let crew {
             runScheduled(scheduleState, cycle, crew: crew)
         } else {
+            // No workers to share with: the schedule's measuring would decide nothing.
+            if let scheduleState { scheduleState.pointee.settleOnOneThread() }
             for step in 0..<operationCount { perform(step, cycle, lanes[0]) }
         }
         for slot in 0..<unitCount { slots[slot].eventCount = 0 }

@@ -209,7 +209,9 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
             }
             state.midiOutputPorts[index] = handle
         }
-        if jack_is_realtime(client) != 0 {
+        let realtime = jack_is_realtime(client) != 0
+        state.source.allowParallelCycles(realtime)
+        if realtime {
             // Render workers as JACK's own real-time threads, at the process thread's priority.
             let priority = jack_client_real_time_priority(client)
             let handle = JACKClientHandle(client: client)

@@ -264,6 +264,16 @@ struct ScheduleState {
     @inline(__always)
     var timesCycles: Bool { phase == .timingTasks || phase == .tryingParallel }
 
+    /// Runs on one thread from now on, as measuring would have left it with no workers.
+    /// Thread: audio.
+    @inline(__always)
+    mutating func settleOnOneThread() {
+        guard phase != .serial, phase != .parallel else { return }
+        phase = .serial
+        retryCountdown = 0
+        published[0].store(ScheduleReport.Mode.serial.rawValue, ordering: .relaxed)
+    }
+
     /// Adds a step's time to its task's. Thread: audio.
     @inline(__always)
     func addCost(step: Int, nanoseconds: UInt64) {
