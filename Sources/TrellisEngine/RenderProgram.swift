@@ -122,7 +122,7 @@ public final class RenderProgram: @unchecked Sendable {
         // A graph whose steps form one chain has nothing to share out.
         let tasks = parallelism.threads > 1 ? TaskGraph(plan: plan) : nil
         schedule = tasks.flatMap { tasks in
-            tasks.canSpread || parallelism.choice == .always ? ParallelSchedule(tasks, choice: parallelism.choice) : nil
+            tasks.canSpread || parallelism.choice == .always ? ParallelSchedule(tasks, choice: parallelism.choice, lanes: parallelism.threads) : nil
         }
         scheduleState = schedule?.state
         schedulesAlways = schedule != nil && parallelism.choice == .always

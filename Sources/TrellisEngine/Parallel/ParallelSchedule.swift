@@ -7,10 +7,10 @@ final class ParallelSchedule: @unchecked Sendable {
     let graph: TaskGraph
     let state: UnsafeMutablePointer<ScheduleState>
 
-    init(_ graph: TaskGraph, choice: Parallelism.Choice) {
+    init(_ graph: TaskGraph, choice: Parallelism.Choice, lanes: Int) {
         self.graph = graph
         state = .allocate(capacity: 1)
-        state.initialize(to: ScheduleState(graph, choice: choice))
+        state.initialize(to: ScheduleState(graph, choice: choice, lanes: lanes))
     }
 
     deinit {
@@ -81,6 +81,12 @@ public struct ScheduleReport: Sendable, Equatable, CustomStringConvertible {
 /// The queue: every task is pushed exactly once per cycle, so it is an array of one
 /// slot per task with a push index and a pop index; a pop claims an index below the
 /// push index and then waits (a few instructions at most) for its slot to be written.
+///
+/// The tasks that wait for none (a wide graph's branches) are not queued: each has a
+/// home lane (task k of them, lane k modulo the lanes), and a thread takes its own
+/// lane's first, then what the queue holds, then another lane's. So a branch runs on
+/// the same core cycle after cycle and finds its plugins' state in that core's cache;
+/// a thread that is late has its branches taken by the others.
 struct ScheduleState {
     let taskCount: Int
     let stepStart: UnsafeMutablePointer<Int32>
@@ -89,6 +95,12 @@ struct ScheduleState {
     let successors: UnsafeMutablePointer<Int32>
     let initialWaits: UnsafeMutablePointer<Int32>
     let taskOfStep: UnsafeMutablePointer<Int32>
+    let laneCount: Int
+    /// The root tasks grouped by home lane: lane l's are `roots[rootStart[l]..<rootStart[l + 1]]`.
+    let roots: UnsafeMutablePointer<Int32>
+    let rootStart: UnsafeMutablePointer<Int>
+    /// Per lane, the next of its roots not yet taken.
+    let rootNext: UnsafeMutablePointer<Atomic<Int>>
     let waits: UnsafeMutablePointer<Atomic<Int32>>
     let queue: UnsafeMutablePointer<Atomic<Int32>>
     /// Pop index, push index, tasks left.
@@ -123,9 +135,26 @@ struct ScheduleState {
     static let predictedGain: (UInt64, UInt64) = (4, 5)
     static let measuredGain: (UInt64, UInt64) = (9, 10)
 
-    init(_ graph: TaskGraph, choice: Parallelism.Choice) {
+    init(_ graph: TaskGraph, choice: Parallelism.Choice, lanes: Int) {
         let tasks = graph.tasks
         taskCount = tasks.count
+        let homes = max(1, lanes)
+        laneCount = homes
+        let rootTasks = tasks.indices.filter { tasks[$0].waitsFor.isEmpty }
+        let byLane = (0..<homes).map { lane in rootTasks.enumerated().filter { $0.offset % homes == lane }.map(\.element) }
+        roots = .allocate(capacity: max(1, rootTasks.count))
+        rootStart = .allocate(capacity: laneCount + 1)
+        rootNext = .allocate(capacity: laneCount)
+        var nextRoot = 0
+        for (lane, homed) in byLane.enumerated() {
+            rootStart[lane] = nextRoot
+            (rootNext + lane).initialize(to: Atomic(nextRoot))
+            for task in homed {
+                roots[nextRoot] = Int32(task)
+                nextRoot += 1
+            }
+        }
+        rootStart[laneCount] = nextRoot
         let stepCount = tasks.reduce(0) { $0 + $1.steps.count }
         let edgeCount = tasks.reduce(0) { $0 + $1.successors.count }
         stepStart = .allocate(capacity: taskCount + 1)
@@ -176,6 +205,10 @@ struct ScheduleState {
         successors.deallocate()
         initialWaits.deallocate()
         taskOfStep.deallocate()
+        roots.deallocate()
+        rootStart.deallocate()
+        rootNext.deinitialize(count: laneCount)
+        rootNext.deallocate()
         waits.deinitialize(count: max(1, taskCount))
         waits.deallocate()
         queue.deinitialize(count: max(1, taskCount))
@@ -200,18 +233,46 @@ struct ScheduleState {
 
     // MARK: - A parallel cycle
 
-    /// Sets the counters for a cycle and queues the tasks that wait for none. Thread:
-    /// audio, before the cycle is posted to the workers.
+    /// Sets the counters for a cycle, its roots all untaken. Thread: audio, before the
+    /// cycle is posted to the workers.
     @inline(__always)
     func begin() {
         for task in 0..<taskCount {
             waits[task].store(initialWaits[task], ordering: .relaxed)
             queue[task].store(-1, ordering: .relaxed)
         }
+        for lane in 0..<laneCount { rootNext[lane].store(rootStart[lane], ordering: .relaxed) }
         counters[0].store(0, ordering: .relaxed)
         counters[1].store(0, ordering: .relaxed)
         counters[2].store(taskCount, ordering: .releasing)
-        for task in 0..<taskCount where initialWaits[task] == 0 { push(Int32(task)) }
+    }
+
+    /// A task for `lane`: its own roots first, then the queue, then other lanes' roots;
+    /// -1 when none is ready now. Thread: audio or worker.
+    @inline(__always)
+    func take(lane: Int) -> Int32 {
+        let own = takeRoot(of: lane)
+        if own >= 0 { return own }
+        let queued = pop()
+        if queued >= 0 { return queued }
+        for other in 0..<laneCount where other != lane {
+            let taken = takeRoot(of: other)
+            if taken >= 0 { return taken }
+        }
+        return -1
+    }
+
+    @inline(__always)
+    private func takeRoot(of lane: Int) -> Int32 {
+        let end = rootStart[lane &+ 1]
+        var index = rootNext[lane].load(ordering: .relaxed)
+        while index < end {
+            let (exchanged, original) = rootNext[lane].weakCompareExchange(
+                expected: index, desired: index &+ 1, ordering: .acquiringAndReleasing)
+            if exchanged { return roots[index] }
+            index = original
+        }
+        return -1
     }
 
     /// True while tasks of the cycle are left. Thread: audio or worker.
@@ -224,9 +285,9 @@ struct ScheduleState {
         queue[index].store(task, ordering: .releasing)
     }
 
-    /// A ready task, or -1 when none is queued now. Thread: audio or worker.
+    /// A queued task, or -1 when none is queued now. Thread: audio or worker.
     @inline(__always)
-    func pop() -> Int32 {
+    private func pop() -> Int32 {
         var index = counters[0].load(ordering: .relaxed)
         while true {
             guard index < counters[1].load(ordering: .acquiring) else { return -1 }

@@ -36,7 +36,7 @@ extension RenderProgram {
         cycleSlot.pointee = cycle
         schedule.pointee.begin()
         crew.post(Unmanaged.passUnretained(self).toOpaque())
-        runTasks(schedule, cycle, lanes[0])
+        runTasks(schedule, cycle, lane: 0)
         crew.retract()
         let faults = lanes[0].faults
         for lane in 1..<laneCount {
@@ -52,14 +52,14 @@ extension RenderProgram {
     #endif
     func work(lane: Int) {
         guard lane < laneCount, let scheduleState else { return }
-        runTasks(scheduleState, cycleSlot.pointee, lanes[lane])
+        runTasks(scheduleState, cycleSlot.pointee, lane: lane)
     }
 
     @inline(__always)
-    private func runTasks(_ schedule: UnsafeMutablePointer<ScheduleState>, _ cycle: CycleArguments, _ lane: RenderLane) {
-        let state = schedule.pointee
+    private func runTasks(_ schedule: UnsafeMutablePointer<ScheduleState>, _ cycle: CycleArguments, lane index: Int) {
+        let state = schedule.pointee, lane = lanes[index]
         while state.hasTasksLeft {
-            let task = state.pop()
+            let task = state.take(lane: index)
             guard task >= 0 else {
                 spinHint()
                 continue
