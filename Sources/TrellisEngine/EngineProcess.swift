@@ -132,10 +132,12 @@ struct EngineProcess {
         return Unmanaged<RenderProgram>.fromOpaque(current)._withUnsafeGuaranteedRef { program in
             if let midiInput { learn.pointee.listen(midiInput) }
             let count = gather(program: program, timeStamp: timeStamp, frameCount: frameCount, time: time, midiInput: midiInput)
+            // Not `||`: its right side is a closure, which would retain the program.
+            let workers = parallelAllowed ? crew : (program.schedulesAlways ? crew : nil)
             let status = program.run(
                 frameCount: frameCount, timeStamp: timeStamp, time: time, input: input, output: output,
                 events: count > 0 ? events : nil, faults: notifications, midiInput: midiInput, midiOutput: midiOutput,
-                crew: parallelAllowed || program.schedulesAlways ? crew : nil)
+                crew: workers)
             if status != .ok { output.clear(frameCount: frameCount) }
             return status
         }
