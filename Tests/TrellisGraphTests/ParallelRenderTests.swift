@@ -238,16 +238,7 @@ struct ParallelRenderTests {
         let renderer = RenderThread(graph: graph, capacity: 0, countAllocationsAfterCycles: 50)
         renderer.start()
         renderer.waitForCycles(50)
-        var swaps = 0, step = 0
-        while renderer.cyclesSeen.load(ordering: .acquiring) < 1_050 {
-            try graph.setParameter(gains[step % gains.count], "gain", Float(step % 12) - 6, rampFrames: 100)
-            if step % 10 == 0 {
-                if step % 20 == 0 { try graph.connect(spareTone, to: spare) } else { try graph.disconnect(spare) }
-                swaps += 1
-            }
-            step += 1
-            usleep(500)
-        }
+        let swaps = try renderer.edit(graph, ramping: gains, connecting: spareTone, to: spare, untilCycle: 1_050)
         renderer.stop()
         #expect(graph.scheduleReport?.mode == .parallel)
         engine.stopRendering()
