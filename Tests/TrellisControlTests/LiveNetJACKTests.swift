@@ -18,7 +18,7 @@ extension LiveControlTests {
 
         let session = try write(remoteSession, to: "remote.yaml", in: folder)
         let socket = folder + "/remote.sock"
-        let trellis = try pair.spawn(on: .slave, [trellisExecutable.path, "run", session, "--control-socket", socket], log: "trellis.log")
+        let trellis = try pair.spawn(on: .slave, [trellisExecutable.path, "run", session, "--control-socket", socket, "--threads", "1"], log: "trellis.log")
         try waitUntil("the session's ports connected on the slave", pair, trellis) { Self.linked(pair) }
         let first = try Self.roundTrip(pair)
         #expect(first == 256 * (2 + 1), "\(first)")
