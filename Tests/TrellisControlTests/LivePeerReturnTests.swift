@@ -18,7 +18,7 @@ extension LiveControlTests {
 
     @Test("a connection to a client that restarts is made again when its port returns")
     func connectionFollowsRestartedPeer() throws {
-        let rig = try LiveRig(session: Self.throughSession)
+        let rig = try LiveRig(session: Self.throughSession, arguments: ["--threads", "1"])
         defer { rig.stop() }
         var metro = try Self.metronome(rig)
         defer { Self.end(metro) }
@@ -33,7 +33,7 @@ extension LiveControlTests {
 
     @Test("a connection someone breaks on purpose stays broken")
     func brokenConnectionStaysBroken() throws {
-        let rig = try LiveRig(session: Self.throughSession)
+        let rig = try LiveRig(session: Self.throughSession, arguments: ["--threads", "1"])
         defer { rig.stop() }
         let metro = try Self.metronome(rig)
         defer { Self.end(metro) }

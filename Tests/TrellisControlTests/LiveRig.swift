@@ -32,7 +32,7 @@ final class LiveRig: @unchecked Sendable {
         jackd = try Self.startJACK(serverName, log: folder + "/jackd.log")
         session = Process()
         session.executableURL = trellisExecutable
-        session.arguments = ["run", path, "--server", serverName, "--client-name", "trellis", "--control-socket", socketPath, "--threads", "1"] + arguments
+        session.arguments = ["run", path, "--server", serverName, "--client-name", "trellis", "--control-socket", socketPath] + arguments
         session.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         // A crash's backtrace goes to stdout by default; the log should have it.
         session.environment = ProcessInfo.processInfo.environment.merging(
