@@ -59,6 +59,9 @@ public final class Graph: @unchecked Sendable {
     private var published: RenderProgram?
     /// The ticket of the program last published.
     private var lastTicket: ProgramTicket?
+    /// What measuring decided before the published program was compiled for one thread
+    /// (`compileForOneThreadIfSettled`); nil once an edit compiles a schedule again.
+    private var settledReport: ScheduleReport?
 
     /// `engine` lets a new graph take over a running backend: its first program replaces
     /// the old graph's at a cycle boundary, which is how a session is swapped glitch-free.
@@ -99,7 +102,7 @@ public final class Graph: @unchecked Sendable {
     public var programListing: String { published?.listing ?? "(not compiled)" }
 
     /// How the program's schedule runs now (nil: one thread). Thread: control.
-    public var scheduleReport: ScheduleReport? { published?.scheduleReport }
+    public var scheduleReport: ScheduleReport? { published?.scheduleReport ?? settledReport }
 
     // MARK: - Nodes
 
@@ -420,6 +423,17 @@ public final class Graph: @unchecked Sendable {
         return changes
     }
 
+    /// Compiles the graph again as one thread's program (buffers reused, no schedule)
+    /// once its schedule settled on one thread for good: without the schedule's own
+    /// buffers, a small graph's cycle touches less memory. The next edit measures
+    /// again. Returns whether it compiled. Thread: control.
+    @discardableResult
+    public func compileForOneThreadIfSettled() throws(GraphError) -> Bool {
+        guard isInitialized, settledReport == nil, let report = published?.scheduleReport, report.isSettled else { return false }
+        try commitProgram(settled: report)
+        return true
+    }
+
     // MARK: - Internals
 
     /// Every edit checks before it changes anything, so one it refuses leaves the model
@@ -439,13 +453,14 @@ public final class Graph: @unchecked Sendable {
 
     /// Prepare (configure, initialize, compile, allocate), commit (publish), finish
     /// (route parameters, reclaim what the audio thread let go of).
-    private func commitProgram() throws(GraphError) {
+    private func commitProgram(settled: ScheduleReport? = nil) throws(GraphError) {
         for node in nodes { try configure(node) }
-        let parallelism = engine.parallelism
+        let parallelism = settled == nil ? engine.parallelism : .off
         let plan = try GraphCompiler(graph: self, reusesBuffers: parallelism.threads == 1).compile()
         let program = RenderProgram(plan: plan, maximumFrames: maximumFrames, continuing: published, parallelism: parallelism)
         lastTicket = engine.publish(program)
         published = program
+        settledReport = settled
         self.plan = plan
         for unit in plan.units.map(\.unit) { unit.parameterSink = engine }
         engine.collectRetired()

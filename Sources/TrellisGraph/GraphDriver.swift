@@ -55,11 +55,21 @@ public final class GraphDriver<Backend: AudioBackend>: @unchecked Sendable {
     /// Keeps the graph's paths aligned while it renders live: after each finish pass the
     /// engine's finish thread compiles the graph again when a unit's latency changed
     /// (unless an edit holds the graph then; the next pass tries again), and tells the
-    /// engine's notice listeners. An offline render checks between its slices instead,
+    /// engine's notice listeners. It also compiles a one-thread program once the
+    /// schedule settled on one thread (`Graph.compileForOneThreadIfSettled`). An offline render checks between its slices instead,
     /// so that it stays deterministic. Thread: control.
     public func followLatencyChanges() {
         engine.setUpkeep { [weak current] in
-            current?.withLockIfAvailable { graph in Self.compensate(graph) } ?? []
+            current?.withLockIfAvailable { graph in Self.compensate(graph) + Self.settle(graph) } ?? []
+        }
+    }
+
+    private static func settle(_ graph: Graph) -> [EngineNotice] {
+        do {
+            try graph.compileForOneThreadIfSettled()
+            return []
+        } catch {
+            return [EngineNotice(kind: .log, unitID: 0, sampleTime: -1, unit: nil, message: .log(.error, "the one-thread program could not be compiled: \(error)"))]
         }
     }
 

@@ -75,7 +75,10 @@ public struct OfflineRenderer {
         let job = OfflineJob(
             frameCount: frameCount, sliceFrames: sliceFrames, inputs: inputs, inputChannels: plan.inputChannelCount,
             outputChannels: plan.outputChannelCount, writer: writer, participants: plan.streamingParticipants, progress: progress,
-            betweenSlices: { [graph] () throws(GraphError) in try graph.compensateLatencyChanges() })
+            betweenSlices: { [graph] () throws(GraphError) in
+                try graph.compensateLatencyChanges()
+                try graph.compileForOneThreadIfSettled()
+            })
         // Offline, units do in the render call what they do on other threads live (an
         // LV2 worker), so two renders of a session are the same file.
         let units = Self.distinct(plan.units.map(\.unit))

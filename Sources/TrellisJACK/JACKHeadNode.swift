@@ -248,7 +248,7 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
             sampleRate: Double(state.sampleRate.load(ordering: .relaxed)),
             bufferFrames: state.bufferFrames.load(ordering: .relaxed),
             preparedFrames: state.preparedFrames.load(ordering: .relaxed),
-            dspLoad: Float(bitPattern: state.dspLoadBits.load(ordering: .relaxed)),
+            dspLoad: peaks.dspLoad,
             dspLoadPeak: peaks.dspLoadPeak,
             xrunCount: state.xruns.load(ordering: .relaxed),
             cycleCount: state.cycles.load(ordering: .relaxed),

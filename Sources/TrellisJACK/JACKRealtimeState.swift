@@ -47,6 +47,10 @@ final class JACKRealtimeState: @unchecked Sendable {
     let silencedCycles = Atomic<Int>(0)
     let xruns = Atomic<Int>(0)
     let freewheeling = Atomic<Bool>(false)
+    /// Since the last status read: time spent in cycles and the periods' time, in ns;
+    /// their quotient is the mean load. The last mean is kept for reads with no cycle between.
+    let loadBusyNanoseconds = Atomic<Int>(0)
+    let loadPeriodNanoseconds = Atomic<Int>(0)
     let dspLoadBits = Atomic<UInt32>(0)
     let dspLoadPeakBits = Atomic<UInt32>(0)
     /// Per output channel, the largest magnitude since the last status read. Non-negative
@@ -183,9 +187,11 @@ final class JACKRealtimeState: @unchecked Sendable {
 
         let rate = sampleRate.load(ordering: .relaxed)
         if rate > 0 && frames > 0 {
-            let elapsed = Float(trellis_host_time_ns() &- start)
-            let load = elapsed * Float(rate) / (Float(frames) * 1e9)
-            dspLoadBits.store(load.bitPattern, ordering: .relaxed)
+            let elapsed = Int(truncatingIfNeeded: trellis_host_time_ns() &- start)
+            let period = frames &* 1_000_000_000 / rate
+            loadBusyNanoseconds.wrappingAdd(elapsed, ordering: .relaxed)
+            loadPeriodNanoseconds.wrappingAdd(period, ordering: .relaxed)
+            let load = Float(elapsed) / Float(period)
             dspLoadPeakBits.max(load.bitPattern, ordering: .relaxed)
         }
         return 0
@@ -375,10 +381,13 @@ final class JACKRealtimeState: @unchecked Sendable {
         silenceReason = nil
     }
 
-    /// Reads and resets the output peaks and the DSP load peak. Thread: control.
-    func takePeaks() -> (outputs: [Float], dspLoadPeak: Float) {
+    /// Reads and resets the output peaks, the mean DSP load and its peak. Thread: control.
+    func takePeaks() -> (outputs: [Float], dspLoad: Float, dspLoadPeak: Float) {
         let outputs = (0..<outputCount).map { Float(bitPattern: peakBits[$0].exchange(0, ordering: .relaxed)) }
-        return (outputs, Float(bitPattern: dspLoadPeakBits.exchange(0, ordering: .relaxed)))
+        let busy = loadBusyNanoseconds.exchange(0, ordering: .relaxed)
+        let period = loadPeriodNanoseconds.exchange(0, ordering: .relaxed)
+        if period > 0 { dspLoadBits.store(Float(Double(busy) / Double(period)).bitPattern, ordering: .relaxed) }
+        return (outputs, Float(bitPattern: dspLoadBits.load(ordering: .relaxed)), Float(bitPattern: dspLoadPeakBits.exchange(0, ordering: .relaxed)))
     }
 }
 

@@ -17,9 +17,11 @@ public struct JACKStatus: Sendable {
     public var bufferFrames: Int
     /// The largest cycle the render source is prepared for.
     public var preparedFrames: Int
-    /// Time spent in the last process cycle as a fraction of the period (1 = the whole period).
+    /// Time spent in process cycles as a fraction of their periods (1 = the whole period),
+    /// over the cycles since the previous snapshot: a mean, not one cycle's sample, so
+    /// two snapshots compare loads rather than two random cycles.
     public var dspLoad: Float
-    /// The largest `dspLoad` since the previous snapshot.
+    /// The largest single cycle's load since the previous snapshot.
     public var dspLoadPeak: Float
     public var xrunCount: Int
     public var cycleCount: Int

@@ -195,6 +195,49 @@ struct ParallelRenderTests {
         #expect(reported.withLock { $0 } == ["eq0", "eq1", "eq2", "eq3"])
     }
 
+    /// A tone through twelve gains and a bare tone, mixed: nearly all the work is on
+    /// one path, so sharing it out cannot gain (the prediction's test, at any speed).
+    private func lopsidedBranches(threads: Int) throws -> Graph {
+        let engine = RenderEngine()
+        engine.parallelism = Parallelism(threads: threads, choice: .measured)
+        let graph = Graph(maximumFrames: 256, engine: engine)
+        let mixer = try graph.addNode(MultichannelMixer(inputCount: 2))
+        for branch in 0..<2 {
+            var previous = try graph.addNode(ToneGenerator(channelCount: 2), name: "tone\(branch)")
+            try graph.setParameter(previous, "freq", Float(440 + 110 * branch))
+            for _ in 0..<(branch == 0 ? 12 : 0) {
+                let gain = try graph.addNode(Gain(channelCount: 2))
+                try graph.setParameter(gain, "gain", -0.5)
+                try graph.connect(previous, to: gain)
+                previous = gain
+            }
+            try graph.connect(previous, 0, to: mixer, branch)
+        }
+        try graph.connect(mixer, to: try graph.addNode(named: "output"))
+        try graph.initialize()
+        return graph
+    }
+
+    @Test("a graph whose schedule settles on one thread is compiled again without it, and plays on unchanged")
+    func settledScheduleCompilesForOneThread() throws {
+        let graph = try lopsidedBranches(threads: 2)
+        graph.engine.startRendering()
+        defer { graph.engine.stopRendering() }
+        #expect(try !graph.compileForOneThreadIfSettled(), "nothing is settled before measuring")
+        var actual = render(graph, cycles: 12)
+        #expect(graph.scheduleReport?.isSettled == true)
+        #expect(try graph.compileForOneThreadIfSettled())
+        #expect(!graph.programListing.contains("schedule:"), "\(graph.programListing)")
+        #expect(graph.scheduleReport?.mode == .serial, "the status still shows what measuring decided")
+        #expect(try !graph.compileForOneThreadIfSettled(), "compiled once")
+        for (channel, samples) in render(graph, cycles: 12).enumerated() { actual[channel] += samples }
+        #expect(sameBits(actual, render(try lopsidedBranches(threads: 1), cycles: 24)))
+
+        try graph.addNode(Gain(channelCount: 2))
+        #expect(graph.programListing.contains("schedule:"), "an edit measures again")
+        #expect(graph.scheduleReport?.isSettled == false)
+    }
+
     /// Eight branches (tone, gain, EQ) into a mixer, and a spare tone and gain to connect
     /// and disconnect, on `engine`.
     private func eightBranches(on engine: RenderEngine) throws -> (graph: Graph, gains: [NodeID], spare: NodeID, spareTone: NodeID) {

@@ -49,6 +49,9 @@ public struct ScheduleReport: Sendable, Equatable, CustomStringConvertible {
     /// The tasks' time per cycle, all together and along the longest path.
     public var workNanoseconds: Int
     public var criticalPathNanoseconds: Int
+    /// One thread for good: predicted not to gain (too little work, or too little of it
+    /// side by side), so no trial follows; the graph then compiles a one-thread program.
+    public var isSettled: Bool = false
 
     public var description: String {
         func micro(_ nanoseconds: Int) -> String {
@@ -192,8 +195,8 @@ struct ScheduleState {
         cost.initialize(repeating: 0, count: max(1, taskCount))
         earliest = .allocate(capacity: max(1, taskCount))
         samples = .allocate(capacity: Self.timedCycles)
-        published = .allocate(capacity: 5)
-        for index in 0..<5 { (published + index).initialize(to: Atomic(0)) }
+        published = .allocate(capacity: 6)
+        for index in 0..<6 { (published + index).initialize(to: Atomic(0)) }
         phase = choice == .always ? .parallel : .warming
         published[0].store(phase == .parallel ? ScheduleReport.Mode.parallel.rawValue : 0, ordering: .relaxed)
     }
@@ -218,7 +221,7 @@ struct ScheduleState {
         cost.deallocate()
         earliest.deallocate()
         samples.deallocate()
-        published.deinitialize(count: 5)
+        published.deinitialize(count: 6)
         published.deallocate()
     }
 
@@ -228,7 +231,8 @@ struct ScheduleState {
             serialNanoseconds: published[1].load(ordering: .relaxed),
             parallelNanoseconds: published[2].load(ordering: .relaxed),
             workNanoseconds: published[3].load(ordering: .relaxed),
-            criticalPathNanoseconds: published[4].load(ordering: .relaxed))
+            criticalPathNanoseconds: published[4].load(ordering: .relaxed),
+            isSettled: published[5].load(ordering: .relaxed) != 0)
     }
 
     // MARK: - A parallel cycle
@@ -332,6 +336,7 @@ struct ScheduleState {
         guard phase != .serial, phase != .parallel else { return }
         phase = .serial
         retryCountdown = 0
+        published[5].store(1, ordering: .relaxed)
         published[0].store(ScheduleReport.Mode.serial.rawValue, ordering: .relaxed)
     }
 
@@ -369,6 +374,7 @@ struct ScheduleState {
             serialMedian = median()
             published[1].store(Int(serialMedian), ordering: .relaxed)
             phase = predictsGain(threads: threads) ? .tryingParallel : .serial
+            if phase == .serial { published[5].store(1, ordering: .relaxed) }
         case .tryingParallel:
             let parallel = median()
             published[2].store(Int(parallel), ordering: .relaxed)
