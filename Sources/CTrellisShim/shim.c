@@ -1,7 +1,12 @@
+#define _GNU_SOURCE
 #include "trellis_shim.h"
 
 #include <limits.h>
+#include <errno.h>
 #include <linux/futex.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,6 +73,36 @@ void trellis_futex_wait(uint32_t *word, uint32_t expected) {
 
 void trellis_futex_wake(uint32_t *word, int32_t count) {
     syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
+}
+
+int trellis_futex_wait_shared(uint32_t *word, uint32_t expected, uint64_t timeout_ns) {
+    struct timespec timeout = { (time_t)(timeout_ns / 1000000000u), (long)(timeout_ns % 1000000000u) };
+    long result = syscall(SYS_futex, word, FUTEX_WAIT, expected, &timeout, NULL, 0);
+    return result == 0 || errno == EAGAIN ? 0 : -1;
+}
+
+void trellis_futex_wake_shared(uint32_t *word, int32_t count) {
+    syscall(SYS_futex, word, FUTEX_WAKE, count, NULL, NULL, 0);
+}
+
+int trellis_memfd(const char *name, uint64_t size) {
+    int fd = (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    if (ftruncate(fd, (off_t)size) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+int trellis_pidfd_open(int32_t pid) {
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int trellis_die_with_parent(void) {
+    return prctl(PR_SET_PDEATHSIG, SIGKILL);
 }
 
 void trellis_cpu_relax(void) {

@@ -8,6 +8,9 @@ public enum UnitMessage: Sendable, Equatable {
     case log(LogLevel, String)
     /// `bus` is the unit's MIDI output bus that carried it.
     case midi(TimedMIDIMessage, bus: Int)
+    /// The unit stopped working and is silenced: its process crashed or missed its
+    /// deadline (the cause in words).
+    case failed(String)
 }
 
 /// A unit whose kernel leaves messages for the control side. The kernel writes them

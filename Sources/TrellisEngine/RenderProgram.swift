@@ -615,6 +615,9 @@ public struct EngineNotification: BitwiseCopyable, Sendable {
         /// A unit's latency changed and the graph was compiled again to compensate it
         /// (raised on the control side, never by the audio thread).
         case latencyChanged
+        /// A unit stopped working (its process crashed or missed its deadline) and is
+        /// silenced (finish service).
+        case unitFailed
     }
     public var kind: Kind
     public var unitID: UInt64

@@ -15,7 +15,7 @@ extension EngineNotice {
     /// silenced node, a full queue, lost messages, a plugin's error or warning line.
     public var isWarning: Bool {
         switch kind {
-        case .nonFiniteOutput, .parameterQueueFull, .messagesDropped, .midiDropped: true
+        case .nonFiniteOutput, .parameterQueueFull, .messagesDropped, .midiDropped, .unitFailed: true
         case .log:
             if case .log(let level, _) = message { level == .error || level == .warning } else { false }
         case .latencyChanged: message != nil
@@ -37,6 +37,7 @@ extension EngineNotice {
         case (.parameterQueueFull, _): return "\(node): parameter changes waited at \(when), the queue was full"
         case (.programSwapped, _): return "a new program plays from sample \(sampleTime)"
         case (.log, .log(let level, let line)?): return "\(node) logs \(level.rawValue): \(line)"
+        case (.unitFailed, .failed(let cause)?): return "\(node) failed: \(cause); silenced until restarted (ctl restart \(unit?.node ?? "NODE"))"
         case (.midiOutput, .midi(let timed, let bus)?):
             return "\(node) sent \(timed.message) on \(midiBusName(bus)) at \(when)"
         case (.messagesDropped, _):
@@ -66,6 +67,8 @@ extension EngineNotice {
         case .log(let level, let line)?:
             fields.append(("level", .text(level.rawValue)))
             fields.append(("line", .text(line)))
+        case .failed(let cause)?:
+            fields.append(("cause", .text(cause)))
         case .midi(let timed, let bus)?:
             fields.append(("bus", .text(midiBusName(bus))))
             fields.append(("bytes", .numbers(timed.message.bytes.map(Double.init))))

@@ -18,6 +18,8 @@ public enum LV2Error: Error, Equatable, CustomStringConvertible {
     case stateFailed(String, plugin: String)
     case unknownPreset(String, available: [String], plugin: String)
     case notInstantiated(plugin: String, operation: String)
+    /// The plugin's bridge process (an isolated plugin) could not start or answer.
+    case bridgeFailed(String, plugin: String)
 
     public var description: String {
         switch self {
@@ -41,6 +43,8 @@ public enum LV2Error: Error, Equatable, CustomStringConvertible {
             return "LV2 plugin <\(plugin)>: no preset \"\(name)\" (\(list))"
         case .notInstantiated(let plugin, let operation):
             return "LV2 plugin <\(plugin)>: \(operation) needs an initialized unit"
+        case .bridgeFailed(let reason, let plugin):
+            return "LV2 plugin <\(plugin)> in its own process: \(reason)"
         }
     }
 }

@@ -12,6 +12,16 @@ extension LV2PluginUnit {
     /// absolute paths. A unit that was never initialized returns the state it was
     /// given, if any. Thread: control.
     public func saveState() throws(LV2Error) -> String {
+        if let bridge {
+            // A faulted bridge's state is the one it last saved.
+            guard bridge.isRunning else {
+                guard let lastSavedState else { throw .bridgeFailed("saving state: the plugin's process is not running, and no state was saved", plugin: uri) }
+                return lastSavedState
+            }
+            let text = try bridge.saveState()
+            lastSavedState = text
+            return text
+        }
         guard let instance, let renderer else {
             switch pendingState {
             case .text(let text): return text
@@ -47,6 +57,17 @@ extension LV2PluginUnit {
     // MARK: - Internals
 
     func restore(_ pending: PendingState) throws(LV2Error) {
+        if let bridge {
+            switch pending {
+            case .text(let text):
+                applyReportedValues(try bridge.restore(text, preset: false))
+                lastSavedState = text
+            case .preset(let preset):
+                applyReportedValues(try bridge.restore(preset, preset: true))
+                lastSavedState = try? bridge.saveState()
+            }
+            return
+        }
         guard instance != nil, let renderer else {
             let state = try loadState(pending)
             defer { lilv_state_free(state) }

@@ -38,9 +38,19 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
     var pendingState: PendingState?
     /// Property parameters set while no instance existed: sent to the plugin, after its
     /// state, when it is instantiated (by parameter index).
-    private var pendingProperties: [Int: Float] = [:]
+    var pendingProperties: [Int: Float] = [:]
     /// The parameter that shows the latency port, if the plugin has one.
     private var latencyParameter: Int?
+    /// Set to run the plugin in a bridge process of its own. Thread: control, while
+    /// uninitialized.
+    public var isolation: Isolation?
+    /// The bridge while the unit is initialized with an isolation.
+    var bridge: LV2Bridge?
+    /// What the finish service reads of the bridge (its failures), apart from the
+    /// control thread's fields.
+    let bridgeOutlet = Mutex<LV2Bridge?>(nil)
+    /// The state a restart of the bridge starts from: the last one saved or restored.
+    var lastSavedState: String?
 
     /// The plugin's URI.
     public var uri: String { info.uri }
@@ -96,7 +106,7 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
 
     /// Ranges given as fractions of the sample rate are re-declared for the rate the
     /// unit is initialized at, keeping values that still fit.
-    private func redeclareParametersIfRateChanged() {
+    func redeclareParametersIfRateChanged() {
         guard sampleRate != declaredSampleRate, info.ports.contains(where: { $0.has(.sampleRate) }) else { return }
         let old = parameters.map { (info: $0, value: values[parameters.firstIndex(of: $0)!]) }
         removeParameters(scope: .global)
@@ -136,7 +146,7 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
 
     public override func allocateRenderResources() throws(AudioUnitError) {
         do {
-            try instantiate()
+            if let isolation { try startBridge(isolation) } else { try instantiate() }
         } catch {
             throw .failedToInitialize(error.description, unit: name)
         }
@@ -223,6 +233,7 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
     }
 
     public override func deallocateRenderResources() {
+        if bridge != nil { return stopBridge() }
         guard let instance else { return }
         outlet.withLock { $0 = nil }
         features?.running.store(false, ordering: .releasing)
@@ -247,13 +258,18 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
     /// live, on the worker thread.
     public override func offlineRenderDidChange() {
         worker?.setSynchronous(isOfflineRender)
+        bridge?.setOffline(isOfflineRender)
     }
 
-    public override var renderKernel: RenderKernel? { renderer?.renderKernel }
+    public override var renderKernel: RenderKernel? { bridge?.renderKernel ?? renderer?.renderKernel }
 
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
         let isProperty = parameters[index].address.id >= UInt32(info.ports.count)
-        if let renderer {
+        if let bridge {
+            // A faulted bridge gets the value with the rest when it restarts.
+            guard isInitialized || !isProperty, bridge.isRunning else { return }
+            try? bridge.setParameter(index: index, value: value)
+        } else if let renderer {
             // Initialization hands every value over again; a property's value is the
             // plugin's own (its state), so only those set meanwhile were sent.
             guard isInitialized || !isProperty else { return }
@@ -332,7 +348,8 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
     /// Hands over what the plugin logged and sent on its MIDI outputs while it ran.
     /// Thread: any but audio, one caller at a time (the engine's finish service).
     public func drainMessages(_ deliver: (UnitMessage) -> Void) -> Int {
-        outlet.withLock { outlet in
+        for failure in bridgeOutlet.withLock({ $0?.takeFailures() ?? [] }) { deliver(.failed(failure)) }
+        return outlet.withLock { outlet in
             guard let (renderer, features) = outlet else { return 0 }
             var dropped = features.drainLog { level, text in deliver(.log(level, text)) }
             while let sent = renderer.sentMIDI.pop() { deliver(.midi(sent.timed, bus: Int(sent.bus))) }

@@ -30,6 +30,24 @@ void trellis_futex_wait(uint32_t *word, uint32_t expected);
 /// Wakes up to `count` threads sleeping on `word`. Thread: any (one system call).
 void trellis_futex_wake(uint32_t *word, int32_t count);
 
+/// Sleeps while `*word` holds `expected`, at most `timeout_ns` nanoseconds; `word` may
+/// be in memory shared with another process. Returns 0 when woken or when the word
+/// differed, -1 on timeout or interruption. Thread: any (one system call).
+int trellis_futex_wait_shared(uint32_t *word, uint32_t expected, uint64_t timeout_ns);
+
+/// Wakes up to `count` threads, in any process, sleeping on `word`. Thread: any.
+void trellis_futex_wake_shared(uint32_t *word, int32_t count);
+
+/// An anonymous memory file (memfd, close-on-exec) of `size` bytes; -1 with errno set.
+int trellis_memfd(const char *name, uint64_t size);
+
+/// A file descriptor that becomes readable when process `pid` exits (pidfd); -1 with
+/// errno set.
+int trellis_pidfd_open(int32_t pid);
+
+/// Asks for SIGKILL when the parent process dies; returns -1 with errno set on failure.
+int trellis_die_with_parent(void);
+
 /// Tells the processor that the calling thread spins (x86 `pause`). Thread: any.
 void trellis_cpu_relax(void);
 

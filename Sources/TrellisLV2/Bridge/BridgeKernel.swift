@@ -1,0 +1,176 @@
+import CTrellisShim
+import Synchronization
+import TrellisCore
+
+/// The host's half of a bridged plugin's cycle, run by the program like any kernel:
+/// copies the cycle (input samples, events, time) into the shared memory, wakes the
+/// bridge, waits for its reply until the deadline, and copies the outputs back.
+///
+/// When the bridge misses the deadline, or its process died, the node is faulted: it
+/// outputs silence (or its input, `passesInputOnFault`) from that cycle on, without
+/// waiting, until the control side restarts the bridge. Plain memory, owned by `LV2Bridge`.
+struct BridgeKernel {
+    enum Fault: Int32 {
+        case none = 0
+        /// The audio thread gave up waiting (set here).
+        case missedDeadline = 1
+        /// The bridge process ended or could not start (set by the control side).
+        case processEnded = 2
+    }
+
+    let view: BridgeView
+    /// A `Fault` raw value. The control side clears it after a restart.
+    let fault: UnsafeMutablePointer<Atomic<Int32>>
+    /// Nanoseconds the bridge may take per frame: live a fraction of the period, offline
+    /// a generous fixed time per cycle (`offlineDeadlineNanoseconds`).
+    let deadlinePerFrame: UnsafeMutablePointer<Atomic<Int>>
+    let offline: UnsafeMutablePointer<Atomic<Bool>>
+    let passesInputOnFault: Bool
+    /// The host unit's parameter values; the bridge's output parameters (meters,
+    /// latency) are copied in after each cycle.
+    let values: ParameterValues
+    let outputParameters: UnsafeMutablePointer<Int32>
+    let outputParameterCount: Int
+
+    static let offlineDeadlineNanoseconds: UInt64 = 2_000_000_000
+
+    /// The kernel's render entry. Thread: audio.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    static func render(_ state: UnsafeMutableRawPointer, _ context: UnsafeRawPointer) -> UInt8 {
+        state.assumingMemoryBound(to: BridgeKernel.self).pointee
+            .render(context.assumingMemoryBound(to: RenderContext.self).pointee).rawValue
+    }
+
+    @inline(__always)
+    func render(_ context: RenderContext) -> RenderStatus {
+        let frames = min(context.frameCount, view.layout.maximumFrames)
+        guard fault.pointee.load(ordering: .acquiring) == Fault.none.rawValue else {
+            outputOnFault(context, frames: frames)
+            return .ok
+        }
+        var channel = 0
+        for bus in 0..<min(context.inputs.count, view.layout.inputChannels.count) {
+            let buffers = context.inputs[bus]
+            for index in 0..<min(buffers.channelCount, view.layout.inputChannels[bus]) {
+                view.input(channel + index).update(from: buffers[index], count: frames)
+            }
+            channel += view.layout.inputChannels[bus]
+        }
+        let eventCount = min(context.events.count, BridgeLayout.eventCapacity)
+        if eventCount > 0, let events = context.events.base { view.events.update(from: events, count: eventCount) }
+        view.eventCount.pointee = Int32(eventCount)
+        view.frameCount.pointee = Int32(frames)
+        view.timeStamp.pointee = context.timeStamp
+        view.time.pointee = context.time
+        for bus in 0..<view.layout.midiOutputCount { view.midiOutput(bus).clear() }
+
+        guard post(frames: frames) else {
+            _ = fault.pointee.compareExchange(expected: Fault.none.rawValue, desired: Fault.missedDeadline.rawValue, ordering: .acquiringAndReleasing)
+            outputOnFault(context, frames: frames)
+            return .ok
+        }
+
+        channel = 0
+        for bus in 0..<min(context.outputs.count, view.layout.outputChannels.count) {
+            let buffers = context.outputs[bus]
+            for index in 0..<min(buffers.channelCount, view.layout.outputChannels[bus]) {
+                buffers[index].update(from: view.output(channel + index), count: frames)
+            }
+            channel += view.layout.outputChannels[bus]
+        }
+        for bus in 0..<min(view.layout.midiOutputCount, context.midiOutputs.count) {
+            let sent = view.midiOutput(bus), target = context.midiOutputs[bus]
+            for index in 0..<min(sent.count, BridgeLayout.midiCapacity) {
+                let event = sent[index]
+                target.append(status: event.status, data1: event.data1, data2: event.data2, length: event.length, offset: event.offset)
+            }
+        }
+        for index in 0..<outputParameterCount {
+            let parameter = Int(outputParameters[index])
+            values[parameter] = view.values[parameter]
+        }
+        return RenderStatus(rawValue: view.status.pointee) ?? .failed
+    }
+
+    /// Wakes the bridge and waits for its reply; false when the deadline passed or the
+    /// process ended first.
+    @inline(__always)
+    private func post(frames: Int) -> Bool {
+        let started = hostNanoseconds()
+        let allowed = offline.pointee.load(ordering: .relaxed)
+            ? Self.offlineDeadlineNanoseconds
+            : UInt64(deadlinePerFrame.pointee.load(ordering: .relaxed) &* frames)
+        let ticket = view.request.pointee &+ 1
+        UnsafeAtomic(view.request).store(ticket)
+        futexWakeShared(view.request)
+        var spins = 0
+        while true {
+            if UnsafeAtomic(view.reply).load() == ticket { return true }
+            if fault.pointee.load(ordering: .acquiring) != Fault.none.rawValue { return false }
+            let elapsed = hostNanoseconds() &- started
+            if elapsed >= allowed { return false }
+            if spins < 64 {
+                spins &+= 1
+                spinHintShared()
+                continue
+            }
+            let seen = UnsafeAtomic(view.reply).load()
+            if seen == ticket { return true }
+            futexWaitShared(view.reply, while: seen, nanoseconds: allowed &- elapsed)
+        }
+    }
+
+    @inline(__always)
+    private func outputOnFault(_ context: RenderContext, frames: Int) {
+        for bus in 0..<context.outputs.count {
+            let output = context.outputs[bus]
+            guard passesInputOnFault, bus < context.inputs.count, context.inputs[bus].channelCount == output.channelCount else {
+                output.clear(frameCount: frames)
+                continue
+            }
+            let input = context.inputs[bus]
+            for channel in 0..<output.channelCount where input[channel] != output[channel] {
+                output[channel].update(from: input[channel], count: frames)
+            }
+        }
+    }
+}
+
+/// An atomic view of a word in shared memory (the futex words).
+struct UnsafeAtomic {
+    let pointer: UnsafeMutablePointer<UInt32>
+
+    @inline(__always)
+    init(_ pointer: UnsafeMutablePointer<UInt32>) { self.pointer = pointer }
+
+    @inline(__always)
+    private var atomic: UnsafeMutablePointer<Atomic<UInt32>> {
+        UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: Atomic<UInt32>.self)
+    }
+
+    @inline(__always)
+    func load() -> UInt32 { atomic.pointee.load(ordering: .acquiring) }
+
+    @inline(__always)
+    func store(_ value: UInt32) { atomic.pointee.store(value, ordering: .releasing) }
+}
+
+// The C calls a bridged cycle makes on the audio thread, fenced for the real-time
+// checker: a vDSO clock read, the spin hint, and the two futex calls (one wake, at
+// most a few waits, per cycle).
+
+@inline(__always)
+func hostNanoseconds() -> UInt64 { _unsafePerformance { trellis_host_time_ns() } }
+
+@inline(__always)
+func spinHintShared() { _unsafePerformance { trellis_cpu_relax() } }
+
+@inline(__always)
+func futexWakeShared(_ word: UnsafeMutablePointer<UInt32>) { _unsafePerformance { trellis_futex_wake_shared(word, 1) } }
+
+@inline(__always)
+func futexWaitShared(_ word: UnsafeMutablePointer<UInt32>, while expected: UInt32, nanoseconds: UInt64) {
+    _ = _unsafePerformance { trellis_futex_wait_shared(word, expected, nanoseconds) }
+}

@@ -1,0 +1,116 @@
+import CTrellisShim
+import Glibc
+
+/// A bridge process: `trellis bridge` started with `posix_spawn`, the shared memory
+/// on descriptor 3 and its end of the control socket on descriptor 4. The host keeps
+/// its pid and a pidfd that becomes readable when it exits. One owner reaps it (`wait`).
+struct BridgeProcess {
+    let pid: pid_t
+    let pidfd: Int32
+
+    /// The program started as a bridge: `TRELLIS_BRIDGE_EXECUTABLE` when set, else this
+    /// process's own executable (the `trellis` command). Thread: any.
+    static var executable: String {
+        if let override = getenv("TRELLIS_BRIDGE_EXECUTABLE") { return String(cString: override) }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        return length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "trellis"
+    }
+
+    /// Starts a bridge with `memory` and `socket` as its descriptors 3 and 4.
+    static func spawn(memory: Int32, socket: Int32) throws(LV2Error) -> BridgeProcess {
+        let path = executable
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, memory, 3)
+        posix_spawn_file_actions_adddup2(&actions, socket, 4)
+        let arguments = [path, "bridge", "--parent", "\(getpid())"]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        // The Swift runtime's backtracer would spend seconds on a plugin's crash.
+        var environment: [UnsafeMutablePointer<CChar>?] = [strdup("SWIFT_BACKTRACE=enable=no")]
+        var entry = environ
+        while let variable = entry.pointee {
+            if strncmp(variable, "SWIFT_BACKTRACE=", 16) != 0 { environment.append(strdup(variable)) }
+            entry += 1
+        }
+        environment.append(nil)
+        defer { for pointer in environment { free(pointer) } }
+        var pid = pid_t()
+        let status = posix_spawn(&pid, path, &actions, nil, &argv, &environment)
+        guard status == 0 else {
+            throw .bridgeFailed("cannot start \(path): \(String(cString: strerror(status)))", plugin: "")
+        }
+        let pidfd = trellis_pidfd_open(pid)
+        guard pidfd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            kill(pid, SIGKILL)
+            var ignored: Int32 = 0
+            waitpid(pid, &ignored, 0)
+            throw .bridgeFailed("cannot watch the bridge process: \(reason)", plugin: "")
+        }
+        return BridgeProcess(pid: pid, pidfd: pidfd)
+    }
+
+    /// Whether the process ended, waiting at most `milliseconds`.
+    func hasEnded(waitingMilliseconds milliseconds: Int32) -> Bool {
+        var poller = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+        return poll(&poller, 1, milliseconds) > 0
+    }
+
+    /// Reaps the process (after it ended, or blocking until it does) and closes the
+    /// pidfd; returns how it ended, in words.
+    func wait() -> String {
+        var status: Int32 = 0
+        var result: pid_t
+        repeat { result = waitpid(pid, &status, 0) } while result < 0 && errno == EINTR
+        close(pidfd)
+        guard result == pid else { return "ended (its status is unknown)" }
+        return Self.describe(status: status)
+    }
+
+    static func describe(status: Int32) -> String {
+        let signal = status & 0x7f
+        if signal == 0 { return "exited with status \((status >> 8) & 0xff)" }
+        let names: [Int32: String] = [
+            SIGSEGV: "SIGSEGV", SIGABRT: "SIGABRT", SIGKILL: "SIGKILL", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE",
+            SIGILL: "SIGILL", SIGTERM: "SIGTERM", SIGTRAP: "SIGTRAP", SIGSYS: "SIGSYS",
+        ]
+        let what = String(cString: strsignal(signal))
+        return "was killed by signal \(signal) (\(names[signal].map { "\($0), " } ?? "")\(what))"
+    }
+}
+
+/// The anonymous memory a host shares with its bridge: a memfd of `size` bytes, mapped.
+/// The host owns both and frees them once (`free`).
+struct BridgeMemory {
+    let descriptor: Int32
+    let base: UnsafeMutableRawPointer
+    let size: Int
+
+    static func create(size: Int, name: String) throws(LV2Error) -> BridgeMemory {
+        let descriptor = trellis_memfd(name, UInt64(size))
+        guard descriptor >= 0 else { throw .bridgeFailed("cannot make shared memory: \(String(cString: strerror(errno)))", plugin: "") }
+        guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), base != MAP_FAILED else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw .bridgeFailed("cannot map shared memory: \(reason)", plugin: "")
+        }
+        memset(base, 0, size)
+        return BridgeMemory(descriptor: descriptor, base: base, size: size)
+    }
+
+    /// Maps memory a host made (the bridge's side); the descriptor stays open.
+    static func map(descriptor: Int32, size: Int) -> UnsafeMutableRawPointer? {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, Int(status.st_size) >= size else { return nil }
+        guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), base != MAP_FAILED else { return nil }
+        return base
+    }
+
+    func free() {
+        munmap(base, size)
+        close(descriptor)
+    }
+}

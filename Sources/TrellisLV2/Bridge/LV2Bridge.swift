@@ -1,0 +1,309 @@
+import CTrellisShim
+import Glibc
+import Synchronization
+import TrellisCore
+
+/// What a bridge is started with: the plugin, where to find it, and how the host
+/// runs it.
+struct BridgeSetup: Sendable {
+    var uri: String
+    var searchPath: String
+    var sampleRate: Double
+    var layout: BridgeLayout
+    var offline: Bool
+    /// The input parameters' values, by parameter index.
+    var values: [(Int, Float)]
+    var state: String?
+
+    var text: String {
+        var lines = [
+            "uri \(uri)", "path \(searchPath)", "rate \(String(sampleRate.bitPattern, radix: 16))",
+            "layout \(layout.words.joined(separator: " "))", "offline \(offline ? 1 : 0)",
+            "values \(values.count)",
+        ]
+        lines += BridgeValues.text(values).split(separator: "\n").map(String.init)
+        return lines.joined(separator: "\n") + "\nstate\n" + (state ?? "")
+    }
+
+    init(uri: String, searchPath: String, sampleRate: Double, layout: BridgeLayout, offline: Bool, values: [(Int, Float)], state: String?) {
+        self.uri = uri
+        self.searchPath = searchPath
+        self.sampleRate = sampleRate
+        self.layout = layout
+        self.offline = offline
+        self.values = values
+        self.state = state
+    }
+
+    /// Reads what `text` wrote; nil when a line is missing or malformed.
+    init?(text: String) {
+        let (head, stateMarker, rest) = text.splitOnce("\nstate\n")
+        guard stateMarker else { return nil }
+        var fields: [String: Substring] = [:]
+        var valueLines: [Substring] = []
+        for line in head.split(separator: "\n", omittingEmptySubsequences: false) {
+            guard let space = line.firstIndex(of: " ") else { return nil }
+            let key = String(line[..<space])
+            if Int(key) != nil { valueLines.append(line) } else { fields[key] = line[line.index(after: space)...] }
+        }
+        guard let uri = fields["uri"], let path = fields["path"], let rate = fields["rate"].flatMap({ UInt64($0, radix: 16) }),
+              let layout = fields["layout"].flatMap({ BridgeLayout(words: $0.split(separator: " ", omittingEmptySubsequences: false)) }),
+              let offline = fields["offline"]
+        else { return nil }
+        self.uri = String(uri)
+        searchPath = String(path)
+        sampleRate = Double(bitPattern: rate)
+        self.layout = layout
+        self.offline = offline == "1"
+        values = BridgeValues.parse(valueLines.joined(separator: "\n"))
+        state = rest.isEmpty ? nil : rest
+    }
+}
+
+extension String {
+    fileprivate func splitOnce(_ separator: String) -> (String, Bool, String) {
+        let bytes = Array(utf8), marker = Array(separator.utf8)
+        guard bytes.count >= marker.count else { return (self, false, "") }
+        for start in 0...(bytes.count - marker.count) where bytes[start..<(start + marker.count)].elementsEqual(marker) {
+            return (String(decoding: bytes[..<start], as: UTF8.self), true, String(decoding: bytes[(start + marker.count)...], as: UTF8.self))
+        }
+        return (self, false, "")
+    }
+}
+
+/// A plugin hosted in a bridge process, on the host's control side: the shared memory,
+/// the kernel the program runs, the process and the thread that watches it.
+///
+/// The watcher wakes every 20 ms at most: when the process ended it records why,
+/// marks the kernel faulted and wakes an audio thread that waits for a reply; when the
+/// audio thread gave up on a reply (a missed deadline) it kills the process. What it
+/// records reaches the engine as a `failed` message (`takeFailures`).
+///
+/// Thread: control, unless a method says otherwise.
+final class LV2Bridge: @unchecked Sendable {
+    let uri: String
+    let memory: BridgeMemory
+    let view: BridgeView
+    let kernel: UnsafeMutablePointer<BridgeKernel>
+    private let fault: UnsafeMutablePointer<Atomic<Int32>>
+    private let deadline: UnsafeMutablePointer<Atomic<Int>>
+    private let offline: UnsafeMutablePointer<Atomic<Bool>>
+    private let outputParameters: UnsafeMutablePointer<Int32>
+    private var channel: BridgeChannel?
+    private var process: BridgeProcess?
+    private var watcher: pthread_t?
+    private let watching = Atomic<Bool>(false)
+    /// Why the bridge stopped, for the finish service; and the last cause, for status.
+    private let failures = Mutex<[String]>([])
+    let lastFailure = Mutex<String?>(nil)
+
+    /// Starts the bridge for `setup` and waits until the plugin runs in it. `values`
+    /// are the host unit's parameter values; `outputs` the indices of its output
+    /// parameters. The deadline is `deadlineFraction` of each cycle's duration.
+    init(setup: BridgeSetup, values: ParameterValues, outputs: [Int], deadlineFraction: Double, passesInputOnFault: Bool) throws(LV2Error) {
+        uri = setup.uri
+        memory = try BridgeMemory.create(size: setup.layout.size, name: "trellis-bridge")
+        view = BridgeView(base: memory.base, layout: setup.layout)
+        fault = .allocate(capacity: 1)
+        fault.initialize(to: Atomic(BridgeKernel.Fault.processEnded.rawValue))
+        deadline = .allocate(capacity: 1)
+        deadline.initialize(to: Atomic(Int(deadlineFraction * 1e9 / setup.sampleRate)))
+        offline = .allocate(capacity: 1)
+        offline.initialize(to: Atomic(setup.offline))
+        outputParameters = .allocate(capacity: max(1, outputs.count))
+        for (index, parameter) in outputs.enumerated() { outputParameters[index] = Int32(parameter) }
+        kernel = .allocate(capacity: 1)
+        kernel.initialize(to: BridgeKernel(
+            view: view, fault: fault, deadlinePerFrame: deadline, offline: offline, passesInputOnFault: passesInputOnFault,
+            values: values, outputParameters: outputParameters, outputParameterCount: outputs.count))
+        // A launch that throws leaves a fully initialized object: deinit frees it all.
+        try launch(setup)
+    }
+
+    deinit {
+        stop()
+        freeMemory()
+    }
+
+    private func freeMemory() {
+        kernel.deinitialize(count: 1)
+        kernel.deallocate()
+        fault.deinitialize(count: 1)
+        fault.deallocate()
+        deadline.deinitialize(count: 1)
+        deadline.deallocate()
+        offline.deinitialize(count: 1)
+        offline.deallocate()
+        outputParameters.deallocate()
+        memory.free()
+    }
+
+    /// The kernel as a program holds it.
+    var renderKernel: RenderKernel {
+        RenderKernel(state: UnsafeMutableRawPointer(kernel), render: { BridgeKernel.render($0, $1) }, reset: { _ in })
+    }
+
+    /// Whether the plugin runs now (not faulted, not stopped). Thread: any.
+    var isRunning: Bool { fault.pointee.load(ordering: .acquiring) == BridgeKernel.Fault.none.rawValue }
+
+    /// The values the bridge sent with its last reply to a command, by index.
+    private(set) var reportedValues: [(Int, Float)] = []
+
+    // MARK: - Starting and stopping
+
+    /// Starts a process for `setup` and waits for the plugin in it; the kernel plays
+    /// again once it is ready. The kernel must be faulted (not run) meanwhile.
+    private func launch(_ setup: BridgeSetup) throws(LV2Error) {
+        var pair: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw .bridgeFailed("cannot make a socket pair: \(String(cString: strerror(errno)))", plugin: uri)
+        }
+        UnsafeAtomic(view.request).store(0)
+        UnsafeAtomic(view.reply).store(0)
+        let started: BridgeProcess
+        do {
+            started = try BridgeProcess.spawn(memory: memory.descriptor, socket: pair[1])
+        } catch {
+            close(pair[0])
+            close(pair[1])
+            throw .bridgeFailed("\(error)", plugin: uri)
+        }
+        close(pair[1])
+        let channel = BridgeChannel(descriptor: pair[0])
+        channel.send("setup", setup.text)
+        // Instantiating can take a while (a sampler loading its samples).
+        guard let reply = channel.receive(timeoutMilliseconds: 30_000) else {
+            kill(started.pid, SIGKILL)
+            let how = started.wait()
+            throw .bridgeFailed("the bridge process \(how) before the plugin was ready", plugin: uri)
+        }
+        guard reply.command == "ready" else {
+            kill(started.pid, SIGKILL)
+            _ = started.wait()
+            throw .bridgeFailed(reply.body, plugin: uri)
+        }
+        reportedValues = BridgeValues.parse(reply.body)
+        self.channel = channel
+        process = started
+        startWatching(started)
+        fault.pointee.store(BridgeKernel.Fault.none.rawValue, ordering: .releasing)
+    }
+
+    /// Starts the plugin again in a new process with `setup` (its last saved state),
+    /// after a fault or to replace a running one. Thread: control, while the kernel
+    /// may run: it outputs as faulted until the new process is ready.
+    func restart(_ setup: BridgeSetup) throws(LV2Error) {
+        stop()
+        try launch(setup)
+    }
+
+    /// Ends the process (asking first, then killing) and the watcher. The kernel
+    /// outputs as faulted afterwards. Thread: control.
+    func stop() {
+        fault.pointee.store(BridgeKernel.Fault.processEnded.rawValue, ordering: .releasing)
+        futexWakeShared(view.reply)
+        // The watcher reaps the process: it waits for it to end, then kills it.
+        watching.store(false, ordering: .releasing)
+        channel?.send("stop")
+        if let watcher { pthread_join(watcher, nil) }
+        watcher = nil
+        channel?.close()
+        channel = nil
+        process = nil
+    }
+
+    // MARK: - Watching
+
+    private func startWatching(_ process: BridgeProcess) {
+        watching.store(true, ordering: .releasing)
+        let context = Unmanaged.passRetained(WatchContext(bridge: self, process: process)).toOpaque()
+        var thread = pthread_t()
+        guard pthread_create(&thread, nil, { raw in
+            let context = Unmanaged<WatchContext>.fromOpaque(raw!).takeRetainedValue()
+            context.bridge.watch(context.process)
+            return nil
+        }, context) == 0 else {
+            Unmanaged<WatchContext>.fromOpaque(context).release()
+            watching.store(false, ordering: .releasing)
+            return
+        }
+        watcher = thread
+    }
+
+    private final class WatchContext {
+        unowned let bridge: LV2Bridge
+        let process: BridgeProcess
+        init(bridge: LV2Bridge, process: BridgeProcess) {
+            self.bridge = bridge
+            self.process = process
+        }
+    }
+
+    /// The watcher's loop. Thread: the bridge's watcher.
+    private func watch(_ process: BridgeProcess) {
+        var killedForDeadline = false
+        while true {
+            let ended = process.hasEnded(waitingMilliseconds: 20)
+            if !ended {
+                if !watching.load(ordering: .acquiring) {
+                    // Stopping: `stop` asked the process to end.
+                    if !process.hasEnded(waitingMilliseconds: 1000) { kill(process.pid, SIGKILL) }
+                    _ = process.wait()
+                    return
+                }
+                if !killedForDeadline, fault.pointee.load(ordering: .acquiring) == BridgeKernel.Fault.missedDeadline.rawValue {
+                    kill(process.pid, SIGKILL)
+                    killedForDeadline = true
+                }
+                continue
+            }
+            let how = process.wait()
+            guard watching.load(ordering: .acquiring) else { return }
+            let missed = fault.pointee.load(ordering: .acquiring) == BridgeKernel.Fault.missedDeadline.rawValue
+            fault.pointee.store(BridgeKernel.Fault.processEnded.rawValue, ordering: .releasing)
+            futexWakeShared(view.reply)
+            let cause = missed || killedForDeadline
+                ? "missed its deadline (the bridge process was killed)"
+                : "its bridge process \(how)"
+            failures.withLock { $0.append(cause) }
+            lastFailure.withLock { $0 = cause }
+            return
+        }
+    }
+
+    /// What went wrong since the last call, oldest first. Thread: any but audio.
+    func takeFailures() -> [String] { failures.withLock { list in defer { list = [] }; return list } }
+
+    // MARK: - Commands
+
+    /// Sends a command and returns the reply's body; fails when the bridge is not
+    /// running or answers with an error.
+    private func request(_ command: String, _ body: String = "", operation: String) throws(LV2Error) -> String {
+        guard let channel, isRunning || command == "stop" else {
+            throw .bridgeFailed("\(operation): the plugin's process is not running (\(lastFailure.withLock { $0 } ?? "stopped")); restart the node", plugin: uri)
+        }
+        guard channel.send(command, body), let reply = channel.receive(timeoutMilliseconds: 10_000) else {
+            throw .bridgeFailed("\(operation): the plugin's process did not answer", plugin: uri)
+        }
+        guard reply.command == "ok" else { throw .bridgeFailed("\(operation): \(reply.body)", plugin: uri) }
+        return reply.body
+    }
+
+    func saveState() throws(LV2Error) -> String { try request("save", operation: "saving state") }
+
+    /// Restores a state text (`preset` false) or a preset by URI; returns the control
+    /// values the plugin has now, by parameter index.
+    func restore(_ text: String, preset: Bool) throws(LV2Error) -> [(Int, Float)] {
+        BridgeValues.parse(try request(preset ? "preset" : "restore", text, operation: preset ? "applying a preset" : "restoring state"))
+    }
+
+    /// Sets a parameter while no program runs the kernel.
+    func setParameter(index: Int, value: Float) throws(LV2Error) {
+        _ = try request("set", BridgeValues.text([(index, value)]), operation: "setting a parameter")
+    }
+
+    func setOffline(_ isOffline: Bool) {
+        offline.pointee.store(isOffline, ordering: .releasing)
+        _ = try? request("offline", isOffline ? "1" : "0", operation: "switching to offline rendering")
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+import TrellisCore
+import TrellisTestSupport
+@testable import TrellisLV2
+
+/// Renders `signal` through `uri` in this process and in a bridge process, with the
+/// same parameter settings.
+private func bothWays(_ uri: String, settings: [String: Float], signal: [[Float]], frames: Int) throws -> (local: [[Float]], bridged: [[Float]]) {
+    BridgeSupport.useBuiltTrellis()
+    var outputs: [[[Float]]] = []
+    for isolated in [false, true] {
+        let unit = try makeUnit(uri, maxFrames: 256)
+        unit.isolation = isolated ? Isolation() : nil
+        for (name, value) in settings { try unit.setParameter(named: name, value) }
+        try unit.initialize()
+        outputs.append(OfflineRender(unit, blockSize: 256).process(signal, frames: frames))
+        unit.uninitialize()
+    }
+    return (outputs[0], outputs[1])
+}
+
+/// A fault fixture in a bridge process, 256 frames a cycle; offline (2 s a cycle before
+/// the deadline), unless `live` (half the cycle's 5.3 ms).
+private func faulty(_ name: String, live: Bool = false) throws -> LV2PluginUnit {
+    BridgeSupport.useBuiltTrellis()
+    let unit = try makeUnit("urn:trellis:fixtures:" + name, world: LV2World(path: try BridgeSupport.faultyFolder()), maxFrames: 256)
+    unit.isolation = Isolation()
+    try unit.setProperty(.offlineRender, .bool(!live), scope: .global, element: 0)
+    try unit.initialize()
+    return unit
+}
+
+/// The failures the unit reported within `seconds`.
+private func failures(of unit: LV2PluginUnit, within seconds: Double = 2) -> [String] {
+    let end = Date().addingTimeInterval(seconds)
+    var found: [String] = []
+    while found.isEmpty && Date() < end {
+        _ = unit.drainMessages { message in if case .failed(let cause) = message { found.append(cause) } }
+        if found.isEmpty { usleep(5_000) }
+    }
+    return found
+}
+
+@Suite("Plugins in bridge processes")
+struct BridgeTests {
+    @Test("eg-amp, mda Overdrive and mda Delay in a bridge process output what they output here, bit for bit")
+    func bridgedEqualsLocal() throws {
+        var noise = Noise()
+        let signal = [noise.samples(10_000), noise.samples(10_000)]
+        for (uri, settings) in [
+            ("http://lv2plug.in/plugins/eg-amp", ["gain": -7.5]),
+            ("http://drobilla.net/plugins/mda/Overdrive", ["drive": 0.8, "muffle": 0.3]),
+            ("http://drobilla.net/plugins/mda/Delay", ["l_delay": 0.3, "feedback": 0.6]),
+        ] as [(String, [String: Float])] {
+            let (local, bridged) = try bothWays(uri, settings: settings, signal: signal, frames: 10_000)
+            #expect(local.flatMap { $0 }.contains { $0 != 0 }, "\(uri) outputs sound")
+            #expect(local.map { $0.map(\.bitPattern) } == bridged.map { $0.map(\.bitPattern) }, "\(uri)")
+        }
+    }
+
+    @Test("a plugin that segfaults in its bridge is silenced, named by its signal, and plays again after a restart")
+    func segfaultIsContained() throws {
+        let unit = try faulty("segfaults")
+        defer { unit.uninitialize() }
+        let render = OfflineRender(unit, blockSize: 256)
+        var noise = Noise()
+        let signal = [noise.samples(512)]
+        #expect(render.process(signal, frames: 512) == signal, "passes through before the fault")
+        try unit.setParameter(named: "trigger", 1)
+        #expect(render.process(signal, frames: 512)[0].allSatisfy { $0 == 0 })
+        let causes = failures(of: unit)
+        #expect(causes.count == 1 && causes[0].contains("signal 11 (SIGSEGV"), "\(causes)")
+        #expect(unit.isolationFailure != nil)
+
+        try unit.setParameter(named: "trigger", 0)
+        try unit.restartIsolated()
+        #expect(unit.isolationFailure == nil)
+        #expect(render.process(signal, frames: 512) == signal, "passes through after the restart")
+    }
+
+    @Test("a plugin that aborts in its bridge is named by SIGABRT")
+    func abortIsContained() throws {
+        let unit = try faulty("aborts")
+        defer { unit.uninitialize() }
+        try unit.setParameter(named: "trigger", 1)
+        #expect(OfflineRender(unit, blockSize: 256).process([[0.5]], frames: 256)[0].allSatisfy { $0 == 0 })
+        let causes = failures(of: unit)
+        #expect(causes.count == 1 && causes[0].contains("SIGABRT"), "\(causes)")
+    }
+
+    @Test("a plugin that hangs misses its deadline: the cycle returns in time, silent, and the bridge is killed")
+    func hangMissesDeadline() throws {
+        let unit = try faulty("hangs", live: true)
+        defer { unit.uninitialize() }
+        try unit.setParameter(named: "trigger", 1)
+        let started = Date()
+        let output = OfflineRender(unit, blockSize: 256).process([[0.5]], frames: 256)
+        // Half of a 256-frame period at 48 kHz is 2.7 ms; a busy machine may add some.
+        #expect(Date().timeIntervalSince(started) < 0.5)
+        #expect(output[0].allSatisfy { $0 == 0 })
+        let causes = failures(of: unit)
+        #expect(causes.count == 1 && causes[0].contains("missed its deadline"), "\(causes)")
+    }
+
+    @Test("a plugin whose instantiate crashes fails to initialize with the signal named; this process lives on")
+    func crashOnInstantiate() throws {
+        BridgeSupport.useBuiltTrellis()
+        let unit = try makeUnit("urn:trellis:fixtures:crashes-on-instantiate", world: LV2World(path: try BridgeSupport.faultyFolder()), maxFrames: 256)
+        unit.isolation = Isolation()
+        #expect {
+            try unit.initialize()
+        } throws: { error in
+            "\(error)".contains("SIGSEGV")
+        }
+    }
+}
