@@ -109,6 +109,9 @@ public enum CommandParser {
         case "params":
             try count(1...1)
             return .params(node: try nodeName(arguments[0]))
+        case "restart":
+            try count(1...1)
+            return .restart(node: try nodeName(arguments[0]))
         case "bypass":
             try count(2...2)
             return .bypass(node: try nodeName(arguments[0]), on: try onOff(arguments[1], verb))

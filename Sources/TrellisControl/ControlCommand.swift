@@ -16,6 +16,8 @@ public enum ControlCommand: Sendable, Equatable {
     case get(node: String, parameter: String)
     case params(node: String)
     case bypass(node: String, on: Bool)
+    /// Starts a node's plugin process again (`isolate`), from its last saved state.
+    case restart(node: String)
     /// Every property of a node with its value, in each scope and element it has.
     case properties(node: String)
     case propertyGet(node: String, name: String, PropertyPlace)

@@ -85,6 +85,18 @@ extension ControlDispatcher {
         return .ok(text: on ? "on" : "off", value: .bool(on))
     }
 
+    /// Starts the node's plugin process again; the node plays from the next cycle its
+    /// process answers. A node that is not isolated is refused.
+    func restart(_ name: String) throws(ControlError) -> ControlReply {
+        let found = try node(name)
+        guard let isolated = found.unit as? any IsolatableUnit, isolated.isolation != nil else {
+            throw ControlError(.unsupported, "\(name) does not run in a process of its own (isolate: true)")
+        }
+        let cause = isolated.isolationFailure
+        do { try isolated.restartIsolated() } catch { throw ControlErrors.map(error, node: name) }
+        return .ok(text: "restarted" + (cause.map { " (it had \($0))" } ?? ""), value: .object([("node", .string(name)), ("after", cause.map(ControlValue.string) ?? .null)]))
+    }
+
     /// Loads `preset` on the node; with none, answers the node's presets, one quoted word
     /// each: the unit's own and the user's. An absent preset is UNKNOWN_PRESET naming the
     /// choices, or saying there are none.

@@ -252,6 +252,7 @@ public final class ControlDispatcher: @unchecked Sendable {
             case .get(let node, let parameter): return try get(node, parameter)
             case .params(let node): return try params(node)
             case .bypass(let node, let on): return try bypass(node, on)
+            case .restart(let node): return try locked { () throws(ControlError) in try restart(node) }
             case .preset(let node, let name): return try preset(node, name)
             case .presetSave(let node, let name): return try savePreset(node, name)
             case .properties(let node): return try properties(node)

@@ -100,10 +100,10 @@ final class GraphBuilder {
     /// The session's transport: the tempo and frame rate automation's positions are read at.
     var transport: TransportSpec?
 
-    init(registry: ComponentRegistry, sampleRate: Double, blockSize: Int, checkFiles: Bool, engine: RenderEngine? = nil) {
+    init(registry: ComponentRegistry, sampleRate: Double, blockSize: Int, checkFiles: Bool, engine: RenderEngine? = nil, isolatesPlugins: Bool = false) {
         self.engine = engine
         self.registry = registry
-        factory = UnitFactory(registry: registry)
+        factory = UnitFactory(registry: registry, isolatesPlugins: isolatesPlugins)
         self.sampleRate = sampleRate
         self.blockSize = blockSize
         self.checkFiles = checkFiles

@@ -1,3 +1,4 @@
+import TrellisCore
 import TrellisUnits
 
 /// A node as text describes it, before any unit exists: what a session's node, `ctl add
@@ -25,6 +26,13 @@ public struct NodeDescription: Sendable, Equatable {
     public var bypass: Bool?
     /// Which input channel feeds each output channel (a converter's `ChannelMap`).
     public var channelMap: [Int]?
+    /// Run the plugin in a process of its own (nil: as the session's `isolate:` says),
+    /// its deadline as a share of the period, what it outputs after a fault, and
+    /// whether it starts again by itself (see `Isolation`).
+    public var isolate: Bool?
+    public var deadline: Double?
+    public var onFault: Isolation.FaultOutput?
+    public var restart: Bool?
 
     /// `name=value` as written.
     public struct Setting: Sendable, Equatable {
@@ -45,6 +53,9 @@ public struct NodeDescription: Sendable, Equatable {
         case outputChannels = "output-channels"
         case state, preset, bypass
         case channelMap = "channel-map"
+        case isolate, deadline
+        case onFault = "on-fault"
+        case restart
     }
 
     /// What an error is about.
@@ -101,7 +112,32 @@ public struct NodeDescription: Sendable, Equatable {
                                       expected: "input channel numbers, silence or mix, separated by commas (1,0 swaps a pair)", reason: nil)
             }
             channelMap = map.entries
+        case .isolate: isolate = try Self.boolean(text, key: key)
+        case .deadline:
+            let range = Isolation.deadlineRange
+            guard let value = Double(text), range.contains(value) else {
+                throw .invalidSetting(key: key.rawValue, text: text, expected: "a share of the period from \(range.lowerBound) to \(range.upperBound)", reason: nil)
+            }
+            deadline = value
+        case .onFault:
+            guard let output = Isolation.FaultOutput(rawValue: text) else {
+                throw .invalidSetting(key: key.rawValue, text: text, expected: "silence or input", reason: nil)
+            }
+            onFault = output
+        case .restart:
+            switch text {
+            case "auto": restart = true
+            case "manual": restart = false
+            default: throw .invalidSetting(key: key.rawValue, text: text, expected: "auto or manual", reason: nil)
+            }
         }
+    }
+
+    /// How the node runs in a process of its own, when it does: as it says, or as the
+    /// session's default (`isolatesByDefault`) says for a unit that can.
+    public func isolation(isolatesByDefault: Bool, unitCanIsolate: Bool) -> Isolation? {
+        guard isolate ?? (isolatesByDefault && unitCanIsolate) else { return nil }
+        return Isolation(deadline: deadline ?? 0.5, onFault: onFault ?? .silence, restartsAutomatically: restart ?? false)
     }
 
     /// A whole decimal number in `range`, refusing what YAML 1.1 would read otherwise.

@@ -14,6 +14,10 @@ extension NodeSpec {
         preset = description.preset
         bypass = description.bypass
         channelMap = description.channelMap
+        isolate = description.isolate
+        deadline = description.deadline
+        onFault = description.onFault
+        restart = description.restart
     }
 
     /// What the factory makes this node's unit from; nil for a subgraph node.
@@ -37,6 +41,10 @@ extension NodeSpec {
         description.preset = preset
         description.bypass = bypass
         description.channelMap = channelMap
+        description.isolate = isolate
+        description.deadline = deadline
+        description.onFault = onFault
+        description.restart = restart
         return description
     }
 

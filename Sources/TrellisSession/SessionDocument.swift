@@ -12,6 +12,8 @@ public struct SessionDocument: Sendable {
     /// Threads that render a cycle (`threads:`), 1 meaning one; nil leaves it to the
     /// program (the processors online for `trellis run` and `render`).
     public var threads: Int?
+    /// Plugins run in processes of their own unless a node says `isolate: false`.
+    public var isolate: Bool?
     public var jack: JackSpec?
     public var transport: TransportSpec?
     /// Controllers mapped to parameters and bypasses (`midi-map:`).
@@ -80,6 +82,11 @@ public struct NodeSpec: Sendable {
     /// Saved plugin state (see `StatefulUnit`).
     public var state: String?
     public var bypass: Bool?
+    /// In a process of its own (see `NodeDescription.isolate`).
+    public var isolate: Bool?
+    public var deadline: Double?
+    public var onFault: Isolation.FaultOutput?
+    public var restart: Bool?
     /// `channel-map:` as entries (see `ChannelMap`).
     public var channelMap: [Int]?
     /// Bus counts and channel widths, where the unit's defaults do not fit.

@@ -23,6 +23,9 @@ public struct SessionLoadOptions: Sendable {
     public var checkUnusedSubgraphs = false
     /// Overrides `threads:`; used, like it, only when the graph gets an engine of its own.
     public var threads: Int?
+    /// Runs every plugin in a process of its own (or none), whatever the session's
+    /// `isolate:` says; nodes that say otherwise still win. nil: as the session says.
+    public var isolate: Bool?
     /// The threads when neither `threads` nor the session says (a program's own default:
     /// the processors online for `trellis run` and `render`).
     public var defaultThreads = 1
@@ -72,7 +75,9 @@ public enum SessionLoader {
         let converterRate = try document.graph.converterRate(registry: registry, defaults: document.defaults.sampleRate)
         let sampleRate = options.sampleRate ?? document.defaults.sampleRate ?? converterRate ?? 48_000
         let blockSize = options.blockSize ?? document.defaults.blockSize ?? 1024
-        let builder = GraphBuilder(registry: registry, sampleRate: sampleRate, blockSize: blockSize, checkFiles: options.checkFiles, engine: options.engine)
+        let builder = GraphBuilder(
+            registry: registry, sampleRate: sampleRate, blockSize: blockSize, checkFiles: options.checkFiles, engine: options.engine,
+            isolatesPlugins: options.isolate ?? document.isolate ?? false)
         builder.transport = document.transport
         if let path { builder.fileStack = [standardized(path)] }
         let scope = GraphBuilder.Definitions(subgraphs: document.graph.subgraphs, parent: nil, directory: directory, file: document.file)

@@ -5,12 +5,12 @@ import Yams
 /// Session text to `SessionDocument`: YAML through Yams' composer (for positions),
 /// then every field decoded by hand into its type.
 public enum SessionParser {
-    static let topKeys = ["version", "defaults", "threads", "jack", "transport", "nodes", "connections", "subgraphs", "recorders", "midi-map"]
+    static let topKeys = ["version", "defaults", "threads", "isolate", "jack", "transport", "nodes", "connections", "subgraphs", "recorders", "midi-map"]
     static let bodyKeys = ["nodes", "connections", "subgraphs"]
     static let nodeKeys = [
         "unit", "lv2", "subgraph", "parameters", "preset", "state", "bypass",
         "inputs", "outputs", "channels", "input-channels", "output-channels", "channel-map", "file", "loops",
-        "automation",
+        "automation", "isolate", "deadline", "on-fault", "restart",
     ]
 
     /// Decodes a whole session. `file` names the text in positions. Thread: any.
@@ -28,6 +28,11 @@ public enum SessionParser {
         if let node = fields["defaults"] { document.defaults = try defaults(node, reader) }
         if let node = fields["threads"] {
             document.threads = try reader.integer(node, expected: "a thread count: 1 (one thread) up to \(Parallelism.maximumThreads)", in: 1...Parallelism.maximumThreads)
+        }
+        if let node = fields["isolate"] {
+            let text = try reader.text(node, expected: "true or false")
+            guard let value = StrictScalar.boolean(text) else { throw reader.error("isolate: \(quoted(text)) is not true or false", node) }
+            document.isolate = value
         }
         if let node = fields["jack"] { document.jack = try jack(node, reader) }
         if let node = fields["transport"] { document.transport = try transport(node, reader) }
@@ -214,6 +219,10 @@ public enum SessionParser {
         spec.preset = settings.preset
         spec.bypass = settings.bypass
         spec.channelMap = settings.channelMap
+        spec.isolate = settings.isolate
+        spec.deadline = settings.deadline
+        spec.onFault = settings.onFault
+        spec.restart = settings.restart
         if let node = fields["file"] { spec.file = try reader.text(node, expected: "an audio file path") }
         if let node = fields["loops"] { spec.loops = try reader.integer(node, expected: "a loop count (-1 loops forever)", in: -1...1_000_000) }
         if spec.loops != nil && spec.file == nil {

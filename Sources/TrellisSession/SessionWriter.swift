@@ -14,6 +14,7 @@ public enum SessionWriter {
             if let size = defaults.blockSize { out.line("  block-size: \(size)", "defaults/block-size") }
         }
         if let threads = document.threads { out.line("threads: \(threads)", "threads") }
+        if let isolate = document.isolate { out.line("isolate: \(isolate)", "isolate") }
         if let jack = document.jack { write(jack, &out) }
         if let transport = document.transport {
             out.line("transport:", "transport")
@@ -130,6 +131,10 @@ public enum SessionWriter {
         if let loops = node.loops { fields.append(("loops", "\(loops)")) }
         if let bypass = node.bypass { fields.append(("bypass", "\(bypass)")) }
         if let preset = node.preset { fields.append(("preset", YAMLText.scalar(preset))) }
+        if let isolate = node.isolate { fields.append(("isolate", "\(isolate)")) }
+        if let deadline = node.deadline { fields.append(("deadline", "\(deadline)")) }
+        if let onFault = node.onFault { fields.append(("on-fault", onFault.rawValue)) }
+        if let restart = node.restart { fields.append(("restart", restart ? "auto" : "manual")) }
         if fields.count == 1, node.parameters.isEmpty, node.state == nil, case .unit = node.source {
             out.line(indent + "\(node.name): " + fields[0].value, path)
             return

@@ -13,9 +13,13 @@ import TrellisUnits
 /// bundles and allocate; never call it on the audio thread.
 public struct UnitFactory: Sendable {
     public let registry: ComponentRegistry
+    /// Whether plugins run in processes of their own unless a node says otherwise (a
+    /// session's `isolate: true`).
+    public var isolatesPlugins = false
 
-    public init(registry: ComponentRegistry) {
+    public init(registry: ComponentRegistry, isolatesPlugins: Bool = false) {
         self.registry = registry
+        self.isolatesPlugins = isolatesPlugins
     }
 
     /// A unit made and configured; a mono unit runs once per channel when the
@@ -102,9 +106,24 @@ public struct UnitFactory: Sendable {
         if let bypass = description.bypass {
             try attempt(.bypass) { () throws(AudioUnitError) in try unit.setProperty(.bypassEffect, .bool(bypass), scope: .global, element: 0) }
         }
+        try isolate(unit, description)
         for setting in description.parameters {
             try apply(setting, to: unit)
         }
+    }
+
+    private func isolate(_ unit: any AudioUnit, _ description: NodeDescription) throws(UnitFactoryError) {
+        let isolatable = unit as? any IsolatableUnit
+        guard let isolation = description.isolation(isolatesByDefault: isolatesPlugins, unitCanIsolate: isolatable != nil) else {
+            for (key, given) in [(NodeDescription.Key.deadline, description.deadline != nil), (.onFault, description.onFault != nil), (.restart, description.restart != nil)] where given {
+                throw .invalidSetting(key: key.rawValue, text: "\(key.rawValue)", expected: "isolate: true beside it", reason: "only a node in a process of its own has it")
+            }
+            return
+        }
+        guard let isolatable else {
+            throw .invalidSetting(key: "isolate", text: "true", expected: "false", reason: "\(unit.name) runs in Trellis' own process (only LV2 plugins run in one of their own)")
+        }
+        isolatable.isolation = isolation
     }
 
     /// A built-in unit's user preset (`BuiltInPresets`) of a name none of its own

@@ -39,6 +39,14 @@ public enum LV2BridgeChild {
 
     private static func start(_ setup: BridgeSetup) throws -> LV2PluginUnit {
         let world = LV2World(path: setup.searchPath.isEmpty ? nil : setup.searchPath)
+        // Notes and traces stay here; errors and warnings reach the host's stderr, which
+        // the bridge shares (the host shows a plugin's in-process lines as notices).
+        world.setLogHandler { message in
+            guard message.level == .error || message.level == .warning else { return }
+            let line = "lv2 <\(message.plugin)> (in its bridge process) \(message.level.rawValue): \(message.text)"
+            let text = line.hasSuffix("\n") ? line : line + "\n"
+            _ = text.withCString { write(2, $0, strlen($0)) }
+        }
         try world.load(uri: setup.uri)
         let unit = try LV2PluginUnit(world: world, uri: setup.uri)
         for scope in [Scope.input, .output] {

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import TrellisTestSupport
+
+@Suite("Plugins in processes of their own, from the command line")
+struct IsolationCLITests {
+    private var sessions: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sessions").standardized.path
+    }
+
+    /// `text` with every plugin in a process of its own (the session-wide default).
+    private func isolated(_ text: String) -> String {
+        text.replacingOccurrences(of: "version: 1\n", with: "version: 1\nisolate: true\n")
+    }
+
+    /// Renders session text (written beside the repository's sessions, so its relative
+    /// files resolve) to a new file; returns the file and the command's stderr.
+    private func render(_ text: String, named name: String, seconds: String = "2", environment: [String: String] = [:]) throws -> (file: String, status: Int32, stderr: String) {
+        let session = sessions + "/.isolation-\(UUID().uuidString)-\(name).yaml"
+        try text.write(toFile: session, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: session) }
+        let output = temporaryPath(name + ".wav")
+        let result = try trellis(["render", session, "-o", output, "--duration", seconds, "--sample-type", "float32"], environment: environment)
+        return (output, result.status, result.stderr)
+    }
+
+    @Test("sessions of LV2 effects and instruments render bit for bit with every plugin in its own process")
+    func isolatedSessionsAreBitIdentical() throws {
+        for name in ["lv2-chain.yaml", "midi-keys.yaml", "song.yaml"] {
+            let text = try String(contentsOfFile: sessions + "/" + name, encoding: .utf8)
+            let local = try render(text, named: name)
+            let bridged = try render(isolated(text), named: name + "-isolated")
+            #expect(local.status == 0 && bridged.status == 0, "\(name): \(local.stderr) \(bridged.stderr)")
+            #expect(FileManager.default.contentsEqual(atPath: local.file, andPath: bridged.file), "\(name): the isolated render differs")
+            #expect(bridged.stderr.contains(" 0 warnings"), "\(name): \(bridged.stderr)")
+        }
+        // The bridge really runs: with a program that is not Trellis as the bridge, the isolated session cannot load.
+        let text = try String(contentsOfFile: sessions + "/lv2-chain.yaml", encoding: .utf8)
+        let refused = try render(isolated(text), named: "refused", environment: ["TRELLIS_BRIDGE_EXECUTABLE": "/bin/false"])
+        #expect(refused.status != 0 && refused.stderr.contains("in its own process"), "\(refused.stderr)")
+    }
+
+    @Test("eg-sampler loading its sample through the worker renders bit for bit in its own process")
+    func workerPluginIsBitIdentical() throws {
+        let sample = temporaryPath("click.wav")
+        try FileManager.default.copyItem(atPath: "/usr/lib/lv2/eg-sampler.lv2/click.wav", toPath: sample)
+        let text = """
+            version: 1
+            defaults: { sample-rate: 48000, block-size: 256 }
+            nodes:
+              song: { unit: midi-player, file: audio/song.mid }
+              sampler:
+                lv2: http://lv2plug.in/plugins/eg-sampler
+                state: |
+                  @prefix lv2: <http://lv2plug.in/ns/lv2core#> .
+                  @prefix pset: <http://lv2plug.in/ns/ext/presets#> .
+                  @prefix state: <http://lv2plug.in/ns/ext/state#> .
+                  <urn:trellis:state> a pset:Preset ;
+                    lv2:appliesTo <http://lv2plug.in/plugins/eg-sampler> ;
+                    state:state [ <http://lv2plug.in/plugins/eg-sampler#sample> <file://\(sample)> ] .
+              out: { unit: output, channels: 1 }
+            connections:
+              - song -> sampler -> out
+
+            """
+        let local = try render(text, named: "sampler", seconds: "3")
+        let bridged = try render(isolated(text), named: "sampler-isolated", seconds: "3")
+        #expect(local.status == 0 && bridged.status == 0, "\(local.stderr) \(bridged.stderr)")
+        #expect(try floats(local.file).contains { abs($0) > 0.1 }, "the sample plays")
+        #expect(FileManager.default.contentsEqual(atPath: local.file, andPath: bridged.file))
+    }
+
+    /// Eight tones, each through an isolated eg-amp or (branch 8, when `faulty`) the
+    /// fixture made to fail from its first cycle, mixed.
+    private func eightBranches(faulty: String?) -> String {
+        var nodes = "", connections = ""
+        for branch in 1...8 {
+            nodes += "  tone\(branch): { unit: tone, channels: 1, parameters: { freq: \(200 * branch) } }\n"
+            if branch == 8 {
+                guard let faulty else { continue }
+                nodes += "  fx8: { lv2: \"urn:trellis:fixtures:\(faulty)\", isolate: true, parameters: { trigger: 1 } }\n"
+            } else {
+                nodes += "  fx\(branch): { lv2: http://lv2plug.in/plugins/eg-amp, isolate: true, parameters: { gain: -\(branch) } }\n"
+            }
+            connections += "  - tone\(branch) -> fx\(branch)\n  - fx\(branch) -> mix.\(branch - 1)\n"
+        }
+        return """
+            version: 1
+            defaults: { sample-rate: 48000, block-size: 256 }
+            nodes:
+            \(nodes)  mix: { unit: mixer, inputs: 8, input-channels: 1 }
+              out: { unit: output, channels: 2 }
+            connections:
+            \(connections)  - mix -> out
+
+            """
+    }
+
+    @Test("offline, a plugin that segfaults, aborts or hangs is silenced and named in the summary; the other seven branches play on bit for bit",
+          arguments: [("segfaults", "SIGSEGV"), ("aborts", "SIGABRT"), ("hangs", "missed its deadline")])
+    func faultsAreContainedOffline(fixture: String, cause: String) throws {
+        let path = "LV2_PATH"
+        let search = try BridgeSupport.faultyFolder() + ":" + (ProcessInfo.processInfo.environment[path] ?? "/usr/lib/lv2")
+        let expected = try render(eightBranches(faulty: nil), named: "seven", environment: [path: search])
+        let faulted = try render(eightBranches(faulty: fixture), named: fixture, environment: [path: search])
+        #expect(expected.status == 0 && faulted.status == 0, "\(expected.stderr) \(faulted.stderr)")
+        #expect(faulted.stderr.contains("node fx8") && faulted.stderr.contains(cause), "\(faulted.stderr)")
+        #expect(FileManager.default.contentsEqual(atPath: expected.file, andPath: faulted.file))
+    }
+}
