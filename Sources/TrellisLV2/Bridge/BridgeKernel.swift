@@ -45,26 +45,26 @@ struct BridgeKernel {
 
     @inline(__always)
     func render(_ context: RenderContext) -> RenderStatus {
-        let frames = min(context.frameCount, view.layout.maximumFrames)
+        let frames = min(context.frameCount, view.maximumFrames)
         guard fault.pointee.load(ordering: .acquiring) == Fault.none.rawValue else {
             outputOnFault(context, frames: frames)
             return .ok
         }
         var channel = 0
-        for bus in 0..<min(context.inputs.count, view.layout.inputChannels.count) {
+        for bus in 0..<min(context.inputs.count, view.inputBusCount) {
             let buffers = context.inputs[bus]
-            for index in 0..<min(buffers.channelCount, view.layout.inputChannels[bus]) {
-                view.input(channel + index).update(from: buffers[index], count: frames)
+            for index in 0..<min(buffers.channelCount, view.inputChannels(bus)) {
+                copySamples(from: buffers[index], to: view.input(channel &+ index), count: frames)
             }
-            channel += view.layout.inputChannels[bus]
+            channel &+= view.inputChannels(bus)
         }
         let eventCount = min(context.events.count, BridgeLayout.eventCapacity)
-        if eventCount > 0, let events = context.events.base { view.events.update(from: events, count: eventCount) }
+        for index in 0..<eventCount { view.events[index] = context.events[index] }
         view.eventCount.pointee = Int32(eventCount)
         view.frameCount.pointee = Int32(frames)
         view.timeStamp.pointee = context.timeStamp
         view.time.pointee = context.time
-        for bus in 0..<view.layout.midiOutputCount { view.midiOutput(bus).clear() }
+        for bus in 0..<view.midiOutputCount { view.midiOutput(bus).clear() }
 
         guard post(frames: frames) else {
             _ = fault.pointee.compareExchange(expected: Fault.none.rawValue, desired: Fault.missedDeadline.rawValue, ordering: .acquiringAndReleasing)
@@ -73,14 +73,14 @@ struct BridgeKernel {
         }
 
         channel = 0
-        for bus in 0..<min(context.outputs.count, view.layout.outputChannels.count) {
+        for bus in 0..<min(context.outputs.count, view.outputBusCount) {
             let buffers = context.outputs[bus]
-            for index in 0..<min(buffers.channelCount, view.layout.outputChannels[bus]) {
-                buffers[index].update(from: view.output(channel + index), count: frames)
+            for index in 0..<min(buffers.channelCount, view.outputChannels(bus)) {
+                copySamples(from: view.output(channel &+ index), to: buffers[index], count: frames)
             }
-            channel += view.layout.outputChannels[bus]
+            channel &+= view.outputChannels(bus)
         }
-        for bus in 0..<min(view.layout.midiOutputCount, context.midiOutputs.count) {
+        for bus in 0..<min(view.midiOutputCount, context.midiOutputs.count) {
             let sent = view.midiOutput(bus), target = context.midiOutputs[bus]
             for index in 0..<min(sent.count, BridgeLayout.midiCapacity) {
                 let event = sent[index]
@@ -132,7 +132,7 @@ struct BridgeKernel {
             }
             let input = context.inputs[bus]
             for channel in 0..<output.channelCount where input[channel] != output[channel] {
-                output[channel].update(from: input[channel], count: frames)
+                copySamples(from: input[channel], to: output[channel], count: frames)
             }
         }
     }

@@ -73,11 +73,46 @@ struct BridgeLayout: Sendable, Equatable {
     }
 }
 
-/// The shared memory seen through a layout: typed pointers into it. Plain memory, used
-/// by the host's kernel and by the bridge's render thread.
+/// The shared memory seen through a layout: typed pointers into it, and the figures
+/// the audio side needs as plain values (no array, so copying the view retains
+/// nothing). Used by the host's kernel and the bridge's render thread; its owner
+/// frees its bus table once (`free`).
 struct BridgeView: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
-    let layout: BridgeLayout
+    let maximumFrames: Int
+    let parameterCount: Int
+    let midiOutputCount: Int
+    let inputBusCount: Int
+    let outputBusCount: Int
+    /// Channels per bus: the input buses', then the output buses'.
+    let busChannels: UnsafeMutablePointer<Int>
+    private let inputsOffset: Int
+    private let outputsOffset: Int
+    private let eventsOffset: Int
+    private let midiOffset: Int
+    private let valuesOffset: Int
+
+    init(base: UnsafeMutableRawPointer, layout: BridgeLayout) {
+        self.base = base
+        maximumFrames = layout.maximumFrames
+        parameterCount = layout.parameterCount
+        midiOutputCount = layout.midiOutputCount
+        inputBusCount = layout.inputChannels.count
+        outputBusCount = layout.outputChannels.count
+        let counts = layout.inputChannels + layout.outputChannels
+        busChannels = .allocate(capacity: max(1, counts.count))
+        for (bus, count) in counts.enumerated() { busChannels[bus] = count }
+        inputsOffset = layout.inputsOffset
+        outputsOffset = layout.outputsOffset
+        eventsOffset = layout.eventsOffset
+        midiOffset = layout.midiOffset
+        valuesOffset = layout.valuesOffset
+    }
+
+    func free() { busChannels.deallocate() }
+
+    @inline(__always) func inputChannels(_ bus: Int) -> Int { busChannels[bus] }
+    @inline(__always) func outputChannels(_ bus: Int) -> Int { busChannels[inputBusCount &+ bus] }
 
     var request: UnsafeMutablePointer<UInt32> { (base + BridgeLayout.requestOffset).assumingMemoryBound(to: UInt32.self) }
     var reply: UnsafeMutablePointer<UInt32> { (base + BridgeLayout.replyOffset).assumingMemoryBound(to: UInt32.self) }
@@ -86,21 +121,21 @@ struct BridgeView: @unchecked Sendable {
     var status: UnsafeMutablePointer<UInt8> { (base + BridgeLayout.statusOffset).assumingMemoryBound(to: UInt8.self) }
     var timeStamp: UnsafeMutablePointer<AudioTimeStamp> { (base + BridgeLayout.timeStampOffset).assumingMemoryBound(to: AudioTimeStamp.self) }
     var time: UnsafeMutablePointer<TimeContext> { (base + BridgeLayout.timeOffset).assumingMemoryBound(to: TimeContext.self) }
-    var events: UnsafeMutablePointer<RenderEvent> { (base + layout.eventsOffset).assumingMemoryBound(to: RenderEvent.self) }
-    var values: UnsafeMutablePointer<Float> { (base + layout.valuesOffset).assumingMemoryBound(to: Float.self) }
+    var events: UnsafeMutablePointer<RenderEvent> { (base + eventsOffset).assumingMemoryBound(to: RenderEvent.self) }
+    var values: UnsafeMutablePointer<Float> { (base + valuesOffset).assumingMemoryBound(to: Float.self) }
 
     /// Channel `channel` of all input channels counted across buses.
     func input(_ channel: Int) -> UnsafeMutablePointer<Float> {
-        (base + layout.inputsOffset).assumingMemoryBound(to: Float.self) + channel * layout.maximumFrames
+        (base + inputsOffset).assumingMemoryBound(to: Float.self) + channel &* maximumFrames
     }
 
     func output(_ channel: Int) -> UnsafeMutablePointer<Float> {
-        (base + layout.outputsOffset).assumingMemoryBound(to: Float.self) + channel * layout.maximumFrames
+        (base + outputsOffset).assumingMemoryBound(to: Float.self) + channel &* maximumFrames
     }
 
     /// MIDI output bus `bus` as a buffer over the shared memory.
     func midiOutput(_ bus: Int) -> MIDIBuffer {
-        let start = base + layout.midiOffset + bus * BridgeLayout.midiBusBytes
+        let start = base + midiOffset + bus &* BridgeLayout.midiBusBytes
         return MIDIBuffer(
             events: (start + 64).assumingMemoryBound(to: RenderEvent.self),
             counter: start.assumingMemoryBound(to: Int.self),

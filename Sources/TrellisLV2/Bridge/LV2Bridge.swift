@@ -135,6 +135,7 @@ final class LV2Bridge: @unchecked Sendable {
         offline.deinitialize(count: 1)
         offline.deallocate()
         outputParameters.deallocate()
+        view.free()
         memory.free()
     }
 

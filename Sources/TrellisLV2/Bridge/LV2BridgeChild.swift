@@ -27,13 +27,15 @@ public enum LV2BridgeChild {
             unit = try start(setup)
         } catch {
             channel.send("error", "\(error)")
+            view.free()
             return 1
         }
+        let renderer = BridgeRenderThread(unit: unit, view: view, layout: setup.layout, realtime: !setup.offline)
         channel.send("ready", BridgeValues.text(values(of: unit)))
-        let renderer = BridgeRenderThread(unit: unit, view: view, realtime: !setup.offline)
         serve(channel, unit: unit)
         renderer.stop()
         unit.uninitialize()
+        view.free()
         return 0
     }
 
@@ -121,9 +123,9 @@ final class BridgeRenderThread: @unchecked Sendable {
     private let state: UnsafeMutablePointer<BridgeRenderState>
     private var thread = pthread_t()
 
-    init(unit: LV2PluginUnit, view: BridgeView, realtime: Bool) {
+    init(unit: LV2PluginUnit, view: BridgeView, layout: BridgeLayout, realtime: Bool) {
         state = .allocate(capacity: 1)
-        state.initialize(to: BridgeRenderState(kernel: unit.renderKernel!, values: unit.values.view, view: view))
+        state.initialize(to: BridgeRenderState(kernel: unit.renderKernel!, values: unit.values.view, view: view, layout: layout))
         let created = pthread_create(&thread, nil, { raw in
             let state = raw!.assumingMemoryBound(to: BridgeRenderState.self)
             let floatState = AudioThread.enter()
@@ -163,13 +165,12 @@ struct BridgeRenderState {
     let context: UnsafeMutablePointer<RenderContext>
     let stopping: UnsafeMutablePointer<Atomic<Bool>>
 
-    init(kernel: RenderKernel, values: ParameterValues, view: BridgeView) {
+    init(kernel: RenderKernel, values: ParameterValues, view: BridgeView, layout: BridgeLayout) {
         self.kernel = kernel
         self.values = values
         self.view = view
         stopping = .allocate(capacity: 1)
         stopping.initialize(to: Atomic(false))
-        let layout = view.layout
         let busCount = layout.inputChannels.count + layout.outputChannels.count
         let channelCount = layout.inputChannels.reduce(0, +) + layout.outputChannels.reduce(0, +)
         buses = .allocate(capacity: max(1, busCount))
@@ -218,7 +219,9 @@ struct BridgeRenderState {
     #endif
     func run() {
         let request = UnsafeAtomic(view.request), reply = UnsafeAtomic(view.reply)
-        var done = request.load()
+        // The last cycle answered (0 at the start): a cycle posted before this thread
+        // ran is still seen as new.
+        var done = reply.load()
         while true {
             let posted = request.load()
             if stopping.pointee.load(ordering: .acquiring) { return }
@@ -230,8 +233,9 @@ struct BridgeRenderState {
             context.pointee.timeStamp = view.timeStamp.pointee
             context.pointee.time = view.time.pointee
             context.pointee.events = RenderEventList(base: UnsafePointer(view.events), count: Int(view.eventCount.pointee))
-            view.status.pointee = kernel.render(UnsafePointer(context)).rawValue
-            for index in 0..<view.layout.parameterCount { view.values[index] = values[index] }
+            // The plugin's kernel is checked where it is declared; its C run is fenced there.
+            view.status.pointee = _unsafePerformance { kernel.render(UnsafePointer(context)) }.rawValue
+            for index in 0..<view.parameterCount { view.values[index] = values[index] }
             done = posted
             reply.store(posted)
             futexWakeShared(view.reply)
