@@ -62,6 +62,8 @@ public final class Graph: @unchecked Sendable {
     /// What measuring decided before the published program was compiled for one thread
     /// (`compileForOneThreadIfSettled`); nil once an edit compiles a schedule again.
     private var settledReport: ScheduleReport?
+    /// When each isolated unit last restarted by itself (`restartFailedUnits`).
+    var automaticRestarts: [UInt64: UInt64] = [:]
 
     /// `engine` lets a new graph take over a running backend: its first program replaces
     /// the old graph's at a cycle boundary, which is how a session is swapped glitch-free.

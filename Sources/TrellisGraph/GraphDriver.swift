@@ -56,11 +56,12 @@ public final class GraphDriver<Backend: AudioBackend>: @unchecked Sendable {
     /// engine's finish thread compiles the graph again when a unit's latency changed
     /// (unless an edit holds the graph then; the next pass tries again), and tells the
     /// engine's notice listeners. It also compiles a one-thread program once the
-    /// schedule settled on one thread (`Graph.compileForOneThreadIfSettled`). An offline render checks between its slices instead,
+    /// schedule settled on one thread (`Graph.compileForOneThreadIfSettled`), and
+    /// restarts isolated plugins that failed and restart by themselves. An offline render checks between its slices instead,
     /// so that it stays deterministic. Thread: control.
     public func followLatencyChanges() {
         engine.setUpkeep { [weak current] in
-            current?.withLockIfAvailable { graph in Self.compensate(graph) + Self.settle(graph) } ?? []
+            current?.withLockIfAvailable { graph in Self.compensate(graph) + Self.settle(graph) + graph.restartFailedUnits() } ?? []
         }
     }
 

@@ -33,6 +33,8 @@ struct BridgeKernel {
     let outputParameterCount: Int
 
     static let offlineDeadlineNanoseconds: UInt64 = 2_000_000_000
+    /// How long the audio thread spins for the reply before it sleeps on it.
+    static let spinNanoseconds: UInt64 = 200_000
 
     /// The kernel's render entry. Thread: audio.
     #if TRELLIS_CHECK_REALTIME
@@ -105,14 +107,14 @@ struct BridgeKernel {
         let ticket = view.request.pointee &+ 1
         UnsafeAtomic(view.request).store(ticket)
         futexWakeShared(view.request)
-        var spins = 0
         while true {
             if UnsafeAtomic(view.reply).load() == ticket { return true }
             if fault.pointee.load(ordering: .acquiring) != Fault.none.rawValue { return false }
             let elapsed = hostNanoseconds() &- started
             if elapsed >= allowed { return false }
-            if spins < 64 {
-                spins &+= 1
+            // Spinning answers within a microsecond of the reply, where a futex wake
+            // of this thread costs tens; past the spin, it sleeps to the deadline.
+            if elapsed < Self.spinNanoseconds {
                 spinHintShared()
                 continue
             }
