@@ -4,7 +4,7 @@ extension LV2PluginUnit: IsolatableUnit {
     /// Why the bridge stopped, if it did. Thread: control.
     public var isolationFailure: String? {
         guard let bridge, !bridge.isRunning else { return nil }
-        return bridge.lastFailure.withLock { $0 } ?? "stopped"
+        return bridge.lastFailure ?? "stopped"
     }
 
     /// Starts the plugin in a new bridge process from its last saved state, after a

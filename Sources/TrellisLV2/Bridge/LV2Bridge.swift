@@ -92,10 +92,7 @@ final class LV2Bridge: @unchecked Sendable {
     private var channel: BridgeChannel?
     private var process: BridgeProcess?
     private var watcher: pthread_t?
-    private let watching = Atomic<Bool>(false)
-    /// Why the bridge stopped, for the finish service; and the last cause, for status.
-    private let failures = Mutex<[String]>([])
-    let lastFailure = Mutex<String?>(nil)
+    private let watch: BridgeWatch
 
     /// Starts the bridge for `setup` and waits until the plugin runs in it. `values`
     /// are the host unit's parameter values; `outputs` the indices of its output
@@ -112,6 +109,7 @@ final class LV2Bridge: @unchecked Sendable {
         offline.initialize(to: Atomic(setup.offline))
         outputParameters = .allocate(capacity: max(1, outputs.count))
         for (index, parameter) in outputs.enumerated() { outputParameters[index] = Int32(parameter) }
+        watch = BridgeWatch(uri: setup.uri, fault: fault, reply: view.reply)
         kernel = .allocate(capacity: 1)
         kernel.initialize(to: BridgeKernel(
             view: view, fault: fault, deadlinePerFrame: deadline, offline: offline, passesInputOnFault: passesInputOnFault,
@@ -204,7 +202,7 @@ final class LV2Bridge: @unchecked Sendable {
         fault.pointee.store(BridgeKernel.Fault.processEnded.rawValue, ordering: .releasing)
         futexWakeShared(view.reply)
         // The watcher reaps the process: it waits for it to end, then kills it.
-        watching.store(false, ordering: .releasing)
+        watch.watching.store(false, ordering: .releasing)
         channel?.send("stop")
         if let watcher { pthread_join(watcher, nil) }
         watcher = nil
@@ -216,64 +214,35 @@ final class LV2Bridge: @unchecked Sendable {
     // MARK: - Watching
 
     private func startWatching(_ process: BridgeProcess) {
-        watching.store(true, ordering: .releasing)
-        let context = Unmanaged.passRetained(WatchContext(bridge: self, process: process)).toOpaque()
+        watch.watching.store(true, ordering: .releasing)
+        let context = Unmanaged.passRetained(WatchContext(watch: watch, process: process)).toOpaque()
         var thread = pthread_t()
         guard pthread_create(&thread, nil, { raw in
             let context = Unmanaged<WatchContext>.fromOpaque(raw!).takeRetainedValue()
-            context.bridge.watch(context.process)
+            context.watch.run(context.process)
             return nil
         }, context) == 0 else {
             Unmanaged<WatchContext>.fromOpaque(context).release()
-            watching.store(false, ordering: .releasing)
+            watch.watching.store(false, ordering: .releasing)
             return
         }
         watcher = thread
     }
 
     private final class WatchContext {
-        unowned let bridge: LV2Bridge
+        let watch: BridgeWatch
         let process: BridgeProcess
-        init(bridge: LV2Bridge, process: BridgeProcess) {
-            self.bridge = bridge
+        init(watch: BridgeWatch, process: BridgeProcess) {
+            self.watch = watch
             self.process = process
         }
     }
 
-    /// The watcher's loop. Thread: the bridge's watcher.
-    private func watch(_ process: BridgeProcess) {
-        var killedForDeadline = false
-        while true {
-            let ended = process.hasEnded(waitingMilliseconds: 20)
-            if !ended {
-                if !watching.load(ordering: .acquiring) {
-                    // Stopping: `stop` asked the process to end.
-                    if !process.hasEnded(waitingMilliseconds: 1000) { kill(process.pid, SIGKILL) }
-                    _ = process.wait()
-                    return
-                }
-                if !killedForDeadline, fault.pointee.load(ordering: .acquiring) == BridgeKernel.Fault.missedDeadline.rawValue {
-                    kill(process.pid, SIGKILL)
-                    killedForDeadline = true
-                }
-                continue
-            }
-            let how = process.wait()
-            guard watching.load(ordering: .acquiring) else { return }
-            let missed = fault.pointee.load(ordering: .acquiring) == BridgeKernel.Fault.missedDeadline.rawValue
-            fault.pointee.store(BridgeKernel.Fault.processEnded.rawValue, ordering: .releasing)
-            futexWakeShared(view.reply)
-            let cause = missed || killedForDeadline
-                ? "missed its deadline (the bridge process was killed)"
-                : "its bridge process \(how)"
-            failures.withLock { $0.append(cause) }
-            lastFailure.withLock { $0 = cause }
-            return
-        }
-    }
-
     /// What went wrong since the last call, oldest first. Thread: any but audio.
-    func takeFailures() -> [String] { failures.withLock { list in defer { list = [] }; return list } }
+    func takeFailures() -> [String] { watch.failures.withLock { list in defer { list = [] }; return list } }
+
+    /// The cause of the last fault. Thread: any.
+    var lastFailure: String? { watch.lastFailure.withLock { $0 } }
 
     // MARK: - Commands
 
@@ -281,7 +250,7 @@ final class LV2Bridge: @unchecked Sendable {
     /// running or answers with an error.
     private func request(_ command: String, _ body: String = "", operation: String) throws(LV2Error) -> String {
         guard let channel, isRunning || command == "stop" else {
-            throw .bridgeFailed("\(operation): the plugin's process is not running (\(lastFailure.withLock { $0 } ?? "stopped")); restart the node", plugin: uri)
+            throw .bridgeFailed("\(operation): the plugin's process is not running (\(lastFailure ?? "stopped")); restart the node", plugin: uri)
         }
         guard channel.send(command, body), let reply = channel.receive(timeoutMilliseconds: 10_000) else {
             throw .bridgeFailed("\(operation): the plugin's process did not answer", plugin: uri)
@@ -306,5 +275,54 @@ final class LV2Bridge: @unchecked Sendable {
     func setOffline(_ isOffline: Bool) {
         offline.pointee.store(isOffline, ordering: .releasing)
         _ = try? request("offline", isOffline ? "1" : "0", operation: "switching to offline rendering")
+    }
+}
+
+/// What a bridge's watcher thread shares with the bridge: the fault word and reply
+/// futex it sets and wakes (memory the bridge frees only after joining the watcher),
+/// whether to go on watching, and the causes it found.
+final class BridgeWatch: @unchecked Sendable {
+    let uri: String
+    private let fault: UnsafeMutablePointer<Atomic<Int32>>
+    private let reply: UnsafeMutablePointer<UInt32>
+    let watching = Atomic<Bool>(false)
+    let failures = Mutex<[String]>([])
+    let lastFailure = Mutex<String?>(nil)
+
+    init(uri: String, fault: UnsafeMutablePointer<Atomic<Int32>>, reply: UnsafeMutablePointer<UInt32>) {
+        self.uri = uri
+        self.fault = fault
+        self.reply = reply
+    }
+
+    /// Waits (20 ms at a time) for the process to end, killing it once the audio thread
+    /// gave up on it; records why it ended unless it was asked to. Thread: the watcher.
+    func run(_ process: BridgeProcess) {
+        var killedForDeadline = false
+        while true {
+            let ended = process.hasEnded(waitingMilliseconds: 20)
+            if !ended {
+                if !watching.load(ordering: .acquiring) {
+                    // Stopping: `stop` asked the process to end.
+                    if !process.hasEnded(waitingMilliseconds: 1000) { kill(process.pid, SIGKILL) }
+                    _ = process.wait()
+                    return
+                }
+                if !killedForDeadline, fault.pointee.load(ordering: .acquiring) == BridgeKernel.Fault.missedDeadline.rawValue {
+                    kill(process.pid, SIGKILL)
+                    killedForDeadline = true
+                }
+                continue
+            }
+            let how = process.wait()
+            guard watching.load(ordering: .acquiring) else { return }
+            let missed = fault.pointee.load(ordering: .acquiring) == BridgeKernel.Fault.missedDeadline.rawValue
+            fault.pointee.store(BridgeKernel.Fault.processEnded.rawValue, ordering: .releasing)
+            futexWakeShared(reply)
+            let cause = missed || killedForDeadline ? "missed its deadline (the bridge process was killed)" : "its bridge process \(how)"
+            failures.withLock { $0.append(cause) }
+            lastFailure.withLock { $0 = cause }
+            return
+        }
     }
 }
