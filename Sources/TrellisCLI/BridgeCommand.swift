@@ -14,8 +14,11 @@ struct BridgeCommand: ParsableCommand {
     @Option(help: "The host's process id; the bridge dies with it.")
     var parent: Int32
 
+    @Flag(help: "Instantiate the plugins named on standard input, one after another (discovery's check).")
+    var probe = false
+
     func run() throws {
-        let status = LV2BridgeChild.run(parent: parent)
+        let status = probe ? LV2BridgeChild.probe(parent: parent) : LV2BridgeChild.run(parent: parent)
         if status != 0 { throw ExitCode(status) }
     }
 }

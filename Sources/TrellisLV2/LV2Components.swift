@@ -145,7 +145,7 @@ public enum LV2Components {
             problem: entry.problem,
             factory: { () throws(AudioUnitError) -> any AudioUnit in
                 do throws(LV2Error) {
-                    return try LV2PluginUnit(world: world, uri: uri, description: resolvedDescription, shortName: resolvedName)
+                    return try LV2PluginUnit(world: world, uri: uri, description: resolvedDescription, shortName: resolvedName, knownProblem: entry.problem)
                 } catch {
                     throw .failedToInitialize(error.description, unit: "\(resolvedName) <\(uri)>")
                 }

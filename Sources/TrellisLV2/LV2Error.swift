@@ -20,6 +20,9 @@ public enum LV2Error: Error, Equatable, CustomStringConvertible {
     case notInstantiated(plugin: String, operation: String)
     /// The plugin's bridge process (an isolated plugin) could not start or answer.
     case bridgeFailed(String, plugin: String)
+    /// Discovery found the plugin crashes or hangs when instantiated (in a child), so it
+    /// is not loaded into this process.
+    case knownToFail(String, plugin: String)
 
     public var description: String {
         switch self {
@@ -43,6 +46,8 @@ public enum LV2Error: Error, Equatable, CustomStringConvertible {
             return "LV2 plugin <\(plugin)>: no preset \"\(name)\" (\(list))"
         case .notInstantiated(let plugin, let operation):
             return "LV2 plugin <\(plugin)>: \(operation) needs an initialized unit"
+        case .knownToFail(let problem, let plugin):
+            return "LV2 plugin <\(plugin)> was not loaded: discovery found it \(problem); isolate: true runs it in a process of its own"
         case .bridgeFailed(let reason, let plugin):
             return "LV2 plugin <\(plugin)> in its own process: \(reason)"
         }

@@ -51,6 +51,9 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
     let bridgeOutlet = Mutex<LV2Bridge?>(nil)
     /// The state a restart of the bridge starts from: the last one saved or restored.
     var lastSavedState: String?
+    /// What discovery found wrong with the plugin (it crashed or hung when instantiated
+    /// in a child); it then runs only isolated.
+    let knownProblem: String?
 
     /// The plugin's URI.
     public var uri: String { info.uri }
@@ -58,7 +61,9 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
     /// Loads the plugin's bundles (if needed) and describes it; the instance comes with
     /// `initialize`. Fails when the plugin needs a feature Trellis lacks or has a port
     /// it cannot connect. Thread: control.
-    public init(world: LV2World, uri: String, description: ComponentDescription? = nil, shortName: String? = nil) throws(LV2Error) {
+    /// `knownProblem` is what discovery found wrong with the plugin (`LV2Catalog`): such
+    /// a plugin is never instantiated in this process, only isolated.
+    public init(world: LV2World, uri: String, description: ComponentDescription? = nil, shortName: String? = nil, knownProblem: String? = nil) throws(LV2Error) {
         let info = try world.info(uri: uri)
         let missing = info.missingFeatures
         guard missing.isEmpty else { throw .missingFeatures(missing, plugin: uri) }
@@ -70,6 +75,7 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
         self.info = info
         self.plugin = plugin
         self.layout = layout
+        self.knownProblem = knownProblem
         let classes = world.withLilv { world, state in LV2World.classURIs(plugin, world: world, state: &state) }
         let resolved = description ?? ComponentDescription(
             type: LV2ComponentCodes.type(classURIs: classes, ports: info.ports),
@@ -145,8 +151,14 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
     // MARK: - Life cycle
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        do {
-            if let isolation { try startBridge(isolation) } else { try instantiate() }
+        do throws(LV2Error) {
+            if let isolation {
+                try startBridge(isolation)
+            } else if let knownProblem {
+                throw .knownToFail(knownProblem, plugin: uri)
+            } else {
+                try instantiate()
+            }
         } catch {
             throw .failedToInitialize(error.description, unit: name)
         }

@@ -107,4 +107,32 @@ struct IsolationCLITests {
         #expect(faulted.stderr.contains("node fx8") && faulted.stderr.contains(cause), "\(faulted.stderr)")
         #expect(FileManager.default.contentsEqual(atPath: expected.file, andPath: faulted.file))
     }
+
+    @Test("trellis units lists a plugin that segfaults when instantiated as unusable, exits 0, and remembers it")
+    func discoveryContainsInstantiationCrash() throws {
+        let search = try BridgeSupport.faultyFolder() + ":" + (ProcessInfo.processInfo.environment["LV2_PATH"] ?? "/usr/lib/lv2")
+        let cache = temporaryPath("cache")
+        let environment = ["LV2_PATH": search, "XDG_CACHE_HOME": cache]
+        for run in ["scanning", "from the cache"] {
+            let result = try trellis(["units"], environment: environment)
+            #expect(result.status == 0, "\(run): \(result.stderr)")
+            let line = result.stdout.split(separator: "\n").first { $0.contains("<urn:trellis:fixtures:crashes-on-instantiate>") }
+            #expect(line?.contains("[cannot load: crashes when instantiated: it was killed by signal 11 (SIGSEGV") == true, "\(run): \(line ?? "not listed")")
+            let working = result.stdout.split(separator: "\n").first { $0.contains("<urn:trellis:fixtures:segfaults>") }
+            #expect(working != nil && working?.contains("cannot load") == false, "\(run): \(working ?? "not listed")")
+        }
+        // A session naming it fails to load with the reason, instead of crashing.
+        let session = """
+            version: 1
+            nodes:
+              tone: { unit: tone, channels: 1 }
+              bad: { lv2: "urn:trellis:fixtures:crashes-on-instantiate" }
+              out: { unit: output, channels: 1 }
+            connections:
+              - tone -> bad -> out
+
+            """
+        let refused = try render(session, named: "crashes-on-instantiate", environment: environment)
+        #expect(refused.status == 1 && refused.stderr.contains("node bad") && refused.stderr.contains("discovery found it crashes when instantiated"), "\(refused.stderr)")
+    }
 }

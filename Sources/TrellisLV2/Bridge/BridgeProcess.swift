@@ -9,23 +9,37 @@ struct BridgeProcess {
     let pidfd: Int32
 
     /// The program started as a bridge: `TRELLIS_BRIDGE_EXECUTABLE` when set, else this
-    /// process's own executable (the `trellis` command). Thread: any.
-    static var executable: String {
+    /// process's own executable when it is the `trellis` command; nil otherwise (a
+    /// program linking the library must say where `trellis` is). Thread: any.
+    static var executable: String? {
         if let override = getenv("TRELLIS_BRIDGE_EXECUTABLE") { return String(cString: override) }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        return length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "trellis"
+        guard length > 0 else { return nil }
+        let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return name == "trellis" || name == "trellis-nsm" ? path : nil
     }
 
     /// Starts a bridge with `memory` and `socket` as its descriptors 3 and 4.
     static func spawn(memory: Int32, socket: Int32) throws(LV2Error) -> BridgeProcess {
-        let path = executable
+        try spawn(arguments: ["bridge", "--parent", "\(getpid())"], descriptors: [(memory, 3), (socket, 4)])
+    }
+
+    /// Starts `trellis` with `arguments`, each (descriptor, number) pair in `descriptors`
+    /// given to it under that number.
+    /// `quiet` sends its standard error to /dev/null (probes: what plugins print as they
+    /// are instantiated is not the user's business).
+    static func spawn(arguments extra: [String], descriptors: [(Int32, Int32)], quiet: Bool = false) throws(LV2Error) -> BridgeProcess {
+        guard let path = executable else {
+            throw .bridgeFailed("no trellis executable to run the bridge: this program is not trellis; set TRELLIS_BRIDGE_EXECUTABLE", plugin: "")
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, memory, 3)
-        posix_spawn_file_actions_adddup2(&actions, socket, 4)
-        let arguments = [path, "bridge", "--parent", "\(getpid())"]
+        for (descriptor, number) in descriptors { posix_spawn_file_actions_adddup2(&actions, descriptor, number) }
+        if quiet { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
+        let arguments = [path] + extra
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         // The Swift runtime's backtracer would spend seconds on a plugin's crash.
