@@ -1,5 +1,7 @@
 import Foundation
+import Glibc
 import Testing
+import TrellisAudioFile
 import TrellisControl
 import TrellisTestSupport
 
@@ -10,8 +12,9 @@ extension LiveControlTests {
         var nodes = "", connections = ""
         for branch in 1...8 {
             nodes += "  tone\(branch): { unit: tone, channels: 1, parameters: { freq: \(200 * branch) } }\n"
-            let plugin = branch == 8 ? "\"urn:trellis:fixtures:\(fixture)\"" : amp
-            nodes += "  fx\(branch): { lv2: \(plugin), isolate: true }\n"
+            nodes += branch == 8
+                ? "  fx8: { lv2: \"urn:trellis:fixtures:\(fixture)\", isolate: true }\n"
+                : "  fx\(branch): { lv2: \(amp), isolate: true, parameters: { gain: -\(branch) } }\n"
             connections += "  - tone\(branch) -> fx\(branch)\n  - fx\(branch) -> mix.\(branch - 1)\n"
         }
         return """
@@ -26,6 +29,20 @@ extension LiveControlTests {
             """
     }
 
+    /// Whether `output` is `input` times eg-amp's coefficient for `gain` dB, sample for
+    /// sample, at some offset between the two taps (each starts at its own cycle):
+    /// eg-amp multiplies by `powf(10, gain * 0.05)`, the same libm here.
+    static func isAmplified(_ output: [Float], _ input: [Float], gain: Float) -> Bool {
+        let coefficient = powf(10, gain * 0.05)
+        guard output.count > 48_000, input.count > 48_000 else { return false }
+        for offset in -8_192...8_192 {
+            let start = max(0, -offset), end = min(output.count, input.count - offset)
+            guard end - start > 24_000 else { continue }
+            if (start..<end).allSatisfy({ output[$0] == input[$0 + offset] * coefficient }) { return true }
+        }
+        return false
+    }
+
     @Test("live, a plugin that segfaults, aborts or hangs in its own process is silenced and named within 100 ms, and restart brings it back",
           arguments: [("segfaults", "SIGSEGV"), ("aborts", "SIGABRT"), ("hangs", "missed its deadline")])
     func isolatedFaultIsContainedLive(fixture: String, cause: String) throws {
@@ -34,6 +51,11 @@ extension LiveControlTests {
         defer { rig.stop() }
         let watcher = try rig.client(), client = try rig.client()
         #expect(try watcher.request("watch events=warning").hasPrefix("ok events=warning"))
+        // The seven other branches are recorded, before and after each plugin, through it all.
+        for branch in 1...7 {
+            #expect(try client.request("tap add tone\(branch).0 tone\(branch).wav").hasPrefix("ok"))
+            #expect(try client.request("tap add fx\(branch).0 fx\(branch).wav").hasPrefix("ok"))
+        }
         let before = try Self.reading(client, "fx8")
         #expect(try #require(level("peak", in: before)) > -20, "the fixture passes its tone: \(before)")
         let xruns = try Self.count("xruns", client)
@@ -54,5 +76,13 @@ extension LiveControlTests {
         let restarted = try client.request("restart fx8")
         #expect(restarted.hasPrefix("ok restarted (it had ") && restarted.contains(cause), "\(restarted)")
         #expect(try #require(level("peak", in: try Self.reading(client, "fx8"))) > -20, "plays again after restart")
+
+        for branch in 1...7 {
+            #expect(try client.request("tap remove tone\(branch).0").hasPrefix("ok"))
+            #expect(try client.request("tap remove fx\(branch).0").hasPrefix("ok"))
+            let input = try AudioFileReader(path: rig.folder + "/tone\(branch).wav").readAll()[0]
+            let output = try AudioFileReader(path: rig.folder + "/fx\(branch).wav").readAll()[0]
+            #expect(Self.isAmplified(output, input, gain: -Float(branch)), "branch \(branch) is its tone times its gain, bit for bit, throughout")
+        }
     }
 }
