@@ -13,7 +13,7 @@ extension LV2PluginUnit: IsolatableUnit {
         guard let bridge else { throw .notInitialized(unit: name) }
         do {
             try bridge.restart(bridgeSetup(state: lastSavedState))
-            applyReportedValues(bridge.reportedValues)
+            applyReportedValues(bridge.reportedValues, outputsOnly: true)
         } catch {
             throw .failedToInitialize("\(error)", unit: name)
         }
@@ -45,7 +45,7 @@ extension LV2PluginUnit {
         let bridge = try LV2Bridge(
             setup: bridgeSetup(state: state), values: values.view, outputs: outputs,
             deadlineFraction: isolation.deadline, passesInputOnFault: isolation.onFault == .input)
-        applyReportedValues(bridge.reportedValues)
+        applyReportedValues(bridge.reportedValues, outputsOnly: true)
         if case .preset(let preset) = pendingState {
             do {
                 applyReportedValues(try bridge.restore(preset, preset: true))
@@ -72,9 +72,12 @@ extension LV2PluginUnit {
         self.bridge = nil
     }
 
-    /// Takes the values the bridge's plugin has: the outputs (latency, meters) and
-    /// what a state or preset set.
-    func applyReportedValues(_ reported: [(Int, Float)]) {
-        for (index, value) in reported where index < parameters.count { values[index] = value }
+    /// Takes the values the bridge's plugin has: the outputs (latency, meters), and
+    /// unless `outputsOnly`, what a state or preset set. (At a start, the inputs here
+    /// are newer than what the bridge was given.)
+    func applyReportedValues(_ reported: [(Int, Float)], outputsOnly: Bool = false) {
+        for (index, value) in reported where index < parameters.count && (!outputsOnly || !parameters[index].isWritable) {
+            values[index] = value
+        }
     }
 }

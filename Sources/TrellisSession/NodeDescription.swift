@@ -112,7 +112,9 @@ public struct NodeDescription: Sendable, Equatable {
                                       expected: "input channel numbers, silence or mix, separated by commas (1,0 swaps a pair)", reason: nil)
             }
             channelMap = map.entries
-        case .isolate: isolate = try Self.boolean(text, key: key)
+        // The issue and Carla's users say `isolate=yes`; a yes or no here can mean
+        // nothing but the boolean it spells.
+        case .isolate: isolate = ["yes", "no"].contains(text) ? text == "yes" : try Self.boolean(text, key: key)
         case .deadline:
             let range = Isolation.deadlineRange
             guard let value = Double(text), range.contains(value) else {

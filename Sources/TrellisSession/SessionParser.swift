@@ -31,7 +31,9 @@ public enum SessionParser {
         }
         if let node = fields["isolate"] {
             let text = try reader.text(node, expected: "true or false")
-            guard let value = StrictScalar.boolean(text) else { throw reader.error("isolate: \(quoted(text)) is not true or false", node) }
+            guard let value = StrictScalar.boolean(text) ?? ["yes": true, "no": false][text] else {
+                throw reader.error("isolate: \(quoted(text)) is not true or false", node)
+            }
             document.isolate = value
         }
         if let node = fields["jack"] { document.jack = try jack(node, reader) }

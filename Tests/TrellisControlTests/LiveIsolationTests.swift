@@ -85,4 +85,42 @@ extension LiveControlTests {
             #expect(Self.isAmplified(output, input, gain: -Float(branch)), "branch \(branch) is its tone times its gain, bit for bit, throughout")
         }
     }
+
+    @Test("live, an isolated plugin with restart: auto starts again by itself after a crash, with its parameters as they are now")
+    func isolatedPluginRestartsByItself() throws {
+        let search = try BridgeSupport.faultyFolder() + ":" + (ProcessInfo.processInfo.environment["LV2_PATH"] ?? "/usr/lib/lv2")
+        let session = """
+            version: 1
+            defaults: { sample-rate: 48000, block-size: 256 }
+            nodes:
+              tone: { unit: tone, channels: 1 }
+              fx: { lv2: "urn:trellis:fixtures:segfaults", isolate: yes, restart: auto }
+              out: { unit: output, channels: 1 }
+            connections:
+              - tone -> fx -> out
+
+            """
+        let rig = try LiveRig(session: session, environment: ["LV2_PATH": search])
+        defer { rig.stop() }
+        let watcher = try rig.client(), client = try rig.client()
+        #expect(try watcher.request("watch events=warning,log").hasPrefix("ok events="))
+        #expect(try client.request("set fx trigger 1") == "ok 1")
+        var heard: [String] = []
+        func listen(until wanted: String) throws {
+            let deadline = Date().addingTimeInterval(5)
+            while !heard.contains(where: { $0.contains(wanted) }), Date() < deadline {
+                if let line = try watcher.readLine(timeout: 0.5) { heard.append(line) }
+            }
+        }
+        try listen(until: "SIGSEGV")
+        #expect(heard.contains { $0.hasPrefix("event warning node fx ") && $0.contains("SIGSEGV") }, "\(heard)")
+        // Until the trigger is off, each restart (one a second at most) crashes again.
+        #expect(try client.request("set fx trigger 0") == "ok 0")
+        try listen(until: "restarted by itself")
+        #expect(heard.contains { $0.contains("restarted by itself") }, "\(heard)")
+        var peak: Float = -160
+        let deadline = Date().addingTimeInterval(4)
+        while peak < -20, Date() < deadline { peak = try #require(level("peak", in: try Self.reading(client, "fx"))) }
+        #expect(peak > -20, "plays again by itself: \(heard)")
+    }
 }

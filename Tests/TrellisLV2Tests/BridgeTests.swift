@@ -114,4 +114,34 @@ struct BridgeTests {
             "\(error)".contains("SIGSEGV")
         }
     }
+
+    @Test("an isolated plugin reports its latency, takes presets, and saves a state this process restores alike")
+    func latencyPresetsAndStateCross() throws {
+        BridgeSupport.useBuiltTrellis()
+        func unit(_ uri: String, isolated: Bool) throws -> LV2PluginUnit {
+            let unit = try makeUnit(uri, maxFrames: 256)
+            unit.isolation = isolated ? Isolation() : nil
+            try unit.setProperty(.offlineRender, .bool(true), scope: .global, element: 0)
+            try unit.initialize()
+            return unit
+        }
+        let limiter = "http://gareus.org/oss/lv2/dpl#stereo"
+        let localLimiter = try unit(limiter, isolated: false), bridgedLimiter = try unit(limiter, isolated: true)
+        defer { localLimiter.uninitialize(); bridgedLimiter.uninitialize() }
+        #expect(localLimiter.latencyFrames > 0)
+        #expect(bridgedLimiter.latencyFrames == localLimiter.latencyFrames)
+
+        let local = try unit(Fixture.epiano, isolated: false), bridged = try unit(Fixture.epiano, isolated: true)
+        defer { local.uninitialize(); bridged.uninitialize() }
+        try local.applyPreset(labelOrURI: "Bright")
+        try bridged.applyPreset(labelOrURI: "Bright")
+        let values = { (unit: LV2PluginUnit) in unit.parameters.indices.map { unit.values[$0] } }
+        #expect(values(local) != values(try unit(Fixture.epiano, isolated: false)), "the preset changes something")
+        #expect(values(bridged) == values(local))
+        try bridged.setParameter(named: "env_decay", 0.123)
+        let fresh = try unit(Fixture.epiano, isolated: false)
+        defer { fresh.uninitialize() }
+        try fresh.restoreState(try bridged.saveState())
+        #expect(values(fresh) == values(bridged))
+    }
 }

@@ -51,8 +51,15 @@ struct BridgeProcess {
         }
         environment.append(nil)
         defer { for pointer in environment { free(pointer) } }
+        // A process group of its own: a terminal's Ctrl-C is for the host, which stops
+        // its bridges itself (and they die with it in any case).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
         var pid = pid_t()
-        let status = posix_spawn(&pid, path, &actions, nil, &argv, &environment)
+        let status = posix_spawn(&pid, path, &actions, &attributes, &argv, &environment)
         guard status == 0 else {
             throw .bridgeFailed("cannot start \(path): \(String(cString: strerror(status)))", plugin: "")
         }

@@ -185,6 +185,14 @@ final class LV2Bridge: @unchecked Sendable {
         self.channel = channel
         process = started
         startWatching(started)
+        // A value set while the bridge started went to a faulted kernel: it is sent now,
+        // while no cycle is posted yet.
+        let values = kernel.pointee.values
+        let changed = setup.values.filter { index, sent in values[index].bitPattern != sent.bitPattern }.map { ($0.0, values[$0.0]) }
+        if !changed.isEmpty, !(channel.send("set", BridgeValues.text(changed)) && channel.receive(timeoutMilliseconds: 10_000)?.command == "ok") {
+            kill(started.pid, SIGKILL)
+            throw .bridgeFailed("the plugin's process did not take the parameters set while it started", plugin: uri)
+        }
         fault.pointee.store(BridgeKernel.Fault.none.rawValue, ordering: .releasing)
     }
 
