@@ -124,3 +124,79 @@ extension LiveControlTests {
         #expect(peak > -20, "plays again by itself: \(heard)")
     }
 }
+
+extension LiveControlTests {
+    /// Whether `a` and `b` hold the same samples, bit for bit, at some offset (each tap
+    /// starts at its own cycle), over at least a second, not all silent.
+    static func sameSamples(_ a: [Float], _ b: [Float]) -> Bool {
+        guard a.count > 48_000, b.count > 48_000, a.contains(where: { $0 != 0 }) else { return false }
+        for offset in -8_192...8_192 {
+            let start = max(0, -offset), end = min(a.count, b.count - offset)
+            guard end - start > 48_000 else { continue }
+            if (start..<end).allSatisfy({ a[$0].bitPattern == b[$0 + offset].bitPattern }) { return true }
+        }
+        return false
+    }
+
+    @Test("live, mda Overdrive and eg-sampler (its sample loaded through the worker) in their own processes output what they output in Trellis', bit for bit")
+    func isolatedEqualsLocalLive() throws {
+        func branch(_ name: String, isolated: Bool) -> String {
+            let isolate = isolated ? ", isolate: true" : ""
+            return """
+                  tone\(name): { unit: tone, channels: 2, parameters: { waveform: saw, freq: 110, amp: 0.4 } }
+                  drive\(name): { lv2: http://drobilla.net/plugins/mda/Overdrive\(isolate), parameters: { drive: 0.6, muffle: 0.4 } }
+                  song\(name): { unit: midi-player, file: song.mid }
+                  sampler\(name):
+                    lv2: http://lv2plug.in/plugins/eg-sampler
+                    isolate: \(isolated)
+                    state: |
+                      @prefix lv2: <http://lv2plug.in/ns/lv2core#> .
+                      @prefix pset: <http://lv2plug.in/ns/ext/presets#> .
+                      @prefix state: <http://lv2plug.in/ns/ext/state#> .
+                      <urn:trellis:state> a pset:Preset ;
+                        lv2:appliesTo <http://lv2plug.in/plugins/eg-sampler> ;
+                        state:state [ <http://lv2plug.in/plugins/eg-sampler#sample> <file://SAMPLE> ] .
+
+                """
+        }
+        let session = """
+            version: 1
+            defaults: { sample-rate: 48000, block-size: 256 }
+            nodes:
+            \(branch("A", isolated: false))\(branch("B", isolated: true))  mix: { unit: mixer, inputs: 4 }
+              out: { unit: output, channels: 2 }
+            connections:
+              - toneA -> driveA -> mix.0
+              - toneB -> driveB -> mix.1
+              - songA -> samplerA
+              - songB -> samplerB
+              - { from: samplerA.0, to: mix.2, convert: true }
+              - { from: samplerB.0, to: mix.3, convert: true }
+              - mix -> out
+
+            """
+        let sessions = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sessions").standardized.path
+        let sample = NSTemporaryDirectory() + "trellis-click-\(UUID().uuidString).wav"
+        try FileManager.default.copyItem(atPath: "/usr/lib/lv2/eg-sampler.lv2/click.wav", toPath: sample)
+        defer { try? FileManager.default.removeItem(atPath: sample) }
+        let rig = try LiveRig(session: session.replacingOccurrences(of: "SAMPLE", with: sample)) { folder in
+            try FileManager.default.copyItem(atPath: sessions + "/audio/song.mid", toPath: folder + "/song.mid")
+        }
+        defer { rig.stop() }
+        let client = try rig.client()
+        usleep(500_000)
+        for node in ["driveA", "driveB", "samplerA", "samplerB"] {
+            #expect(try client.request("tap add \(node).0 \(node).wav").hasPrefix("ok"))
+        }
+        #expect(try client.request("transport play").hasPrefix("ok"))
+        usleep(3_000_000)
+        for node in ["driveA", "driveB", "samplerA", "samplerB"] {
+            #expect(try client.request("tap remove \(node).0").hasPrefix("ok"))
+        }
+        for (local, isolated) in [("driveA", "driveB"), ("samplerA", "samplerB")] {
+            let a = try AudioFileReader(path: rig.folder + "/\(local).wav").readAll()
+            let b = try AudioFileReader(path: rig.folder + "/\(isolated).wav").readAll()
+            #expect(a.count == b.count && zip(a, b).allSatisfy { Self.sameSamples($0, $1) }, "\(local) and \(isolated) differ")
+        }
+    }
+}
