@@ -25,6 +25,9 @@ final class LineConnection: @unchecked Sendable {
     var inputClosed = false
     /// False until a TCP client shows the secret; a socket's peer is checked on accept.
     var authenticated: Bool
+    /// Set once the server closed its side (see `LineServer.linger`): until then, what
+    /// the client still sends is read and dropped.
+    var lingerDeadline: Double?
 
     /// Past this many unsent bytes a stream's audio is dropped (about 2.7 s of stereo
     /// float at 48 kHz), so a client that stops reading costs bounded memory.

@@ -113,6 +113,11 @@ public final class LineServer: @unchecked Sendable {
             fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
             fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
             for connection in connections.values {
+                if connection.lingerDeadline != nil {
+                    fds.append(pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0))
+                    order.append(connection)
+                    continue
+                }
                 // Lines held back while the connection had its share in the dispatcher.
                 if connection.input.contains(10) { submitLines(connection) }
                 let (pending, inflight, closing) = connection.outbox.withLock { ($0.pending, $0.inflight, $0.closeAfterFlush) }
@@ -134,6 +139,14 @@ public final class LineServer: @unchecked Sendable {
             for (index, connection) in order.enumerated() {
                 let revents = fds[index + 2].revents
                 let asked = fds[index + 2].events
+                if let deadline = connection.lingerDeadline {
+                    let gone = revents != 0 ? !discardInput(connection) : Self.now() > deadline
+                    if gone {
+                        drop(connection)
+                        connections[connection.fd] = nil
+                    }
+                    continue
+                }
                 var alive = true
                 if revents & Int16(POLLIN) != 0 || (revents & Int16(POLLHUP) != 0 && asked & Int16(POLLIN) != 0) {
                     alive = read(connection)
@@ -146,7 +159,9 @@ public final class LineServer: @unchecked Sendable {
                     let held = connection.input.contains(10)
                     // A stream goes on after its client stops sending, until it closes.
                     let ended = closing || (connection.inputClosed && !connection.peer.isStreaming)
-                    if pending == 0 && inflight == 0 && !held && ended { alive = false }
+                    if pending == 0 && inflight == 0 && !held && ended {
+                        if closing { linger(connection) } else { alive = false }
+                    }
                 }
                 if !alive {
                     drop(connection)
@@ -155,6 +170,29 @@ public final class LineServer: @unchecked Sendable {
             }
             connectionTotal.store(connections.count, ordering: .relaxed)
         }
+    }
+
+    /// Closes the server's side of a connection it ends (a refused `auth`, `bye`) and
+    /// reads away what the client still sends, until it closes too or a second passes.
+    /// Closing a socket with unread input makes the kernel answer with a reset, which
+    /// destroys the reply the client has not read yet (the lingering close of HTTP
+    /// servers). Thread: the loop.
+    private func linger(_ connection: LineConnection) {
+        shutdown(connection.fd, Int32(SHUT_WR))
+        connection.lingerDeadline = Self.now() + 1
+    }
+
+    /// Reads and drops what a lingering client sent; false once it closed or failed.
+    private func discardInput(_ connection: LineConnection) -> Bool {
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        let count = Glibc.read(connection.fd, &scratch, scratch.count)
+        return count > 0 || (count < 0 && (errno == EAGAIN || errno == EINTR))
+    }
+
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     private func drainWake() {
