@@ -18,7 +18,7 @@ enum Units {
             Log.logger.log(level: message.level == .error ? .error : (message.level == .warning ? .warning : .debug),
                            "\(message.plugin): \(message.text)")
         }
-        if scan { LV2Components.registerAll(into: registry, world: world, store: .user) }
+        if scan { LV2Components.registerAll(into: registry, world: world, store: .user, checkingInstantiation: true) }
         LV2Components.addResolver(to: registry, world: world, store: .user)
         return registry
     }

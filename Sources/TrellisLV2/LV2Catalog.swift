@@ -46,9 +46,9 @@ public struct LV2Catalog: Sendable, Equatable {
 
     /// Reads every installed plugin through `world` (which loads every bundle) and checks
     /// that each can be loaded: its required features, its ports, and its library, which
-    /// is opened as lilv opens it and must list the plugin; then that each instantiates,
-    /// in child processes (`InstantiationProbe`). Takes seconds with hundreds of plugins,
-    /// which is why the result is kept. Thread: control.
+    /// is opened as lilv opens it and must list the plugin. Takes seconds with hundreds
+    /// of plugins, which is why the result is kept. (Whether each instantiates is
+    /// checked apart, on first use: `LV2InstantiationChecks`.) Thread: control.
     public static func scan(world: LV2World) -> LV2Catalog {
         let stamps = world.index.stamps()
         world.loadAll()
@@ -61,7 +61,7 @@ public struct LV2Catalog: Sendable, Equatable {
             do throws(LV2Error) { return (uri, .success(try world.info(uri: uri))) } catch { return (uri, .failure(error)) }
         }
         let libraries = LibraryProbe.open(Set(described.compactMap { try? $0.1.get() }.compactMap(libraryPath)))
-        var entries = described.map { uri, described -> Entry in
+        let entries = described.map { uri, described -> Entry in
             let bundles = mentions[uri] ?? []
             let info: LV2PluginInfo
             switch described {
@@ -77,10 +77,6 @@ public struct LV2Catalog: Sendable, Equatable {
                 uri: uri, name: info.name, type: LV2ComponentCodes.type(classURIs: classes, ports: info.ports),
                 bundles: bundles, problem: problem(info, libraries: libraries))
         }
-        // What loads may still crash or hang when instantiated: tried in children.
-        let searchPath = world.index.directories.joined(separator: ":")
-        let instantiation = InstantiationProbe.problems(of: entries.filter { $0.problem == nil }.map(\.uri), searchPath: searchPath)
-        for index in entries.indices { entries[index].problem = entries[index].problem ?? instantiation[entries[index].uri] }
         return LV2Catalog(searchPath: world.index.directories.joined(separator: ":"), stamps: stamps, entries: entries)
     }
 

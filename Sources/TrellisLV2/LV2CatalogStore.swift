@@ -71,14 +71,19 @@ public struct LV2CatalogStore: Sendable {
         return LV2ShortNames(text: text)
     }
 
-    func catalogPath(_ index: LV2BundleIndex) -> String? {
+    func catalogPath(_ index: LV2BundleIndex) -> String? { cachePath(index, prefix: "lv2-catalog-") }
+
+    /// Where the instantiation checks of `index`'s plugins are kept (`LV2InstantiationChecks`).
+    func checksPath(_ index: LV2BundleIndex) -> String? { cachePath(index, prefix: "lv2-checked-") }
+
+    private func cachePath(_ index: LV2BundleIndex, prefix: String) -> String? {
         guard let cacheDirectory else { return nil }
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in index.directories.joined(separator: ":").utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x0100_0000_01B3
         }
         let hex = String(hash, radix: 16)
-        return cacheDirectory + "/lv2-catalog-" + String(repeating: "0", count: 16 - hex.count) + hex
+        return cacheDirectory + "/" + prefix + String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     /// Makes `path` (mode 0700) and missing parents (0700 too, as XDG asks of its base

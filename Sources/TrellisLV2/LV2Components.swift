@@ -10,12 +10,15 @@ public enum LV2Components {
     /// registered are skipped. Returns how many were added. Thread: control.
     @discardableResult
     public static func register(
-        into registry: ComponentRegistry, world: LV2World, catalog: LV2Catalog, names: LV2ShortNames
+        into registry: ComponentRegistry, world: LV2World, catalog: LV2Catalog, names: LV2ShortNames,
+        checks: LV2InstantiationChecks? = nil, checkingAll: Bool = false
     ) -> Int {
         world.use(catalog)
+        let checks = checks ?? world.instantiationChecks(store: nil)
+        if checkingAll { checks.check(catalog.entries.filter { $0.problem == nil }.map(\.uri)) }
         var added = 0
         for entry in catalog.entries where registry.registered(uri: entry.uri) == nil {
-            if (try? registry.register(component(entry, registry: registry, world: world, names: names))) != nil { added += 1 }
+            if (try? registry.register(component(entry, registry: registry, world: world, names: names, checks: checks))) != nil { added += 1 }
         }
         return added
     }
@@ -43,7 +46,7 @@ public enum LV2Components {
         }
         let entry = LV2Catalog.Entry(
             uri: uri, name: info.name, type: LV2ComponentCodes.type(classURIs: classes, ports: info.ports), bundles: [], problem: nil)
-        let component = component(entry, registry: registry, world: world, names: names)
+        let component = component(entry, registry: registry, world: world, names: names, checks: world.instantiationChecks(store: nil))
         do {
             try registry.register(component)
         } catch {
@@ -68,11 +71,13 @@ public enum LV2Components {
         registry.addResolver { [weak registry] key in
             guard let registry else { return nil }
             let uri = key.hasPrefix("lv2:") ? String(key.dropFirst(4)) : key
+            // The world's checks are kept in this store's cache, whichever path asks first.
+            _ = world.instantiationChecks(store: store)
             if isURI(uri) {
                 let names = store?.storedNames() ?? LV2ShortNames()
                 if let catalog = store?.cached(index: world.index), let entry = catalog.entry(uri: uri) {
                     world.use(catalog)
-                    return component(entry, registry: registry, world: world, names: names)
+                    return component(entry, registry: registry, world: world, names: names, checks: world.instantiationChecks(store: store))
                 }
                 if let component = try? register(uri: uri, into: registry, world: world, names: names) { return component }
                 registerAll(into: registry, world: world, store: store)
@@ -80,10 +85,11 @@ public enum LV2Components {
             }
             let (catalog, names) = catalogAndNames(world: world, store: store)
             world.use(catalog)
+            let checks = world.instantiationChecks(store: store)
             if let uri = names.uri(name: key), let entry = catalog.entry(uri: uri) {
-                return registry.registered(uri: uri) ?? component(entry, registry: registry, world: world, names: names)
+                return registry.registered(uri: uri) ?? component(entry, registry: registry, world: world, names: names, checks: checks)
             }
-            register(into: registry, world: world, catalog: catalog, names: names)
+            register(into: registry, world: world, catalog: catalog, names: names, checks: checks)
             if let description = try? ComponentDescription(key) {
                 return registry.components.first { description.matches($0.description) }
             }
@@ -92,11 +98,15 @@ public enum LV2Components {
     }
 
     /// Registers every installed plugin through `store` (its catalog, made again when
-    /// stale, and its name table), or by a scan without one. Thread: control.
+    /// stale, and its name table), or by a scan without one. `checkingInstantiation`
+    /// first instantiates, in children, every plugin not checked yet (a listing's
+    /// "cannot load"); otherwise each is checked on its first use. Thread: control.
     @discardableResult
-    public static func registerAll(into registry: ComponentRegistry, world: LV2World, store: LV2CatalogStore?) -> Int {
+    public static func registerAll(into registry: ComponentRegistry, world: LV2World, store: LV2CatalogStore?, checkingInstantiation: Bool = false) -> Int {
         let (catalog, names) = catalogAndNames(world: world, store: store)
-        return register(into: registry, world: world, catalog: catalog, names: names)
+        return register(
+            into: registry, world: world, catalog: catalog, names: names,
+            checks: world.instantiationChecks(store: store), checkingAll: checkingInstantiation)
     }
 
     private static func catalogAndNames(world: LV2World, store: LV2CatalogStore?) -> (LV2Catalog, LV2ShortNames) {
@@ -119,8 +129,10 @@ public enum LV2Components {
 
     /// The component for a catalog entry: its triple (probing past a subtype another
     /// plugin holds), its name from `names` (else the URI's, made unique), its problem.
+    /// Its problem is discovery's, or what instantiating it in a child found; a plugin
+    /// never checked is checked when the component first makes a unit.
     private static func component(
-        _ entry: LV2Catalog.Entry, registry: ComponentRegistry, world: LV2World, names: LV2ShortNames
+        _ entry: LV2Catalog.Entry, registry: ComponentRegistry, world: LV2World, names: LV2ShortNames, checks: LV2InstantiationChecks
     ) -> Component {
         let uri = entry.uri
         let manufacturer = LV2ComponentCodes.manufacturer(uri: uri)
@@ -142,10 +154,11 @@ public enum LV2Components {
         let resolvedDescription = description, resolvedName = shortName
         return Component(
             description: description, shortName: shortName, displayName: entry.name, origin: .lv2, uri: uri,
-            problem: entry.problem,
+            problem: entry.problem ?? checks.recordedProblem(of: uri),
             factory: { () throws(AudioUnitError) -> any AudioUnit in
                 do throws(LV2Error) {
-                    return try LV2PluginUnit(world: world, uri: uri, description: resolvedDescription, shortName: resolvedName, knownProblem: entry.problem)
+                    let problem = entry.problem ?? checks.problem(of: uri)
+                    return try LV2PluginUnit(world: world, uri: uri, description: resolvedDescription, shortName: resolvedName, knownProblem: problem)
                 } catch {
                     throw .failedToInitialize(error.description, unit: "\(resolvedName) <\(uri)>")
                 }

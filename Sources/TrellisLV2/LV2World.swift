@@ -45,6 +45,20 @@ public final class LV2World: @unchecked Sendable {
     private struct LogHandler { var body: @Sendable (LogMessage) -> Void }
     private let logHandler: Mutex<LogHandler>
 
+    /// The instantiation checks of this world's plugins, made on first use with the
+    /// store first asked for.
+    private let checksSlot = Mutex<LV2InstantiationChecks?>(nil)
+
+    /// The checks of this world's plugins, kept in `store`'s cache. Thread: any.
+    public func instantiationChecks(store: LV2CatalogStore?) -> LV2InstantiationChecks {
+        checksSlot.withLock { slot in
+            if let slot { return slot }
+            let checks = LV2InstantiationChecks(index: index, store: store)
+            slot = checks
+            return checks
+        }
+    }
+
     /// A world searching `path` (colon-separated directories), or `LV2_PATH`, or lilv's
     /// default when nil. Nothing is loaded yet. Thread: control.
     public init(path: String? = nil) {

@@ -1,4 +1,5 @@
 import CTrellisShim
+import Glibc
 import Synchronization
 import TrellisCore
 
@@ -25,6 +26,9 @@ struct BridgeKernel {
     /// a generous fixed time per cycle (`offlineDeadlineNanoseconds`).
     let deadlinePerFrame: UnsafeMutablePointer<Atomic<Int>>
     let offline: UnsafeMutablePointer<Atomic<Bool>>
+    /// The bridge process, killed from here the moment it misses its deadline: a hung
+    /// real-time thread would hold a core until the watcher got to it.
+    let process: UnsafeMutablePointer<Atomic<Int32>>
     let passesInputOnFault: Bool
     /// The host unit's parameter values; the bridge's output parameters (meters,
     /// latency) are copied in after each cycle.
@@ -69,7 +73,9 @@ struct BridgeKernel {
         for bus in 0..<view.midiOutputCount { view.midiOutput(bus).clear() }
 
         guard post(frames: frames) else {
-            _ = fault.pointee.compareExchange(expected: Fault.none.rawValue, desired: Fault.missedDeadline.rawValue, ordering: .acquiringAndReleasing)
+            if fault.pointee.compareExchange(expected: Fault.none.rawValue, desired: Fault.missedDeadline.rawValue, ordering: .acquiringAndReleasing).exchanged {
+                killProcess(process.pointee.load(ordering: .acquiring))
+            }
             outputOnFault(context, frames: frames)
             return .ok
         }
@@ -165,6 +171,13 @@ struct UnsafeAtomic {
 
 @inline(__always)
 func hostNanoseconds() -> UInt64 { _unsafePerformance { trellis_host_time_ns() } }
+
+/// SIGKILL to a bridge that missed its deadline: one system call, once per fault.
+@inline(__always)
+func killProcess(_ pid: Int32) {
+    guard pid > 0 else { return }
+    _ = _unsafePerformance { kill(pid, SIGKILL) }
+}
 
 @inline(__always)
 func spinHintShared() { _unsafePerformance { trellis_cpu_relax() } }

@@ -88,6 +88,7 @@ final class LV2Bridge: @unchecked Sendable {
     private let fault: UnsafeMutablePointer<Atomic<Int32>>
     private let deadline: UnsafeMutablePointer<Atomic<Int>>
     private let offline: UnsafeMutablePointer<Atomic<Bool>>
+    private let processID: UnsafeMutablePointer<Atomic<Int32>>
     private let outputParameters: UnsafeMutablePointer<Int32>
     private var channel: BridgeChannel?
     private var process: BridgeProcess?
@@ -107,12 +108,14 @@ final class LV2Bridge: @unchecked Sendable {
         deadline.initialize(to: Atomic(Int(deadlineFraction * 1e9 / setup.sampleRate)))
         offline = .allocate(capacity: 1)
         offline.initialize(to: Atomic(setup.offline))
+        processID = .allocate(capacity: 1)
+        processID.initialize(to: Atomic(0))
         outputParameters = .allocate(capacity: max(1, outputs.count))
         for (index, parameter) in outputs.enumerated() { outputParameters[index] = Int32(parameter) }
-        watch = BridgeWatch(uri: setup.uri, fault: fault, reply: view.reply)
+        watch = BridgeWatch(uri: setup.uri, fault: fault, reply: view.reply, processID: processID)
         kernel = .allocate(capacity: 1)
         kernel.initialize(to: BridgeKernel(
-            view: view, fault: fault, deadlinePerFrame: deadline, offline: offline, passesInputOnFault: passesInputOnFault,
+            view: view, fault: fault, deadlinePerFrame: deadline, offline: offline, process: processID, passesInputOnFault: passesInputOnFault,
             values: values, outputParameters: outputParameters, outputParameterCount: outputs.count))
         // A launch that throws leaves a fully initialized object: deinit frees it all.
         try launch(setup)
@@ -132,6 +135,8 @@ final class LV2Bridge: @unchecked Sendable {
         deadline.deallocate()
         offline.deinitialize(count: 1)
         offline.deallocate()
+        processID.deinitialize(count: 1)
+        processID.deallocate()
         outputParameters.deallocate()
         view.free()
         memory.free()
@@ -184,6 +189,7 @@ final class LV2Bridge: @unchecked Sendable {
         reportedValues = BridgeValues.parse(reply.body)
         self.channel = channel
         process = started
+        processID.pointee.store(started.pid, ordering: .releasing)
         startWatching(started)
         // A value set while the bridge started went to a faulted kernel: it is sent now,
         // while no cycle is posted yet.
@@ -209,11 +215,13 @@ final class LV2Bridge: @unchecked Sendable {
     func stop() {
         fault.pointee.store(BridgeKernel.Fault.processEnded.rawValue, ordering: .releasing)
         futexWakeShared(view.reply)
-        // The watcher reaps the process: it waits for it to end, then kills it.
+        // The watcher reaps the process: it waits for it to end, then kills it. Until
+        // then its pid is not reused, so the audio thread may still signal it.
         watch.watching.store(false, ordering: .releasing)
         channel?.send("stop")
         if let watcher { pthread_join(watcher, nil) }
         watcher = nil
+        processID.pointee.store(0, ordering: .releasing)
         channel?.close()
         channel = nil
         process = nil
@@ -293,14 +301,16 @@ final class BridgeWatch: @unchecked Sendable {
     let uri: String
     private let fault: UnsafeMutablePointer<Atomic<Int32>>
     private let reply: UnsafeMutablePointer<UInt32>
+    private let processID: UnsafeMutablePointer<Atomic<Int32>>
     let watching = Atomic<Bool>(false)
     let failures = Mutex<[String]>([])
     let lastFailure = Mutex<String?>(nil)
 
-    init(uri: String, fault: UnsafeMutablePointer<Atomic<Int32>>, reply: UnsafeMutablePointer<UInt32>) {
+    init(uri: String, fault: UnsafeMutablePointer<Atomic<Int32>>, reply: UnsafeMutablePointer<UInt32>, processID: UnsafeMutablePointer<Atomic<Int32>>) {
         self.uri = uri
         self.fault = fault
         self.reply = reply
+        self.processID = processID
     }
 
     /// Waits (20 ms at a time) for the process to end, killing it once the audio thread
@@ -322,12 +332,17 @@ final class BridgeWatch: @unchecked Sendable {
                 }
                 continue
             }
+            // Faulted before it is reaped: the audio thread signals the pid only when it
+            // faults the node itself, and a reaped pid may be another process's.
+            let missed = fault.pointee.exchange(BridgeKernel.Fault.processEnded.rawValue, ordering: .acquiringAndReleasing)
+                == BridgeKernel.Fault.missedDeadline.rawValue
+            processID.pointee.store(0, ordering: .releasing)
+            futexWakeShared(reply)
             let how = process.wait()
             guard watching.load(ordering: .acquiring) else { return }
-            let missed = fault.pointee.load(ordering: .acquiring) == BridgeKernel.Fault.missedDeadline.rawValue
-            fault.pointee.store(BridgeKernel.Fault.processEnded.rawValue, ordering: .releasing)
-            futexWakeShared(reply)
-            let cause = missed || killedForDeadline ? "missed its deadline (the bridge process was killed)" : "its bridge process \(how)"
+            // A crash that took longer than the deadline to end the process is still a crash.
+            let killedHere = how.contains("signal \(SIGKILL) ")
+            let cause = (missed || killedForDeadline) && killedHere ? "missed its deadline (the bridge process was killed)" : "its bridge process \(how)"
             failures.withLock { $0.append(cause) }
             lastFailure.withLock { $0 = cause }
             return
