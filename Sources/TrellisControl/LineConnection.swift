@@ -27,7 +27,7 @@ final class LineConnection: @unchecked Sendable {
     var authenticated: Bool
     /// Set once the server closed its side (see `LineServer.linger`): until then, what
     /// the client still sends is read and dropped.
-    var lingerDeadline: Double?
+    var lingerDeadline: UInt64?
 
     /// Past this many unsent bytes a stream's audio is dropped (about 2.7 s of stereo
     /// float at 48 kHz), so a client that stops reading costs bounded memory.

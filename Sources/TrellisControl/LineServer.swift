@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TrellisCore
 
 /// Serves the line protocol on one endpoint: one thread polls every connection, the
 /// dispatcher's queue runs the commands, and each connection has its own bounded
@@ -140,7 +141,7 @@ public final class LineServer: @unchecked Sendable {
                 let revents = fds[index + 2].revents
                 let asked = fds[index + 2].events
                 if let deadline = connection.lingerDeadline {
-                    let gone = revents != 0 ? !discardInput(connection) : Self.now() > deadline
+                    let gone = revents != 0 ? !discardInput(connection) : HostClock.now() > deadline
                     if gone {
                         drop(connection)
                         connections[connection.fd] = nil
@@ -179,7 +180,7 @@ public final class LineServer: @unchecked Sendable {
     /// servers). Thread: the loop.
     private func linger(_ connection: LineConnection) {
         shutdown(connection.fd, Int32(SHUT_WR))
-        connection.lingerDeadline = Self.now() + 1
+        connection.lingerDeadline = HostClock.now() + 1_000_000_000
     }
 
     /// Reads and drops what a lingering client sent; false once it closed or failed.
@@ -187,12 +188,6 @@ public final class LineServer: @unchecked Sendable {
         var scratch = [UInt8](repeating: 0, count: 4096)
         let count = Glibc.read(connection.fd, &scratch, scratch.count)
         return count > 0 || (count < 0 && (errno == EAGAIN || errno == EINTR))
-    }
-
-    private static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     private func drainWake() {

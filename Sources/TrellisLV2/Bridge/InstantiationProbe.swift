@@ -57,13 +57,12 @@ enum InstantiationProbe {
     private struct Child {
         let share: Int
         let process: BridgeProcess
-        let input: Int32
         let output: Int32
         private var text: [UInt8] = []
         private var results: [(String, String?)] = []
         /// The plugin it started and has not finished, and when.
         private(set) var current: String?
-        private var started = 0.0
+        private var started: UInt64 = 0
 
         static func start(share: Int, uris: [String], searchPath: String) -> Child? {
             var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
@@ -84,7 +83,7 @@ enum InstantiationProbe {
             let request = ([searchPath] + uris).joined(separator: "\n") + "\n"
             _ = request.withCString { write(toChild[1], $0, strlen($0)) }
             close(toChild[1])
-            return Child(share: share, process: process, input: -1, output: fromChild[0], started: now())
+            return Child(share: share, process: process, output: fromChild[0], started: HostClock.now())
         }
 
         /// A pipe whose ends close on exec (the child gets its end by `dup2`).
@@ -94,15 +93,14 @@ enum InstantiationProbe {
             return true
         }
 
-        private init(share: Int, process: BridgeProcess, input: Int32, output: Int32, started: Double) {
+        private init(share: Int, process: BridgeProcess, output: Int32, started: UInt64) {
             self.share = share
             self.process = process
-            self.input = input
             self.output = output
             self.started = started
         }
 
-        var isLate: Bool { current != nil && InstantiationProbe.now() - started > InstantiationProbe.timeout }
+        var isLate: Bool { current != nil && Double(HostClock.now() &- started) / 1e9 > InstantiationProbe.timeout }
 
         /// Reads what the child wrote; false at its end.
         mutating func read() -> Bool {
@@ -119,7 +117,7 @@ enum InstantiationProbe {
                 switch words[0] {
                 case "start":
                     current = words[1]
-                    started = InstantiationProbe.now()
+                    started = HostClock.now()
                 case "ok":
                     results.append((words[1], nil))
                     current = nil
@@ -145,11 +143,6 @@ enum InstantiationProbe {
         }
     }
 
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
 }
 
 extension LV2BridgeChild {
