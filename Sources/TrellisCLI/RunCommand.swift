@@ -26,6 +26,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "The JACK client name (default: the session's).")
     var clientName: String?
 
+    @Option(help: "When idle CPUs are kept responsive on a real-time server: auto (while the program renders on several threads or runs isolated plugins), hold or off (default: the session's jack: cpu-latency:, else auto).")
+    var cpuLatency: CPULatencyPolicy?
+
     @Flag(help: "Write status and notification events as JSON lines instead of a status line.")
     var json = false
 
@@ -56,7 +59,7 @@ struct RunCommand: ParsableCommand {
 
         let privateServer = try LiveRunning.ensureServer(named: live.server, startIfMissing: live.startServer)
         defer { privateServer?.stop() }
-        let running = try RunningSession(loaded, registry: registry, output: output, server: live.server, clientName: clientName, control: controlSettings())
+        let running = try RunningSession(loaded, registry: registry, output: output, server: live.server, clientName: clientName, cpuLatency: cpuLatency, control: controlSettings())
         LiveRunning.waitForInterrupt(duration: duration) {
             let schedule = running.live.driver.withGraph { $0.scheduleReport }
             output.status(running.live.status(), transport: loaded.graph.engine.transportTime, schedule: schedule)
@@ -100,7 +103,7 @@ final class StatusOutput: @unchecked Sendable {
         let tempo = transport.tempo == transport.tempo.rounded() ? "\(Int(transport.tempo))" : String(format: "%.2f", transport.tempo)
         if json {
             let peaks = status.outputPeaksDecibels.map { String(format: "%.1f", $0) }.joined(separator: ",")
-            write("{\"type\":\"status\",\"dspLoad\":\(String(format: "%.4f", status.dspLoad)),\"xruns\":\(status.xrunCount),\"warnings\":\(warnings),\"sampleRate\":\(Int(status.sampleRate)),\"frames\":\(status.bufferFrames),\"transport\":\"\(transport.isRolling ? "rolling" : "stopped")\",\"bars\":\"\(bars)\",\"tempo\":\(tempo),\"peaks\":[\(peaks)]\(schedule.map { ",\"schedule\":\"\($0.mode)\",\"scheduleDetail\":\"\($0)\"" } ?? "")}\n")
+            write("{\"type\":\"status\",\"dspLoad\":\(String(format: "%.4f", status.dspLoad)),\"xruns\":\(status.xrunCount),\"warnings\":\(warnings),\"sampleRate\":\(Int(status.sampleRate)),\"frames\":\(status.bufferFrames),\"transport\":\"\(transport.isRolling ? "rolling" : "stopped")\",\"bars\":\"\(bars)\",\"tempo\":\(tempo),\"peaks\":[\(peaks)],\"cpuLatency\":\"\(status.cpuLatency.word)\"\(schedule.map { ",\"schedule\":\"\($0.mode)\",\"scheduleDetail\":\"\($0)\"" } ?? "")}\n")
             return
         }
         let peaks = status.outputPeaksDecibels.map { String(format: "%6.1f", $0) }.joined(separator: " ")

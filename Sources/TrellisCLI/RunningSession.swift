@@ -4,6 +4,7 @@ import TrellisControl
 import TrellisCore
 import TrellisEngine
 import TrellisGraph
+import TrellisJACK
 import TrellisLive
 import TrellisMedia
 import TrellisSession
@@ -36,7 +37,7 @@ final class RunningSession {
     /// transport and recorders, and serves control as `settings` say (nil: none).
     init(
         _ loaded: LoadedSession, registry: ComponentRegistry, output: StatusOutput,
-        server: String?, clientName: String?, control settings: ControlSettings?
+        server: String?, clientName: String?, cpuLatency: CPULatencyPolicy? = nil, control settings: ControlSettings?
     ) throws(CLIError) {
         self.loaded = loaded
         // Listening before the first cycle: what the first cycles report is not lost.
@@ -44,7 +45,7 @@ final class RunningSession {
         playerTokens = Self.logFileTrouble(of: loaded.graph)
         let live: LiveSession
         do {
-            live = try LiveSession(session: loaded, serverName: server, clientName: clientName)
+            live = try LiveSession(session: loaded, serverName: server, clientName: clientName, cpuLatency: cpuLatency)
             live.addListener { event in output.event(event) }
             try live.start()
         } catch {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import TrellisEngine
+import TrellisJACK
 import TrellisSession
 
 extension Parallelism.Choice: ExpressibleByArgument {}
@@ -27,3 +28,5 @@ struct ThreadsOption: ParsableArguments {
         return options
     }
 }
+
+extension CPULatencyPolicy: ExpressibleByArgument {}

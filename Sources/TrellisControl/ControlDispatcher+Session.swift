@@ -142,7 +142,9 @@ extension ControlDispatcher {
                 ("jack", .string(phase)), ("client", .string(status.clientName)), ("period", .number(status.bufferFrames)),
                 ("xruns", .number(status.xrunCount)), ("cycles", .number(status.cycleCount)), ("dspLoad", .number(status.dspLoad)),
                 ("silencedCycles", .number(status.silencedCycleCount)), ("interruptions", .number(status.interruptionCount)),
+                ("cpuLatency", .string(status.cpuLatency.word)),
             ]
+            if case .refused(let reason) = status.cpuLatency { members.append(("cpuLatencyRefused", .string(reason))) }
             let peaks = status.outputPeaksDecibels
             members.append(("outputPeaks", .array(peaks.map { .number($0) })))
             words += [
@@ -150,6 +152,8 @@ extension ControlDispatcher {
                 "cycles=\(status.cycleCount)", "dsp=\(String(format: "%.3f", status.dspLoad))", "silenced=\(status.silencedCycleCount)",
                 "peaks=\(peaks.map { String(format: "%.2f", $0) }.joined(separator: ","))",
             ]
+            // Only while it holds: it is what changes how the machine idles.
+            if status.cpuLatency == .held { words.append("cpu-latency=held") }
         } else {
             members.append(("jack", .string("none")))
             words.append("jack=none")

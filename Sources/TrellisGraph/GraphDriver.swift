@@ -57,11 +57,16 @@ public final class GraphDriver<Backend: AudioBackend>: @unchecked Sendable {
     /// (unless an edit holds the graph then; the next pass tries again), and tells the
     /// engine's notice listeners. It also compiles a one-thread program once the
     /// schedule settled on one thread (`Graph.compileForOneThreadIfSettled`), and
-    /// restarts isolated plugins that failed and restart by themselves. An offline render checks between its slices instead,
-    /// so that it stays deterministic. Thread: control.
-    public func followLatencyChanges() {
+    /// restarts isolated plugins that failed and restart by themselves. An offline render
+    /// checks between its slices instead, so that it stays deterministic. `eachPass` then
+    /// sees the graph, under its lock (the live head node learns whether the program wakes
+    /// other threads). Thread: control.
+    public func followLatencyChanges(eachPass: (@Sendable (Graph) -> Void)? = nil) {
         engine.setUpkeep { [weak current] in
-            current?.withLockIfAvailable { graph in Self.compensate(graph) + Self.settle(graph) + graph.restartFailedUnits() } ?? []
+            current?.withLockIfAvailable { graph in
+                defer { eachPass?(graph) }
+                return Self.compensate(graph) + Self.settle(graph) + graph.restartFailedUnits()
+            } ?? []
         }
     }
 

@@ -32,6 +32,8 @@ public struct JACKConfiguration: Sendable, Equatable {
     public var midiOutputNames: [String] = []
     /// Whether the client follows JACK transport, or is also its timebase master.
     public var transport = JACKTransportRole.none
+    /// When to keep idle CPUs responsive for the cycle's wakes, on a real-time server.
+    public var cpuLatency = CPULatencyPolicy.auto
 
     public init(
         clientName: String = "trellis",

@@ -91,6 +91,9 @@ public enum JACKWarning: Sendable, Hashable, CustomStringConvertible {
     case disconnectionFailed(from: String, to: String, code: Int32)
     case invalidPattern(String, reason: String)
     case reconnectFailed(reason: String)
+    /// Idle CPUs could not be kept responsive (`CPULatencyPolicy`): wakes of workers and
+    /// bridged plugins cost more.
+    case cpuLatencyRefused(reason: String)
 
     public var description: String {
         switch self {
@@ -104,6 +107,8 @@ public enum JACKWarning: Sendable, Hashable, CustomStringConvertible {
             return "invalid port pattern \"\(pattern)\": \(reason)"
         case .reconnectFailed(let reason):
             return "the server is back but the client could not be set up again: \(reason)"
+        case .cpuLatencyRefused(let reason):
+            return "idle CPUs cannot be kept responsive (\(reason)); waking render workers and isolated plugins costs more"
         }
     }
 }

@@ -31,6 +31,9 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
     let nextListener = Atomic<Int>(1)
     let keepRunning = Atomic<Bool>(false)
     let threadSlot = Mutex<ControlThread?>(nil)
+    let cpuLatency = CPULatencyRequest()
+    /// Whether the running program wakes other threads (see `programWakesOtherThreads`).
+    let wakesOtherThreads = Atomic<Bool>(false)
 
     /// What the control side knows about the client; guarded by `control`.
     struct ControlState: ~Copyable {
@@ -156,6 +159,7 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
             control.pending = []
             publishInfo(control)
         }
+        cpuLatency.close()
         outbox.withLock { $0.removeAll() }
     }
 
@@ -221,6 +225,13 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
                 return thread
             }
         }
+        if realtime, configuration.cpuLatency != .off {
+            if cpuLatency.open() {
+                cpuLatency.hold(configuration.cpuLatency == .hold || wakesOtherThreads.load(ordering: .relaxed))
+            } else {
+                post([.warning(.cpuLatencyRefused(reason: "\(cpuLatency.state)"))])
+            }
+        }
         let activated = jack_activate(client)
         if activated != 0 { throw .activationFailed(client: name, code: activated) }
         // Unconditionally: a session asked to be the master takes over from another.
@@ -256,7 +267,8 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
             outputPeaks: peaks.outputs,
             freewheeling: state.freewheeling.load(ordering: .relaxed),
             interruptionCount: info.interruptions,
-            connections: info.connections
+            connections: info.connections,
+            cpuLatency: cpuLatency.state
         )
     }
 
@@ -269,6 +281,14 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
         }
         guard let code else { throw .notRunning(client: configuration.clientName) }
         if code != 0 { throw .freewheelFailed(client: configuration.clientName, enable: on, code: code) }
+    }
+
+    /// Tells the head node whether the running program wakes other threads each cycle (a
+    /// parallel schedule, isolated plugins): under `CPULatencyPolicy.auto` idle CPUs are
+    /// kept responsive while it does. Thread: any.
+    public func programWakesOtherThreads(_ wakes: Bool) {
+        wakesOtherThreads.store(wakes, ordering: .relaxed)
+        if configuration.cpuLatency == .auto { cpuLatency.hold(wakes) }
     }
 
     // MARK: Listeners

@@ -33,6 +33,8 @@ public struct JACKStatus: Sendable {
     public var interruptionCount: Int
     /// Our ports' current connections.
     public var connections: [JACKConnection]
+    /// Whether idle CPUs are kept responsive for the cycle's wakes (see `CPULatencyPolicy`).
+    public var cpuLatency: CPULatencyState
 
     /// The output peaks in dBFS, floored at -160 dB.
     public var outputPeaksDecibels: [Float] {

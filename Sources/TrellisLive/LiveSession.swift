@@ -20,8 +20,11 @@ public final class LiveSession: @unchecked Sendable {
     public var head: JACKHeadNode { driver.backend }
 
     /// Builds the head node for `session`. `clientName` overrides the session's
-    /// client name; `serverName` picks a server other than the default.
-    public init(session: LoadedSession, serverName: String? = nil, clientName: String? = nil) throws(LiveError) {
+    /// client name; `serverName` picks a server other than the default; `cpuLatency`
+    /// overrides the session's `jack: cpu-latency:`.
+    public init(
+        session: LoadedSession, serverName: String? = nil, clientName: String? = nil, cpuLatency: CPULatencyPolicy? = nil
+    ) throws(LiveError) {
         self.session = session
         let jack = session.jack
         var configuration = JACKConfiguration(
@@ -38,6 +41,7 @@ public final class LiveSession: @unchecked Sendable {
         if let jack, !jack.inputs.isEmpty { configuration.inputChannels = jack.inputs.count }
         if let jack, !jack.outputs.isEmpty { configuration.outputChannels = jack.outputs.count }
         configuration.connections = (jack?.connect ?? []).map { JACKConnectionRule(ports: $0.ours, peers: $0.theirs) }
+        configuration.cpuLatency = cpuLatency ?? jack?.cpuLatency.flatMap(CPULatencyPolicy.init(rawValue:)) ?? .auto
         switch session.loadedDocument.transport?.source {
         case .jack: configuration.transport = .follow
         case .jackMaster: configuration.transport = .master
@@ -55,9 +59,12 @@ public final class LiveSession: @unchecked Sendable {
     /// makes the session's connections. Failed connections come back as warnings.
     /// Parameter changes then travel to the audio thread (ramped) instead of racing it,
     /// and a unit's latency that changes is compensated anew (`followLatencyChanges`).
+    /// While the program wakes other threads, idle CPUs are kept responsive
+    /// (`jack: cpu-latency:`, `CPULatencyPolicy`).
     public func start() throws(LiveError) {
         do { try driver.start() } catch { throw .jack(error) }
-        driver.followLatencyChanges()
+        let head = head
+        driver.followLatencyChanges { graph in head.programWakesOtherThreads(graph.wakesOtherThreads) }
     }
 
     /// Deactivates and closes the client; the graph stays as it is.

@@ -259,12 +259,18 @@ public struct JackSpec: Sendable {
     /// (`arp.midi -> to_synth`).
     public var midiOutputs: [String] = []
     public var connect: [JackConnectionSpec] = []
+    /// When idle CPUs are kept responsive on a real-time server: `auto`, `hold` or `off`
+    /// (`CPULatencyPolicy`); nil is `auto`.
+    public var cpuLatency: String?
     public var location: SourceLocation
     public var positions = Positions()
 
     public init(location: SourceLocation) {
         self.location = location
     }
+
+    /// The values `cpu-latency` takes.
+    public static let cpuLatencyPolicies = ["auto", "hold", "off"]
 }
 
 /// `from -> to` between one of the session's ports (by name) and other clients' ports

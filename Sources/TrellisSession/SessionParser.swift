@@ -354,7 +354,7 @@ public enum SessionParser {
     }
 
     static func jack(_ node: Node, _ reader: YAMLReader) throws(SessionError) -> JackSpec {
-        let fields = try reader.fields(node, expected: "jack", allowed: ["client", "inputs", "outputs", "midi-inputs", "midi-outputs", "connect"])
+        let fields = try reader.fields(node, expected: "jack", allowed: ["client", "inputs", "outputs", "midi-inputs", "midi-outputs", "connect", "cpu-latency"])
         var spec = JackSpec(location: reader.location(node))
         for entry in fields.entries { spec.positions[entry.key] = reader.location(entry.value) }
         if let value = fields["client"] {
@@ -363,6 +363,13 @@ public enum SessionParser {
                 throw reader.error("a JACK client name has at most 63 bytes and no colon, found \(quoted(client))", value)
             }
             spec.client = client
+        }
+        if let value = fields["cpu-latency"] {
+            let policy = try reader.text(value, expected: "auto, hold or off")
+            guard JackSpec.cpuLatencyPolicies.contains(policy) else {
+                throw reader.error("cpu-latency is auto, hold or off, found \(quoted(policy))", value)
+            }
+            spec.cpuLatency = policy
         }
         let lists = [
             ("inputs", \JackSpec.inputs), ("outputs", \JackSpec.outputs),

@@ -160,12 +160,13 @@ public enum SessionWriter {
 
     private static func write(_ jack: JackSpec, _ out: inout CommentedOutput) {
         if jack.client == nil, jack.inputs.isEmpty, jack.outputs.isEmpty, jack.midiInputs.isEmpty, jack.midiOutputs.isEmpty,
-           jack.connect.isEmpty {
+           jack.connect.isEmpty, jack.cpuLatency == nil {
             out.line("jack: {}", "jack")
             return
         }
         out.line("jack:", "jack")
         if let client = jack.client { out.line("  client: \(YAMLText.scalar(client))", "jack/client") }
+        if let policy = jack.cpuLatency { out.line("  cpu-latency: \(policy)", "jack/cpu-latency") }
         for (key, ports) in [("inputs", jack.inputs), ("outputs", jack.outputs), ("midi-inputs", jack.midiInputs), ("midi-outputs", jack.midiOutputs)]
         where !ports.isEmpty {
             out.line("  \(key): [\(ports.map(YAMLText.scalar).joined(separator: ", "))]", "jack/" + key)

@@ -178,6 +178,24 @@ struct LoadErrorTests {
         #expect(error.message.contains("did you mean left?"))
     }
 
+    @Test("jack: cpu-latency other than auto, hold or off is an error at the value")
+    func jackCPULatency() throws {
+        let error = try #require(try loadError(toneSession + "jack:\n  cpu-latency: sometimes\n"))
+        #expect(error.location.line == 13 && error.location.column == 16)
+        #expect(error.message.contains("auto, hold or off"))
+        #expect(error.message.contains("\"sometimes\""))
+    }
+
+    @Test("jack: cpu-latency is kept through a save")
+    func jackCPULatencySaved() throws {
+        let folder = try temporaryFolder()
+        let session = try load(toneSession + "jack:\n  cpu-latency: hold\n", in: folder)
+        #expect(session.loadedDocument.jack?.cpuLatency == "hold")
+        try session.save()
+        let text = try String(contentsOfFile: folder + "/test.yaml", encoding: .utf8)
+        #expect(text.contains("jack:\n  cpu-latency: hold\n"), "\(text)")
+    }
+
     @Test("version 2 is refused")
     func otherVersion() throws {
         let error = try #require(try loadError(replacing("version: 1", with: "version: 2")))
