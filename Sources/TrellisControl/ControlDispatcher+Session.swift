@@ -153,7 +153,7 @@ extension ControlDispatcher {
                 "peaks=\(peaks.map { String(format: "%.2f", $0) }.joined(separator: ","))",
             ]
             // Only while it holds: it is what changes how the machine idles.
-            if status.cpuLatency == .held { words.append("cpu-latency=held") }
+            if status.cpuLatency == .held || status.cpuLatency == .heldDuringCycles { words.append("cpu-latency=\(status.cpuLatency.word)") }
         } else {
             members.append(("jack", .string("none")))
             words.append("jack=none")

@@ -7,10 +7,11 @@ import Synchronization
 /// A cycle that wakes another thread (a render worker, a bridged plugin's process)
 /// waits for it: on a halted CPU that wake takes tens of µs in a virtual machine and up
 /// to hundreds from a deep C-state on bare metal; on a polling CPU a few µs. Polling
-/// costs power and, on a shared host, CPU time, so by default it is held only while the
-/// program wakes other threads.
+/// costs power and, on a shared host, CPU time (and xruns, where the host then runs
+/// other guests' work on our CPUs), so by default only cycles hold it.
 public enum CPULatencyPolicy: String, Sendable, CaseIterable {
-    /// Held while the running program renders on several threads or runs isolated plugins.
+    /// While the running program renders on several threads or runs isolated plugins,
+    /// each cycle holds it from its start to its end.
     case auto
     /// Held for as long as the client runs on a real-time server.
     case hold
@@ -24,8 +25,11 @@ public enum CPULatencyState: Sendable, Equatable, CustomStringConvertible {
     case notAsked
     /// Open, but not needed by the program now (`auto`).
     case released
-    /// Idle CPUs poll.
+    /// Idle CPUs poll, for the whole run (`hold`).
     case held
+    /// Idle CPUs poll while a cycle runs (`auto`: the audio thread asks at the start of
+    /// each cycle and lets go at its end).
+    case heldDuringCycles
     /// The kernel refused it (most often: only root may write `/dev/cpu_dma_latency`).
     case refused(String)
 
@@ -35,6 +39,7 @@ public enum CPULatencyState: Sendable, Equatable, CustomStringConvertible {
         case .notAsked: "not-asked"
         case .released: "released"
         case .held: "held"
+        case .heldDuringCycles: "cycles"
         case .refused: "refused"
         }
     }
@@ -44,6 +49,7 @@ public enum CPULatencyState: Sendable, Equatable, CustomStringConvertible {
         case .notAsked: "not asked"
         case .released: "released"
         case .held: "held at 0 µs"
+        case .heldDuringCycles: "held at 0 µs during cycles"
         case .refused(let reason): "refused: \(reason)"
         }
     }
@@ -55,7 +61,18 @@ public enum CPULatencyState: Sendable, Equatable, CustomStringConvertible {
 final class CPULatencyRequest: Sendable {
     static let device = "/dev/cpu_dma_latency"
     /// The kernel's "no constraint" (PM_QOS_CPU_LATENCY_DEFAULT_VALUE, 2000 s in µs).
-    private static let released: Int32 = 2_000_000_000
+    static let released: Int32 = 2_000_000_000
+
+    /// Sets an open request's value: one system call that never blocks (the kernel takes
+    /// a spinlock and sends idle CPUs an interrupt). Thread: any, audio included.
+    @inline(__always)
+    static func write(_ descriptor: Int32, _ microseconds: Int32) {
+        var value = microseconds
+        _ = Glibc.write(descriptor, &value, MemoryLayout<Int32>.size)
+    }
+
+    /// The open descriptor, or -1.
+    var descriptor: Int32 { request.withLock { $0.descriptor } }
 
     private struct Request {
         var descriptor: Int32 = -1
@@ -85,7 +102,7 @@ final class CPULatencyRequest: Sendable {
         request.withLock { request in
             guard request.descriptor >= 0, (request.state == .held) != on else { return }
             var value = on ? 0 : Self.released
-            let written = write(request.descriptor, &value, MemoryLayout<Int32>.size)
+            let written = Glibc.write(request.descriptor, &value, MemoryLayout<Int32>.size)
             if written == MemoryLayout<Int32>.size {
                 request.state = on ? .held : .released
             } else {

@@ -159,6 +159,7 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
             control.pending = []
             publishInfo(control)
         }
+        state.cycleCPULatency.store(-1, ordering: .relaxed)
         cpuLatency.close()
         outbox.withLock { $0.removeAll() }
     }
@@ -227,7 +228,10 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
         }
         if realtime, configuration.cpuLatency != .off {
             if cpuLatency.open() {
-                cpuLatency.hold(configuration.cpuLatency == .hold || wakesOtherThreads.load(ordering: .relaxed))
+                if configuration.cpuLatency == .hold { cpuLatency.hold(true) }
+                if configuration.cpuLatency == .auto, wakesOtherThreads.load(ordering: .relaxed) {
+                    state.cycleCPULatency.store(cpuLatency.descriptor, ordering: .relaxed)
+                }
             } else {
                 post([.warning(.cpuLatencyRefused(reason: "\(cpuLatency.state)"))])
             }
@@ -268,7 +272,7 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
             freewheeling: state.freewheeling.load(ordering: .relaxed),
             interruptionCount: info.interruptions,
             connections: info.connections,
-            cpuLatency: cpuLatency.state
+            cpuLatency: state.cycleCPULatency.load(ordering: .relaxed) >= 0 ? .heldDuringCycles : cpuLatency.state
         )
     }
 
@@ -288,7 +292,7 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
     /// kept responsive while it does. Thread: any.
     public func programWakesOtherThreads(_ wakes: Bool) {
         wakesOtherThreads.store(wakes, ordering: .relaxed)
-        if configuration.cpuLatency == .auto { cpuLatency.hold(wakes) }
+        if configuration.cpuLatency == .auto { state.cycleCPULatency.store(wakes ? cpuLatency.descriptor : -1, ordering: .relaxed) }
     }
 
     // MARK: Listeners

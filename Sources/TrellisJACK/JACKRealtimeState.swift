@@ -45,6 +45,9 @@ final class JACKRealtimeState: @unchecked Sendable {
 
     let cycles = Atomic<Int>(0)
     let silencedCycles = Atomic<Int>(0)
+    /// The open `/dev/cpu_dma_latency` the cycle holds at 0 µs while it runs, or -1
+    /// (`CPULatencyPolicy.auto`, while the program wakes other threads).
+    let cycleCPULatency = Atomic<Int32>(-1)
     let xruns = Atomic<Int>(0)
     let freewheeling = Atomic<Bool>(false)
     /// Since the last status read: time spent in cycles and the periods' time, in ns;
@@ -139,6 +142,9 @@ final class JACKRealtimeState: @unchecked Sendable {
     /// `nframes`, meter, and time it. Thread: audio.
     func process(_ nframes: jack_nframes_t) -> Int32 {
         let start = trellis_host_time_ns()
+        // Idle CPUs poll while the cycle runs, so the threads it wakes start in a few µs.
+        let cpuLatency = cycleCPULatency.load(ordering: .relaxed)
+        if cpuLatency >= 0 { CPULatencyRequest.write(cpuLatency, 0) }
         trellis_set_audio_thread(1)
         _ = trellis_enable_flush_denormals()
         let frames = Int(nframes)
@@ -184,6 +190,7 @@ final class JACKRealtimeState: @unchecked Sendable {
         }
         silenceReason = reason
         cycles.wrappingAdd(1, ordering: .relaxed)
+        if cpuLatency >= 0 { CPULatencyRequest.write(cpuLatency, CPULatencyRequest.released) }
 
         let rate = sampleRate.load(ordering: .relaxed)
         if rate > 0 && frames > 0 {
