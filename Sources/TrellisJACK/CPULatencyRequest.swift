@@ -71,8 +71,14 @@ final class CPULatencyRequest: Sendable {
         _ = Glibc.write(descriptor, &value, MemoryLayout<Int32>.size)
     }
 
-    /// The open descriptor, or -1.
-    var descriptor: Int32 { request.withLock { $0.descriptor } }
+    /// Has the cycles hold the request (`slot`, which the audio thread reads at the start
+    /// of each cycle, gets the open descriptor), or stop; nothing while the device is not
+    /// open. Under the lock, so `close` never leaves a closed descriptor in the slot.
+    func holdDuringCycles(_ on: Bool, slot: borrowing Atomic<Int32>) {
+        request.withLock { request in
+            slot.store(on && request.descriptor >= 0 ? request.descriptor : -1, ordering: .relaxed)
+        }
+    }
 
     private struct Request {
         var descriptor: Int32 = -1
@@ -113,9 +119,11 @@ final class CPULatencyRequest: Sendable {
         }
     }
 
-    /// Closes the device, which withdraws the request.
-    func close() {
+    /// Closes the device, which withdraws the request; the cycles stop holding it
+    /// (`slot`). Call it while no cycle runs.
+    func close(slot: borrowing Atomic<Int32>) {
         request.withLock { request in
+            slot.store(-1, ordering: .relaxed)
             if request.descriptor >= 0 { Glibc.close(request.descriptor) }
             request.descriptor = -1
             if case .refused = request.state { return }
@@ -125,5 +133,9 @@ final class CPULatencyRequest: Sendable {
 
     var state: CPULatencyState { request.withLock { $0.state } }
 
-    deinit { close() }
+    deinit {
+        request.withLock { request in
+            if request.descriptor >= 0 { Glibc.close(request.descriptor) }
+        }
+    }
 }

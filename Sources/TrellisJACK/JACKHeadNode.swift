@@ -159,8 +159,7 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
             control.pending = []
             publishInfo(control)
         }
-        state.cycleCPULatency.store(-1, ordering: .relaxed)
-        cpuLatency.close()
+        cpuLatency.close(slot: state.cycleCPULatency)
         outbox.withLock { $0.removeAll() }
     }
 
@@ -229,8 +228,8 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
         if realtime, configuration.cpuLatency != .off {
             if cpuLatency.open() {
                 if configuration.cpuLatency == .hold { cpuLatency.hold(true) }
-                if configuration.cpuLatency == .auto, wakesOtherThreads.load(ordering: .relaxed) {
-                    state.cycleCPULatency.store(cpuLatency.descriptor, ordering: .relaxed)
+                if configuration.cpuLatency == .auto {
+                    cpuLatency.holdDuringCycles(wakesOtherThreads.load(ordering: .relaxed), slot: state.cycleCPULatency)
                 }
             } else {
                 post([.warning(.cpuLatencyRefused(reason: "\(cpuLatency.state)"))])
@@ -292,7 +291,7 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
     /// kept responsive while it does. Thread: any.
     public func programWakesOtherThreads(_ wakes: Bool) {
         wakesOtherThreads.store(wakes, ordering: .relaxed)
-        if configuration.cpuLatency == .auto { state.cycleCPULatency.store(wakes ? cpuLatency.descriptor : -1, ordering: .relaxed) }
+        if configuration.cpuLatency == .auto { cpuLatency.holdDuringCycles(wakes, slot: state.cycleCPULatency) }
     }
 
     // MARK: Listeners
