@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <errno.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -69,6 +70,16 @@ uint64_t trellis_host_time_ns(void) {
 
 void trellis_futex_wait(uint32_t *word, uint32_t expected) {
     syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+void trellis_futex_wait_until(uint32_t *word, uint32_t expected, uint64_t deadline_ns) {
+    // FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC time.
+    struct timespec deadline = { (time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u) };
+    syscall(SYS_futex, word, FUTEX_WAIT_BITSET_PRIVATE, expected, &deadline, NULL, FUTEX_BITSET_MATCH_ANY);
+}
+
+void trellis_yield(void) {
+    sched_yield();
 }
 
 void trellis_futex_wake(uint32_t *word, int32_t count) {

@@ -26,9 +26,11 @@ extension LiveControlTests {
         #expect(Self.peers(of: "trellis:in_1", rig) == ["metro:120_bpm"])
 
         Self.end(metro)
-        try Self.waitUntil(within: 3) { Self.peers(of: "trellis:in_1", rig).isEmpty }
+        // Generous: on a loaded machine the server may take seconds to notice a killed
+        // client, and the head node retries pending connections on its own period.
+        try Self.waitUntil(within: 10) { Self.peers(of: "trellis:in_1", rig).isEmpty }
         metro = try Self.metronome(rig)
-        try Self.waitUntil(within: 3) { Self.peers(of: "trellis:in_1", rig) == ["metro:120_bpm"] }
+        try Self.waitUntil(within: 10) { Self.peers(of: "trellis:in_1", rig) == ["metro:120_bpm"] }
     }
 
     @Test("a connection someone breaks on purpose stays broken")
@@ -84,10 +86,10 @@ extension LiveControlTests {
         return listed ? [port] : peers
     }
 
-    private static func waitUntil(within seconds: Double, _ condition: () -> Bool) throws {
+    private static func waitUntil(within seconds: Double, line: Int = #line, _ condition: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while !condition() {
-            guard Date() < deadline else { throw TestFailure("not so within \(seconds) s") }
+            guard Date() < deadline else { throw TestFailure("line \(line): not so within \(seconds) s") }
             usleep(20_000)
         }
     }

@@ -27,6 +27,13 @@ uint64_t trellis_host_time_ns(void);
 /// not, and may return spuriously). Thread: a render worker, never the audio thread.
 void trellis_futex_wait(uint32_t *word, uint32_t expected);
 
+/// Sleeps while `*word` holds `expected`, until a wake or the monotonic clock
+/// (`trellis_host_time_ns`) reaches `deadline_ns`, whichever comes first.
+void trellis_futex_wait_until(uint32_t *word, uint32_t expected, uint64_t deadline_ns);
+
+/// Lets another thread of this one's priority run (`sched_yield`).
+void trellis_yield(void);
+
 /// Wakes up to `count` threads sleeping on `word`. Thread: any (one system call).
 void trellis_futex_wake(uint32_t *word, int32_t count);
 
