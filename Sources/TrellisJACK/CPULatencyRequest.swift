@@ -76,7 +76,10 @@ final class CPULatencyRequest: Sendable {
     /// open. Under the lock, so `close` never leaves a closed descriptor in the slot.
     func holdDuringCycles(_ on: Bool, slot: borrowing Atomic<Int32>) {
         request.withLock { request in
+            let held = slot.load(ordering: .relaxed) >= 0
             slot.store(on && request.descriptor >= 0 ? request.descriptor : -1, ordering: .relaxed)
+            // What a wake-ahead set before a cycle that now will not let go of it.
+            if held, !on, request.descriptor >= 0 { Self.write(request.descriptor, Self.released) }
         }
     }
 

@@ -32,6 +32,8 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
     let keepRunning = Atomic<Bool>(false)
     let threadSlot = Mutex<ControlThread?>(nil)
     let cpuLatency = CPULatencyRequest()
+    /// Sets the cycles' request ahead of each cycle while it is open under `auto`.
+    let wakeAhead = Mutex<CPUWakeAhead?>(nil)
     /// Whether the running program wakes other threads (see `programWakesOtherThreads`).
     let wakesOtherThreads = Atomic<Bool>(false)
 
@@ -159,6 +161,10 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
             control.pending = []
             publishInfo(control)
         }
+        wakeAhead.withLock { wakeAhead in
+            wakeAhead?.stop()
+            wakeAhead = nil
+        }
         cpuLatency.close(slot: state.cycleCPULatency)
         outbox.withLock { $0.removeAll() }
     }
@@ -230,6 +236,9 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
                 if configuration.cpuLatency == .hold { cpuLatency.hold(true) }
                 if configuration.cpuLatency == .auto {
                     cpuLatency.holdDuringCycles(wakesOtherThreads.load(ordering: .relaxed), slot: state.cycleCPULatency)
+                    wakeAhead.withLock { wakeAhead in
+                        if wakeAhead == nil { wakeAhead = CPUWakeAhead(state: state) }
+                    }
                 }
             } else {
                 post([.warning(.cpuLatencyRefused(reason: "\(cpuLatency.state)"))])

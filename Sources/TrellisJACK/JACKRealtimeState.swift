@@ -48,6 +48,9 @@ final class JACKRealtimeState: @unchecked Sendable {
     /// The open `/dev/cpu_dma_latency` the cycle holds at 0 µs while it runs, or -1
     /// (`CPULatencyPolicy.auto`, while the program wakes other threads).
     let cycleCPULatency = Atomic<Int32>(-1)
+    /// When the last cycle started (host ns) and its period (ns): when the next is due.
+    let lastCycleStart = Atomic<UInt64>(0)
+    let lastCyclePeriod = Atomic<UInt64>(0)
     let xruns = Atomic<Int>(0)
     let freewheeling = Atomic<Bool>(false)
     /// Since the last status read: time spent in cycles and the periods' time, in ns;
@@ -196,6 +199,8 @@ final class JACKRealtimeState: @unchecked Sendable {
         if rate > 0 && frames > 0 {
             let elapsed = Int(truncatingIfNeeded: trellis_host_time_ns() &- start)
             let period = frames &* 1_000_000_000 / rate
+            lastCycleStart.store(start, ordering: .relaxed)
+            lastCyclePeriod.store(UInt64(period), ordering: .relaxed)
             loadBusyNanoseconds.wrappingAdd(elapsed, ordering: .relaxed)
             loadPeriodNanoseconds.wrappingAdd(period, ordering: .relaxed)
             let load = Float(elapsed) / Float(period)
