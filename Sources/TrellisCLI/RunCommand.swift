@@ -26,7 +26,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "The JACK client name (default: the session's).")
     var clientName: String?
 
-    @Option(help: "When idle CPUs are kept responsive on a real-time server: auto (while the program renders on several threads or runs isolated plugins), hold or off (default: the session's jack: cpu-latency:, else auto).")
+    @Option(help: "When idle CPUs are kept responsive on a real-time server: auto (around each cycle while the program runs isolated plugins), hold or off (default: the session's jack: cpu-latency:, else auto).")
     var cpuLatency: CPULatencyPolicy?
 
     @Flag(help: "Write status and notification events as JSON lines instead of a status line.")

@@ -29,15 +29,9 @@ extension Graph {
 }
 
 extension Graph {
-    /// Whether a cycle of the running program wakes other threads: a schedule that runs
-    /// (or is being tried) in parallel, or an isolated unit, in a subgraph too.
-    /// Thread: control.
-    public var wakesOtherThreads: Bool {
-        if let mode = scheduleReport?.mode, mode == .parallel || mode == .trying { return true }
-        return hasIsolatedUnits
-    }
-
-    private var hasIsolatedUnits: Bool {
+    /// Whether a node runs an isolated unit (in a subgraph too): each cycle then wakes
+    /// other processes. Thread: control.
+    public var hasIsolatedUnits: Bool {
         nodes.contains { node in
             if let unit = node.unit as? any IsolatableUnit, unit.isolation != nil { return true }
             return (node.unit as? Subgraph)?.graph.hasIsolatedUnits ?? false

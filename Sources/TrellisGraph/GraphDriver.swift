@@ -59,8 +59,8 @@ public final class GraphDriver<Backend: AudioBackend>: @unchecked Sendable {
     /// schedule settled on one thread (`Graph.compileForOneThreadIfSettled`), and
     /// restarts isolated plugins that failed and restart by themselves. An offline render
     /// checks between its slices instead, so that it stays deterministic. `eachPass` then
-    /// sees the graph, under its lock (the live head node learns whether the program wakes
-    /// other threads). Thread: control.
+    /// sees the graph, under its lock (the live head node learns whether the program runs
+    /// isolated plugins). Thread: control.
     public func followLatencyChanges(eachPass: (@Sendable (Graph) -> Void)? = nil) {
         engine.setUpkeep { [weak current] in
             current?.withLockIfAvailable { graph in

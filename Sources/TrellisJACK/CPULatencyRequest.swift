@@ -4,14 +4,15 @@ import Synchronization
 /// When a live session asks the kernel to keep idle CPUs responsive (its CPU latency
 /// QoS, `/dev/cpu_dma_latency`, held at 0 µs): idle CPUs then poll instead of halting.
 ///
-/// A cycle that wakes another thread (a render worker, a bridged plugin's process)
-/// waits for it: on a halted CPU that wake takes tens of µs in a virtual machine and up
-/// to hundreds from a deep C-state on bare metal; on a polling CPU a few µs. Polling
-/// costs power and, on a shared host, CPU time (and xruns, where the host then runs
-/// other guests' work on our CPUs), so by default only cycles hold it.
+/// A cycle that wakes another thread (a bridged plugin's process) waits for it: on a
+/// halted CPU that wake takes tens of µs in a virtual machine and up to hundreds from a
+/// deep C-state on bare metal; on a polling CPU a few µs. Polling costs power and, on a
+/// shared host, CPU time (and xruns: measured on a VM at 64 frames), so by default it
+/// is held only around the cycles that need it.
 public enum CPULatencyPolicy: String, Sendable, CaseIterable {
-    /// While the running program renders on several threads or runs isolated plugins,
-    /// each cycle holds it from its start to its end.
+    /// While the running program runs isolated plugins, around each cycle: from shortly
+    /// before it is due (`CPUWakeAhead`) to its end. (Render workers anticipate the
+    /// cycle instead, see `CrewState.work`.)
     case auto
     /// Held for as long as the client runs on a real-time server.
     case hold
@@ -23,7 +24,7 @@ public enum CPULatencyPolicy: String, Sendable, CaseIterable {
 public enum CPULatencyState: Sendable, Equatable, CustomStringConvertible {
     /// Not asked for: the policy is `off`, or the server does not run in real time.
     case notAsked
-    /// Open, but not needed by the program now (`auto`).
+    /// Open, but not needed by the program now (`auto`: no isolated plugin).
     case released
     /// Idle CPUs poll, for the whole run (`hold`).
     case held

@@ -3,7 +3,7 @@ import Synchronization
 import CTrellisShim
 
 /// Sets the cycles' CPU latency request a little before each cycle is due, so that the
-/// cycle's first wake (of a worker, of an isolated plugin's process) finds idle CPUs
+/// cycle's first wake (of an isolated plugin's process) finds idle CPUs
 /// polling rather than halted: setting it at the cycle's start leaves that first wake as
 /// slow as ever, since a halted CPU takes as long to notice the request as the wake.
 /// The audio thread lets go at the cycle's end, as it does without this thread.

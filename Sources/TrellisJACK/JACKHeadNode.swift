@@ -34,8 +34,8 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
     let cpuLatency = CPULatencyRequest()
     /// Sets the cycles' request ahead of each cycle while it is open under `auto`.
     let wakeAhead = Mutex<CPUWakeAhead?>(nil)
-    /// Whether the running program wakes other threads (see `programWakesOtherThreads`).
-    let wakesOtherThreads = Atomic<Bool>(false)
+    /// Whether the running program runs isolated plugins (see `programRunsIsolatedUnits`).
+    let runsIsolatedUnits = Atomic<Bool>(false)
 
     /// What the control side knows about the client; guarded by `control`.
     struct ControlState: ~Copyable {
@@ -235,7 +235,7 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
             if cpuLatency.open() {
                 if configuration.cpuLatency == .hold { cpuLatency.hold(true) }
                 if configuration.cpuLatency == .auto {
-                    cpuLatency.holdDuringCycles(wakesOtherThreads.load(ordering: .relaxed), slot: state.cycleCPULatency)
+                    cpuLatency.holdDuringCycles(runsIsolatedUnits.load(ordering: .relaxed), slot: state.cycleCPULatency)
                     wakeAhead.withLock { wakeAhead in
                         if wakeAhead == nil { wakeAhead = CPUWakeAhead(state: state) }
                     }
@@ -295,12 +295,12 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
         if code != 0 { throw .freewheelFailed(client: configuration.clientName, enable: on, code: code) }
     }
 
-    /// Tells the head node whether the running program wakes other threads each cycle (a
-    /// parallel schedule, isolated plugins): under `CPULatencyPolicy.auto` idle CPUs are
-    /// kept responsive while it does. Thread: any.
-    public func programWakesOtherThreads(_ wakes: Bool) {
-        wakesOtherThreads.store(wakes, ordering: .relaxed)
-        if configuration.cpuLatency == .auto { cpuLatency.holdDuringCycles(wakes, slot: state.cycleCPULatency) }
+    /// Tells the head node whether the running program runs isolated plugins, whose
+    /// processes each cycle wakes: under `CPULatencyPolicy.auto` idle CPUs are kept
+    /// responsive around its cycles while it does. Thread: any.
+    public func programRunsIsolatedUnits(_ runs: Bool) {
+        runsIsolatedUnits.store(runs, ordering: .relaxed)
+        if configuration.cpuLatency == .auto { cpuLatency.holdDuringCycles(runs, slot: state.cycleCPULatency) }
     }
 
     // MARK: Listeners

@@ -46,7 +46,7 @@ final class JACKRealtimeState: @unchecked Sendable {
     let cycles = Atomic<Int>(0)
     let silencedCycles = Atomic<Int>(0)
     /// The open `/dev/cpu_dma_latency` the cycle holds at 0 µs while it runs, or -1
-    /// (`CPULatencyPolicy.auto`, while the program wakes other threads).
+    /// (`CPULatencyPolicy.auto`, while the program runs isolated plugins).
     let cycleCPULatency = Atomic<Int32>(-1)
     /// When the last cycle started (host ns) and its period (ns): when the next is due.
     let lastCycleStart = Atomic<UInt64>(0)

@@ -59,12 +59,12 @@ public final class LiveSession: @unchecked Sendable {
     /// makes the session's connections. Failed connections come back as warnings.
     /// Parameter changes then travel to the audio thread (ramped) instead of racing it,
     /// and a unit's latency that changes is compensated anew (`followLatencyChanges`).
-    /// While the program wakes other threads, idle CPUs are kept responsive
+    /// While the program runs isolated plugins, idle CPUs are kept responsive
     /// (`jack: cpu-latency:`, `CPULatencyPolicy`).
     public func start() throws(LiveError) {
         do { try driver.start() } catch { throw .jack(error) }
         let head = head
-        driver.followLatencyChanges { graph in head.programWakesOtherThreads(graph.wakesOtherThreads) }
+        driver.followLatencyChanges { graph in head.programRunsIsolatedUnits(graph.hasIsolatedUnits) }
     }
 
     /// Deactivates and closes the client; the graph stays as it is.
