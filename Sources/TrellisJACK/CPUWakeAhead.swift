@@ -40,7 +40,15 @@ final class CPUWakeAhead: @unchecked Sendable {
                 }
                 let due = start &+ period
                 let lead = min(Self.lead, period / 2)
-                if due > kicked, trellis_host_time_ns() &+ lead < due {
+                let now = trellis_host_time_ns()
+                guard due > kicked else {
+                    // That cycle has not started: late, or no cycles run (the server went
+                    // away). Past a period overdue, let go, as its end would have.
+                    if now > due &+ period { CPULatencyRequest.write(descriptor, CPULatencyRequest.released) }
+                    Self.sleep(until: now &+ min(period / 4, 20_000_000))
+                    continue
+                }
+                if now &+ lead < due {
                     Self.sleep(until: due &- lead)
                     guard running.value.load(ordering: .relaxed) else { break }
                     CPULatencyRequest.write(descriptor, 0)
@@ -49,8 +57,8 @@ final class CPUWakeAhead: @unchecked Sendable {
                         CPULatencyRequest.write(descriptor, CPULatencyRequest.released)
                     }
                 }
-                // Once that cycle has started (or when it is late), look again.
                 kicked = due
+                // Look again once that cycle should have started.
                 Self.sleep(until: due &+ period / 4)
             }
         }
