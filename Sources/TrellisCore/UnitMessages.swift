@@ -11,6 +11,9 @@ public enum UnitMessage: Sendable, Equatable {
     /// The unit stopped working and is silenced: its process crashed or missed its
     /// deadline (the cause in words).
     case failed(String)
+    /// The unit's process answered `cycles` cycles past its deadline; each was output
+    /// as on a fault (silence or its input), and it plays on.
+    case late(cycles: Int)
 }
 
 /// A unit whose kernel leaves messages for the control side. The kernel writes them

@@ -98,6 +98,8 @@ final class FinishService: @unchecked Sendable {
                         kind: .midiOutput, unitID: unitID, sampleTime: timed.sampleTime, unit: label, message: message))
                 case .failed:
                     notices.append(EngineNotice(kind: .unitFailed, unitID: unitID, sampleTime: -1, unit: label, message: message))
+                case .late:
+                    notices.append(EngineNotice(kind: .unitLate, unitID: unitID, sampleTime: -1, unit: label, message: message))
                 }
             }
             if dropped > 0 {

@@ -618,6 +618,9 @@ public struct EngineNotification: BitwiseCopyable, Sendable {
         /// A unit stopped working (its process crashed or missed its deadline) and is
         /// silenced (finish service).
         case unitFailed
+        /// A unit's process answered cycles past their deadline; they were output as
+        /// on a fault, and it plays on (finish service).
+        case unitLate
     }
     public var kind: Kind
     public var unitID: UInt64

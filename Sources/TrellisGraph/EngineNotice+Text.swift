@@ -15,7 +15,7 @@ extension EngineNotice {
     /// silenced node, a full queue, lost messages, a plugin's error or warning line.
     public var isWarning: Bool {
         switch kind {
-        case .nonFiniteOutput, .parameterQueueFull, .messagesDropped, .midiDropped, .unitFailed: true
+        case .nonFiniteOutput, .parameterQueueFull, .messagesDropped, .midiDropped, .unitFailed, .unitLate: true
         case .log:
             if case .log(let level, _) = message { level == .error || level == .warning } else { false }
         case .latencyChanged: message != nil
@@ -38,6 +38,8 @@ extension EngineNotice {
         case (.programSwapped, _): return "a new program plays from sample \(sampleTime)"
         case (.log, .log(let level, let line)?): return "\(node) logs \(level.rawValue): \(line)"
         case (.unitFailed, .failed(let cause)?): return "\(node) failed: \(cause); silenced until restarted (ctl restart \(unit?.node ?? "NODE"))"
+        case (.unitLate, .late(let cycles)?):
+            return "\(node): its process answered \(cycles == 1 ? "a cycle" : "\(cycles) cycles") past the deadline, output as on a fault; it plays on"
         case (.midiOutput, .midi(let timed, let bus)?):
             return "\(node) sent \(timed.message) on \(midiBusName(bus)) at \(when)"
         case (.messagesDropped, _):
@@ -69,6 +71,8 @@ extension EngineNotice {
             fields.append(("line", .text(line)))
         case .failed(let cause)?:
             fields.append(("cause", .text(cause)))
+        case .late(let cycles)?:
+            fields.append(("cycles", .number(Double(cycles))))
         case .midi(let timed, let bus)?:
             fields.append(("bus", .text(midiBusName(bus))))
             fields.append(("bytes", .numbers(timed.message.bytes.map(Double.init))))

@@ -114,7 +114,11 @@ public struct NodeDescription: Sendable, Equatable {
             channelMap = map.entries
         // The issue and Carla's users say `isolate=yes`; a yes or no here can mean
         // nothing but the boolean it spells.
-        case .isolate: isolate = ["yes", "no"].contains(text) ? text == "yes" : try Self.boolean(text, key: key)
+        case .isolate:
+            guard let value = StrictScalar.boolean(text) ?? ["yes": true, "no": false][text] else {
+                throw .invalidSetting(key: key.rawValue, text: text, expected: "true, false, yes or no", reason: nil)
+            }
+            isolate = value
         case .deadline:
             let range = Isolation.deadlineRange
             guard let value = Double(text), range.contains(value) else {

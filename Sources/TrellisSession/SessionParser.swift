@@ -30,9 +30,9 @@ public enum SessionParser {
             document.threads = try reader.integer(node, expected: "a thread count: 1 (one thread) up to \(Parallelism.maximumThreads)", in: 1...Parallelism.maximumThreads)
         }
         if let node = fields["isolate"] {
-            let text = try reader.text(node, expected: "true or false")
+            let text = try reader.text(node, expected: "true, false, yes or no")
             guard let value = StrictScalar.boolean(text) ?? ["yes": true, "no": false][text] else {
-                throw reader.error("isolate: \(quoted(text)) is not true or false", node)
+                throw reader.error("isolate: \(quoted(text)) is not true, false, yes or no", node)
             }
             document.isolate = value
         }

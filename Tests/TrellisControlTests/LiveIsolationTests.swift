@@ -43,14 +43,51 @@ extension LiveControlTests {
         return false
     }
 
-    @Test("live, a plugin that segfaults, aborts or hangs in its own process is silenced and named within 100 ms, and restart brings it back",
-          arguments: [("segfaults", "SIGSEGV"), ("aborts", "SIGABRT"), ("hangs", "missed its deadline")])
-    func isolatedFaultIsContainedLive(fixture: String, cause: String) throws {
+    /// Waits, up to 3 s, until a watcher has heard nothing for half a second: on a loaded
+    /// machine the first cycles of eight new processes come late.
+    static func settle(_ watcher: ControlClient) {
+        let end = Date().addingTimeInterval(3)
+        while Date() < end, (try? watcher.readLine(timeout: 0.5)) != nil {}
+    }
+
+    /// What one run of the fault scenario saw.
+    struct FaultRun {
+        var faultLine: String?
+        var heardAfter: TimeInterval = .infinity
+        var silencedPeak: Float?
+        var quietBranches: [Int] = []
+        var xruns = 0
+        var restarted = ""
+        var peakAfterRestart: Float?
+        var inexactBranches: [Int] = []
+        /// Warnings about the seven other branches: a loaded machine made them late.
+        var disturbances: [String] = []
+
+        /// Whether the machine let the run be judged: no other branch was late, and at
+        /// most the fault's one xrun.
+        var undisturbed: Bool { disturbances.isEmpty && xruns <= 1 }
+    }
+
+    /// Eight isolated branches; the eighth, `fixture`, is triggered while the other seven
+    /// are recorded, and restarted.
+    static func runFault(_ fixture: String) throws -> FaultRun {
         let search = try BridgeSupport.faultyFolder() + ":" + (ProcessInfo.processInfo.environment["LV2_PATH"] ?? "/usr/lib/lv2")
         let rig = try LiveRig(session: Self.isolatedBranches(fixture), environment: ["LV2_PATH": search])
         defer { rig.stop() }
         let watcher = try rig.client(), client = try rig.client()
+        var run = FaultRun()
         #expect(try watcher.request("watch events=warning").hasPrefix("ok events=warning"))
+        func listen(until deadline: Date) {
+            // A line, or nil once none came before the deadline (readLine throws then).
+            while Date() < deadline, let line = (try? watcher.readLine(timeout: max(0.001, deadline.timeIntervalSinceNow))) ?? nil {
+                if line.hasPrefix("event warning node fx8 "), line.contains(" failed: ") {
+                    run.faultLine = run.faultLine ?? line
+                    return
+                }
+                if !line.hasPrefix("event warning node fx8 ") { run.disturbances.append(line) }
+            }
+        }
+        Self.settle(watcher)
         // The seven other branches are recorded, before and after each plugin, through it all.
         for branch in 1...7 {
             #expect(try client.request("tap add tone\(branch).0 tone\(branch).wav").hasPrefix("ok"))
@@ -62,28 +99,48 @@ extension LiveControlTests {
 
         #expect(try client.request("set fx8 trigger 1") == "ok 1")
         let triggered = Date()
-        let line = try #require(try watcher.readLine(timeout: 2))
-        let elapsed = Date().timeIntervalSince(triggered)
-        #expect(line.hasPrefix("event warning node fx8 ") && line.contains(cause), "\(line)")
-        #expect(elapsed < 0.1, "the fault was heard \(Int(elapsed * 1000)) ms after the trigger")
-        #expect(try #require(level("peak", in: try Self.reading(client, "fx8"))) < -150, "silenced")
-        for branch in 1...7 {
-            #expect(try #require(level("peak", in: try Self.reading(client, "fx\(branch)", settle: 0, window: 0.02))) > -20, "branch \(branch) plays on")
+        listen(until: triggered.addingTimeInterval(2))
+        run.heardAfter = Date().timeIntervalSince(triggered)
+        run.silencedPeak = level("peak", in: try Self.reading(client, "fx8"))
+        for branch in 1...7 where (level("peak", in: try Self.reading(client, "fx\(branch)", settle: 0, window: 0.02)) ?? -200) <= -20 {
+            run.quietBranches.append(branch)
         }
-        #expect(try Self.count("xruns", client) - xruns <= 1)
+        run.xruns = try Self.count("xruns", client) - xruns
 
         #expect(try client.request("set fx8 trigger 0") == "ok 0")
-        let restarted = try client.request("restart fx8")
-        #expect(restarted.hasPrefix("ok restarted (it had ") && restarted.contains(cause), "\(restarted)")
-        #expect(try #require(level("peak", in: try Self.reading(client, "fx8"))) > -20, "plays again after restart")
+        run.restarted = try client.request("restart fx8")
+        run.peakAfterRestart = level("peak", in: try Self.reading(client, "fx8"))
 
         for branch in 1...7 {
             #expect(try client.request("tap remove tone\(branch).0").hasPrefix("ok"))
             #expect(try client.request("tap remove fx\(branch).0").hasPrefix("ok"))
             let input = try AudioFileReader(path: rig.folder + "/tone\(branch).wav").readAll()[0]
             let output = try AudioFileReader(path: rig.folder + "/fx\(branch).wav").readAll()[0]
-            #expect(Self.isAmplified(output, input, gain: -Float(branch)), "branch \(branch) is its tone times its gain, bit for bit, throughout")
+            if !Self.isAmplified(output, input, gain: -Float(branch)) { run.inexactBranches.append(branch) }
         }
+        listen(until: Date().addingTimeInterval(0.1))
+        return run
+    }
+
+    @Test("live, a plugin that segfaults, aborts or hangs in its own process is silenced and named within 100 ms, and restart brings it back",
+          arguments: [("segfaults", "SIGSEGV"), ("aborts", "SIGABRT"), ("hangs", "missed its deadline")])
+    func isolatedFaultIsContainedLive(fixture: String, cause: String) throws {
+        // A run the machine disturbed (another branch late, xruns beyond the fault's
+        // one) is taken again, a second later, up to four times.
+        var run = try Self.runFault(fixture)
+        for _ in 1..<4 where !run.undisturbed {
+            sleep(1)
+            run = try Self.runFault(fixture)
+        }
+        let line = try #require(run.faultLine, "no fault was heard; other warnings: \(run.disturbances)")
+        #expect(line.contains(cause), "\(line)")
+        #expect(run.heardAfter < 0.1, "the fault was heard \(Int(run.heardAfter * 1000)) ms after the trigger")
+        #expect(try #require(run.silencedPeak) < -150, "silenced")
+        #expect(run.quietBranches.isEmpty, "branches \(run.quietBranches) stopped playing")
+        #expect(run.undisturbed, "disturbed in four runs: \(run.xruns) xruns, \(run.disturbances)")
+        #expect(run.restarted.hasPrefix("ok restarted (it had ") && run.restarted.contains(cause), "\(run.restarted)")
+        #expect(try #require(run.peakAfterRestart) > -20, "plays again after restart")
+        #expect(run.inexactBranches.isEmpty, "branches \(run.inexactBranches) are not their tone times their gain, bit for bit, throughout")
     }
 
     @Test("live, an isolated plugin with restart: auto starts again by itself after a crash, with its parameters as they are now")
@@ -141,14 +198,15 @@ extension LiveControlTests {
     @Test("live, mda Overdrive and eg-sampler (its sample loaded through the worker) in their own processes output what they output in Trellis', bit for bit")
     func isolatedEqualsLocalLive() throws {
         func branch(_ name: String, isolated: Bool) -> String {
-            let isolate = isolated ? ", isolate: true" : ""
+            // The whole period as the deadline: fewer cycles late on a loaded machine.
+            let isolate = isolated ? ", isolate: true, deadline: 1" : ""
             return """
                   tone\(name): { unit: tone, channels: 2, parameters: { waveform: saw, freq: 110, amp: 0.4 } }
                   drive\(name): { lv2: http://drobilla.net/plugins/mda/Overdrive\(isolate), parameters: { drive: 0.6, muffle: 0.4 } }
                   song\(name): { unit: midi-player, file: song.mid }
                   sampler\(name):
                     lv2: http://lv2plug.in/plugins/eg-sampler
-                    isolate: \(isolated)
+                    isolate: \(isolated)\(isolated ? "\n    deadline: 1" : "")
                     state: |
                       @prefix lv2: <http://lv2plug.in/ns/lv2core#> .
                       @prefix pset: <http://lv2plug.in/ns/ext/presets#> .
@@ -179,24 +237,43 @@ extension LiveControlTests {
         let sample = NSTemporaryDirectory() + "trellis-click-\(UUID().uuidString).wav"
         try FileManager.default.copyItem(atPath: "/usr/lib/lv2/eg-sampler.lv2/click.wav", toPath: sample)
         defer { try? FileManager.default.removeItem(atPath: sample) }
-        let rig = try LiveRig(session: session.replacingOccurrences(of: "SAMPLE", with: sample)) { folder in
-            try FileManager.default.copyItem(atPath: sessions + "/audio/song.mid", toPath: folder + "/song.mid")
+
+        /// Records the four plugins' outputs; returns the pairs that differ, and the
+        /// warnings heard meanwhile (a late cycle of an isolated plugin on a loaded machine).
+        func record() throws -> (differing: [String], warnings: [String]) {
+            let rig = try LiveRig(session: session.replacingOccurrences(of: "SAMPLE", with: sample)) { folder in
+                try FileManager.default.copyItem(atPath: sessions + "/audio/song.mid", toPath: folder + "/song.mid")
+            }
+            defer { rig.stop() }
+            let watcher = try rig.client(), client = try rig.client()
+            #expect(try watcher.request("watch events=warning").hasPrefix("ok events=warning"))
+            Self.settle(watcher)
+            for node in ["driveA", "driveB", "samplerA", "samplerB"] {
+                #expect(try client.request("tap add \(node).0 \(node).wav").hasPrefix("ok"))
+            }
+            #expect(try client.request("transport play").hasPrefix("ok"))
+            usleep(3_000_000)
+            for node in ["driveA", "driveB", "samplerA", "samplerB"] {
+                #expect(try client.request("tap remove \(node).0").hasPrefix("ok"))
+            }
+            var warnings: [String] = []
+            while let line = (try? watcher.readLine(timeout: 0.1)) ?? nil { warnings.append(line) }
+            var differing: [String] = []
+            for (local, isolated) in [("driveA", "driveB"), ("samplerA", "samplerB")] {
+                let a = try AudioFileReader(path: rig.folder + "/\(local).wav").readAll()
+                let b = try AudioFileReader(path: rig.folder + "/\(isolated).wav").readAll()
+                if !(a.count == b.count && zip(a, b).allSatisfy { Self.sameSamples($0, $1) }) { differing.append("\(local) and \(isolated)") }
+            }
+            return (differing, warnings)
         }
-        defer { rig.stop() }
-        let client = try rig.client()
-        usleep(500_000)
-        for node in ["driveA", "driveB", "samplerA", "samplerB"] {
-            #expect(try client.request("tap add \(node).0 \(node).wav").hasPrefix("ok"))
+        // A recording the machine disturbed (a late cycle) is taken again, a second
+        // later, up to four times.
+        var result = try record()
+        for _ in 1..<4 where !result.warnings.isEmpty {
+            sleep(1)
+            result = try record()
         }
-        #expect(try client.request("transport play").hasPrefix("ok"))
-        usleep(3_000_000)
-        for node in ["driveA", "driveB", "samplerA", "samplerB"] {
-            #expect(try client.request("tap remove \(node).0").hasPrefix("ok"))
-        }
-        for (local, isolated) in [("driveA", "driveB"), ("samplerA", "samplerB")] {
-            let a = try AudioFileReader(path: rig.folder + "/\(local).wav").readAll()
-            let b = try AudioFileReader(path: rig.folder + "/\(isolated).wav").readAll()
-            #expect(a.count == b.count && zip(a, b).allSatisfy { Self.sameSamples($0, $1) }, "\(local) and \(isolated) differ")
-        }
+        #expect(result.warnings.isEmpty, "disturbed in four recordings: \(result.warnings)")
+        #expect(result.differing.isEmpty, "\(result.differing) differ")
     }
 }

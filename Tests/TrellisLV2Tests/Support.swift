@@ -54,12 +54,13 @@ final class OfflineRender {
         outputTable.deallocate()
     }
 
-    /// Renders one block of `frames`; the caller fills `inputs` first. Allocation-free.
-    func renderBlock(frames: Int) -> RenderStatus {
+    /// Renders one block of `frames` with `events`; the caller fills `inputs` first.
+    /// Allocation-free.
+    func renderBlock(frames: Int, events: RenderEventList = .empty) -> RenderStatus {
         let context = RenderContext(
             frameCount: frames, timeStamp: AudioTimeStamp(sampleTime: sampleTime),
             inputs: BusBuffers(buses: UnsafePointer(inputTable), count: unit.elementCount(.input)),
-            outputs: BusBuffers(buses: UnsafePointer(outputTable), count: unit.elementCount(.output)))
+            outputs: BusBuffers(buses: UnsafePointer(outputTable), count: unit.elementCount(.output)), events: events)
         sampleTime += Int64(frames)
         return unit.render(context)
     }

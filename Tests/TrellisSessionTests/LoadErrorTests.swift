@@ -186,6 +186,15 @@ struct LoadErrorTests {
         #expect(error.message.contains("\"sometimes\""))
     }
 
+    @Test("isolate other than true, false, yes or no is an error that names all four, for the session and for a node",
+          arguments: [(toneSession + "isolate: maybe\n", 12), (replacing("gain1: gain", with: "gain1: { unit: gain, isolate: maybe }"), 7)])
+    func isolateSpellings(text: String, line: Int) throws {
+        let error = try #require(try loadError(text))
+        #expect(error.location.line == line)
+        #expect(error.message.contains("\"maybe\""), "\(error.message)")
+        #expect(error.message.contains("true, false, yes or no"), "\(error.message)")
+    }
+
     @Test("jack: cpu-latency is kept through a save")
     func jackCPULatencySaved() throws {
         let folder = try temporaryFolder()

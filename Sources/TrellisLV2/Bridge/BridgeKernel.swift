@@ -7,9 +7,12 @@ import TrellisCore
 /// copies the cycle (input samples, events, time) into the shared memory, wakes the
 /// bridge, waits for its reply until the deadline, and copies the outputs back.
 ///
-/// When the bridge misses the deadline, or its process died, the node is faulted: it
-/// outputs silence (or its input, `passesInputOnFault`) from that cycle on, without
-/// waiting, until the control side restarts the bridge. Plain memory, owned by `LV2Bridge`.
+/// A cycle the bridge answers past its deadline outputs silence (or its input,
+/// `passesInputOnFault`), and the bridge keeps the shared memory until it answers
+/// (`BridgeBacklog`). When it answers nothing in time for `BridgeBacklog.hangNanoseconds`
+/// (offline: once), or its process died, the node is faulted: it outputs so from then
+/// on, without waiting, until the control side restarts the bridge. Plain memory, owned
+/// by `LV2Bridge`.
 struct BridgeKernel {
     enum Fault: Int32 {
         case none = 0
@@ -35,6 +38,7 @@ struct BridgeKernel {
     let values: ParameterValues
     let outputParameters: UnsafeMutablePointer<Int32>
     let outputParameterCount: Int
+    let backlog: UnsafeMutablePointer<BridgeBacklog>
 
     static let offlineDeadlineNanoseconds: UInt64 = 2_000_000_000
     /// How long the audio thread spins for the reply before it sleeps on it.
@@ -56,6 +60,10 @@ struct BridgeKernel {
             outputOnFault(context, frames: frames)
             return .ok
         }
+        // Still busy with a cycle it answered late, the bridge owns the shared memory.
+        guard UnsafeAtomic(view.reply).load() == view.request.pointee else {
+            return late(context, frames: frames, now: hostNanoseconds())
+        }
         var channel = 0
         for bus in 0..<min(context.inputs.count, view.inputBusCount) {
             let buffers = context.inputs[bus]
@@ -64,20 +72,28 @@ struct BridgeKernel {
             }
             channel &+= view.inputChannels(bus)
         }
-        let eventCount = min(context.events.count, BridgeLayout.eventCapacity)
-        for index in 0..<eventCount { view.events[index] = context.events[index] }
+        let held = backlog.pointee.eventCount
+        for index in 0..<held { view.events[index] = backlog.pointee.events[index] }
+        backlog.pointee.eventCount = 0
+        let eventCount = min(held &+ context.events.count, BridgeLayout.eventCapacity)
+        for index in held..<eventCount { view.events[index] = context.events[index &- held] }
         view.eventCount.pointee = Int32(eventCount)
         view.frameCount.pointee = Int32(frames)
         view.timeStamp.pointee = context.timeStamp
         view.time.pointee = context.time
         for bus in 0..<view.midiOutputCount { view.midiOutput(bus).clear() }
 
-        guard post(frames: frames) else {
-            if fault.pointee.compareExchange(expected: Fault.none.rawValue, desired: Fault.missedDeadline.rawValue, ordering: .acquiringAndReleasing).exchanged {
-                killProcess(process.pointee.load(ordering: .acquiring))
-            }
+        let started = hostNanoseconds()
+        switch post(frames: frames, started: started) {
+        case .answered:
+            backlog.pointee.lateSince = 0
+        case .faulted:
             outputOnFault(context, frames: frames)
             return .ok
+        case .late:
+            if backlog.pointee.lateSince == 0 { backlog.pointee.lateSince = started }
+            // This cycle's events went with it.
+            return late(context, frames: frames, now: hostNanoseconds(), holding: false)
         }
 
         channel = 0
@@ -102,22 +118,21 @@ struct BridgeKernel {
         return RenderStatus(rawValue: view.status.pointee) ?? .failed
     }
 
-    /// Wakes the bridge and waits for its reply; false when the deadline passed or the
-    /// process ended first.
+    enum Reply { case answered, late, faulted }
+
+    /// Wakes the bridge and waits for its reply until the deadline, or until the
+    /// process ended.
     @inline(__always)
-    private func post(frames: Int) -> Bool {
-        let started = hostNanoseconds()
-        let allowed = offline.pointee.load(ordering: .relaxed)
-            ? Self.offlineDeadlineNanoseconds
-            : UInt64(deadlinePerFrame.pointee.load(ordering: .relaxed) &* frames)
+    private func post(frames: Int, started: UInt64) -> Reply {
+        let allowed = deadline(frames: frames)
         let ticket = view.request.pointee &+ 1
         UnsafeAtomic(view.request).store(ticket)
         futexWakeShared(view.request)
         while true {
-            if UnsafeAtomic(view.reply).load() == ticket { return true }
-            if fault.pointee.load(ordering: .acquiring) != Fault.none.rawValue { return false }
+            if UnsafeAtomic(view.reply).load() == ticket { return .answered }
+            if fault.pointee.load(ordering: .acquiring) != Fault.none.rawValue { return .faulted }
             let elapsed = hostNanoseconds() &- started
-            if elapsed >= allowed { return false }
+            if elapsed >= allowed { return .late }
             // Spinning answers within a microsecond of the reply, where a futex wake
             // of this thread costs tens; past the spin, it sleeps to the deadline.
             if elapsed < Self.spinNanoseconds {
@@ -125,9 +140,33 @@ struct BridgeKernel {
                 continue
             }
             let seen = UnsafeAtomic(view.reply).load()
-            if seen == ticket { return true }
+            if seen == ticket { return .answered }
             futexWaitShared(view.reply, while: seen, nanoseconds: allowed &- elapsed)
         }
+    }
+
+    @inline(__always)
+    private func deadline(frames: Int) -> UInt64 {
+        offline.pointee.load(ordering: .relaxed)
+            ? Self.offlineDeadlineNanoseconds
+            : UInt64(deadlinePerFrame.pointee.load(ordering: .relaxed) &* frames)
+    }
+
+    /// A cycle the bridge did not answer in time: output as on a fault, and fault the
+    /// node when the bridge has answered nothing in time for too long (offline: at once).
+    @inline(__always)
+    private func late(_ context: RenderContext, frames: Int, now: UInt64, holding: Bool = true) -> RenderStatus {
+        if holding { backlog.pointee.hold(context.events) }
+        let limit = max(BridgeBacklog.hangNanoseconds, 2 &* deadline(frames: frames))
+        if offline.pointee.load(ordering: .relaxed) || now &- backlog.pointee.lateSince >= limit {
+            if fault.pointee.compareExchange(expected: Fault.none.rawValue, desired: Fault.missedDeadline.rawValue, ordering: .acquiringAndReleasing).exchanged {
+                killProcess(process.pointee.load(ordering: .acquiring))
+            }
+        } else {
+            backlog.pointee.lateCycles.pointee.add(1, ordering: .relaxed)
+        }
+        outputOnFault(context, frames: frames)
+        return .ok
     }
 
     @inline(__always)

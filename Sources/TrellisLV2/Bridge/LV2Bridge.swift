@@ -90,6 +90,7 @@ final class LV2Bridge: @unchecked Sendable {
     private let offline: UnsafeMutablePointer<Atomic<Bool>>
     private let processID: UnsafeMutablePointer<Atomic<Int32>>
     private let outputParameters: UnsafeMutablePointer<Int32>
+    private let backlog: UnsafeMutablePointer<BridgeBacklog>
     private var channel: BridgeChannel?
     private var process: BridgeProcess?
     private var watcher: pthread_t?
@@ -112,11 +113,12 @@ final class LV2Bridge: @unchecked Sendable {
         processID.initialize(to: Atomic(0))
         outputParameters = .allocate(capacity: max(1, outputs.count))
         for (index, parameter) in outputs.enumerated() { outputParameters[index] = Int32(parameter) }
+        backlog = BridgeBacklog.allocate()
         watch = BridgeWatch(uri: setup.uri, fault: fault, reply: view.reply, processID: processID)
         kernel = .allocate(capacity: 1)
         kernel.initialize(to: BridgeKernel(
             view: view, fault: fault, deadlinePerFrame: deadline, offline: offline, process: processID, passesInputOnFault: passesInputOnFault,
-            values: values, outputParameters: outputParameters, outputParameterCount: outputs.count))
+            values: values, outputParameters: outputParameters, outputParameterCount: outputs.count, backlog: backlog))
         // A launch that throws leaves a fully initialized object: deinit frees it all.
         try launch(setup)
     }
@@ -138,6 +140,7 @@ final class LV2Bridge: @unchecked Sendable {
         processID.deinitialize(count: 1)
         processID.deallocate()
         outputParameters.deallocate()
+        BridgeBacklog.free(backlog)
         view.free()
         memory.free()
     }
@@ -164,6 +167,7 @@ final class LV2Bridge: @unchecked Sendable {
         }
         UnsafeAtomic(view.request).store(0)
         UnsafeAtomic(view.reply).store(0)
+        backlog.pointee.clear()
         let started: BridgeProcess
         do {
             started = try BridgeProcess.spawn(memory: memory.descriptor, socket: pair[1])
@@ -256,6 +260,10 @@ final class LV2Bridge: @unchecked Sendable {
 
     /// What went wrong since the last call, oldest first. Thread: any but audio.
     func takeFailures() -> [String] { watch.failures.withLock { list in defer { list = [] }; return list } }
+
+    /// How many cycles the bridge answered late (each output as on a fault) since the
+    /// last call. Thread: any but audio.
+    func takeLateCycles() -> Int { backlog.pointee.lateCycles.pointee.exchange(0, ordering: .relaxed) }
 
     /// The cause of the last fault. Thread: any.
     var lastFailure: String? { watch.lastFailure.withLock { $0 } }
