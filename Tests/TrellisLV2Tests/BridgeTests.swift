@@ -22,9 +22,9 @@ private func bothWays(_ uri: String, settings: [String: Float], signal: [[Float]
 
 /// A fault fixture in a bridge process, 256 frames a cycle; offline (2 s a cycle before
 /// the deadline), unless `live` (`deadline` of the cycle's 5.3 ms).
-private func faulty(_ name: String, live: Bool = false, deadline: Double = 0.5) throws -> LV2PluginUnit {
+private func faulty(_ name: String, live: Bool = false, deadline: Double = 0.5, maxFrames: Int = 256) throws -> LV2PluginUnit {
     BridgeSupport.useBuiltTrellis()
-    let unit = try makeUnit("urn:trellis:fixtures:" + name, world: LV2World(path: try BridgeSupport.faultyFolder()), maxFrames: 256)
+    let unit = try makeUnit("urn:trellis:fixtures:" + name, world: LV2World(path: try BridgeSupport.faultyFolder()), maxFrames: maxFrames)
     unit.isolation = Isolation(deadline: deadline)
     try unit.setProperty(.offlineRender, .bool(!live), scope: .global, element: 0)
     try unit.initialize()
@@ -151,6 +151,21 @@ struct BridgeTests {
         usleep(50_000)
         #expect(cycle([]).allSatisfy { $0 == 0.25 }, "the trigger arrived off: no sleep, in time")
         #expect(unit.isolationFailure == nil)
+    }
+
+    @Test("live, a bridge is not waited for past the end of its cycle's period, whatever its deadline")
+    func noWaitPastTheCycle() throws {
+        // 4096 frames: an 85 ms period, all of it the deadline; the plugin sleeps 200 ms.
+        let unit = try faulty("oversleeps", live: true, deadline: 1, maxFrames: 4096)
+        defer { unit.uninitialize() }
+        try unit.setParameter(named: "sleep_ms", 200)
+        try unit.setParameter(named: "trigger", 1)
+        let render = OfflineRender(unit, blockSize: 4096)
+        // The cycle began 80 ms ago: 5 ms of it are left.
+        let started = Date()
+        _ = render.renderBlock(frames: 4096, hostTime: HostClock.now() - 80_000_000)
+        #expect(Date().timeIntervalSince(started) < 0.04, "waited \(Date().timeIntervalSince(started)) s")
+        #expect(UnsafeBufferPointer(start: render.outputs[0][0], count: 4096).allSatisfy { $0 == 0 }, "late: silent")
     }
 
     @Test("a plugin whose instantiate crashes fails to initialize with the signal named; this process lives on")

@@ -54,11 +54,11 @@ final class OfflineRender {
         outputTable.deallocate()
     }
 
-    /// Renders one block of `frames` with `events`; the caller fills `inputs` first.
-    /// Allocation-free.
-    func renderBlock(frames: Int, events: RenderEventList = .empty) -> RenderStatus {
+    /// Renders one block of `frames` with `events`, its cycle started at `hostTime` (0:
+    /// unknown); the caller fills `inputs` first. Allocation-free.
+    func renderBlock(frames: Int, events: RenderEventList = .empty, hostTime: UInt64 = 0) -> RenderStatus {
         let context = RenderContext(
-            frameCount: frames, timeStamp: AudioTimeStamp(sampleTime: sampleTime),
+            frameCount: frames, timeStamp: AudioTimeStamp(sampleTime: sampleTime, hostTime: hostTime),
             inputs: BusBuffers(buses: UnsafePointer(inputTable), count: unit.elementCount(.input)),
             outputs: BusBuffers(buses: UnsafePointer(outputTable), count: unit.elementCount(.output)), events: events)
         sampleTime += Int64(frames)

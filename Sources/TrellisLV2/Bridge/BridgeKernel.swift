@@ -28,6 +28,9 @@ struct BridgeKernel {
     /// Nanoseconds the bridge may take per frame: live a fraction of the period, offline
     /// a generous fixed time per cycle (`offlineDeadlineNanoseconds`).
     let deadlinePerFrame: UnsafeMutablePointer<Atomic<Int>>
+    /// The duration of a frame: live, no wait lasts past the end of the cycle's period
+    /// (a reply after it is no use, and waits for several bridges must not add up).
+    let nanosecondsPerFrame: Int
     let offline: UnsafeMutablePointer<Atomic<Bool>>
     /// The bridge process, killed from here the moment it misses its deadline: a hung
     /// real-time thread would hold a core until the watcher got to it.
@@ -84,7 +87,7 @@ struct BridgeKernel {
         for bus in 0..<view.midiOutputCount { view.midiOutput(bus).clear() }
 
         let started = hostNanoseconds()
-        switch post(frames: frames, started: started) {
+        switch post(frames: frames, started: started, cycleStart: context.timeStamp.hostTime) {
         case .answered:
             backlog.pointee.lateSince = 0
         case .faulted:
@@ -123,8 +126,12 @@ struct BridgeKernel {
     /// Wakes the bridge and waits for its reply until the deadline, or until the
     /// process ended.
     @inline(__always)
-    private func post(frames: Int, started: UInt64) -> Reply {
-        let allowed = deadline(frames: frames)
+    private func post(frames: Int, started: UInt64, cycleStart: UInt64) -> Reply {
+        var allowed = deadline(frames: frames)
+        let cycleEnd = cycleStart &+ UInt64(nanosecondsPerFrame &* frames)
+        if !offline.pointee.load(ordering: .relaxed), cycleStart != 0, cycleStart <= started {
+            allowed = min(allowed, cycleEnd > started ? cycleEnd &- started : 0)
+        }
         let ticket = view.request.pointee &+ 1
         UnsafeAtomic(view.request).store(ticket)
         futexWakeShared(view.request)

@@ -117,7 +117,8 @@ final class LV2Bridge: @unchecked Sendable {
         watch = BridgeWatch(uri: setup.uri, fault: fault, reply: view.reply, processID: processID)
         kernel = .allocate(capacity: 1)
         kernel.initialize(to: BridgeKernel(
-            view: view, fault: fault, deadlinePerFrame: deadline, offline: offline, process: processID, passesInputOnFault: passesInputOnFault,
+            view: view, fault: fault, deadlinePerFrame: deadline, nanosecondsPerFrame: Int(1e9 / setup.sampleRate),
+            offline: offline, process: processID, passesInputOnFault: passesInputOnFault,
             values: values, outputParameters: outputParameters, outputParameterCount: outputs.count, backlog: backlog))
         // A launch that throws leaves a fully initialized object: deinit frees it all.
         try launch(setup)
