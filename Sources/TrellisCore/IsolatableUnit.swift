@@ -9,6 +9,9 @@ public protocol IsolatableUnit: AudioUnit {
     var isolationFailure: String? { get }
     /// Starts the unit's process again from its last saved state. Thread: control.
     func restartIsolated() throws(AudioUnitError)
+    /// Brings over what the unit's process logged so far, so that the next drain of
+    /// its messages has it all (the end of an offline render). Thread: control.
+    func collectIsolatedMessages()
 }
 
 /// How a unit runs in a bridge process of its own: how long the host waits for each

@@ -90,6 +90,9 @@ public struct OfflineRenderer {
         }
         defer { driver.stop() }
         try driver.start()
+        // The finish pass of `driver.stop` reports what plugins logged: those in bridge
+        // processes send theirs now.
+        for unit in units { (unit as? any IsolatableUnit)?.collectIsolatedMessages() }
         do { try writer.close() } catch { throw .file(error) }
         return driver.backend.framesRendered
     }

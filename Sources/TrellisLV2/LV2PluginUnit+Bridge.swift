@@ -9,6 +9,8 @@ extension LV2PluginUnit: IsolatableUnit {
 
     /// Starts the plugin in a new bridge process from its last saved state, after a
     /// fault (or to replace one that runs). Thread: control.
+    public func collectIsolatedMessages() { bridge?.collectLog() }
+
     public func restartIsolated() throws(AudioUnitError) {
         guard let bridge else { throw .notInitialized(unit: name) }
         do {

@@ -360,10 +360,13 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
     /// Hands over what the plugin logged and sent on its MIDI outputs while it ran.
     /// Thread: any but audio, one caller at a time (the engine's finish service).
     public func drainMessages(_ deliver: (UnitMessage) -> Void) -> Int {
-        let (late, failures) = bridgeOutlet.withLock { bridge in (bridge?.takeLateCycles() ?? 0, bridge?.takeFailures() ?? []) }
+        let (late, failures, log) = bridgeOutlet.withLock { bridge in
+            (bridge?.takeLateCycles() ?? 0, bridge?.takeFailures() ?? [], bridge?.takeLog() ?? (lines: [], dropped: 0))
+        }
+        for (level, line) in log.lines { deliver(.log(level, line)) }
         if late > 0 { deliver(.late(cycles: late)) }
         for failure in failures { deliver(.failed(failure)) }
-        return outlet.withLock { outlet in
+        return log.dropped + outlet.withLock { outlet in
             guard let (renderer, features) = outlet else { return 0 }
             var dropped = features.drainLog { level, text in deliver(.log(level, text)) }
             while let sent = renderer.sentMIDI.pop() { deliver(.midi(sent.timed, bus: Int(sent.bus))) }

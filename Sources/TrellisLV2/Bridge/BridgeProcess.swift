@@ -21,9 +21,10 @@ struct BridgeProcess {
         return name == "trellis" || name == "trellis-nsm" ? path : nil
     }
 
-    /// Starts a bridge with `memory` and `socket` as its descriptors 3 and 4.
-    static func spawn(memory: Int32, socket: Int32) throws(LV2Error) -> BridgeProcess {
-        try spawn(arguments: ["bridge", "--parent", "\(getpid())"], descriptors: [(memory, 3), (socket, 4)])
+    /// Starts a bridge with `memory`, `socket` and `log` (a pipe's write end) as its
+    /// descriptors 3, 4 and 5.
+    static func spawn(memory: Int32, socket: Int32, log: Int32) throws(LV2Error) -> BridgeProcess {
+        try spawn(arguments: ["bridge", "--parent", "\(getpid())"], descriptors: [(memory, 3), (socket, 4), (log, BridgeLog.descriptor)])
     }
 
     /// Starts `trellis` with `arguments`, each (descriptor, number) pair in `descriptors`

@@ -166,18 +166,29 @@ final class LV2Bridge: @unchecked Sendable {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw .bridgeFailed("cannot make a socket pair: \(String(cString: strerror(errno)))", plugin: uri)
         }
+        // The log's pipe, a socket pair too: it is made close-on-exec at once.
+        var logPipe: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &logPipe) == 0 else {
+            close(pair[0])
+            close(pair[1])
+            throw .bridgeFailed("cannot make a pipe: \(String(cString: strerror(errno)))", plugin: uri)
+        }
         UnsafeAtomic(view.request).store(0)
         UnsafeAtomic(view.reply).store(0)
         backlog.pointee.clear()
         let started: BridgeProcess
         do {
-            started = try BridgeProcess.spawn(memory: memory.descriptor, socket: pair[1])
+            started = try BridgeProcess.spawn(memory: memory.descriptor, socket: pair[1], log: logPipe[1])
         } catch {
             close(pair[0])
             close(pair[1])
+            close(logPipe[0])
+            close(logPipe[1])
             throw .bridgeFailed("\(error)", plugin: uri)
         }
         close(pair[1])
+        close(logPipe[1])
+        let log = BridgeLogReader(descriptor: logPipe[0])
         let channel = BridgeChannel(descriptor: pair[0])
         channel.send("setup", setup.text)
         // Instantiating can take a while (a sampler loading its samples).
@@ -195,7 +206,7 @@ final class LV2Bridge: @unchecked Sendable {
         self.channel = channel
         process = started
         processID.pointee.store(started.pid, ordering: .releasing)
-        startWatching(started)
+        startWatching(started, log: log)
         // A value set while the bridge started went to a faulted kernel: it is sent now,
         // while no cycle is posted yet.
         let values = kernel.pointee.values
@@ -226,6 +237,12 @@ final class LV2Bridge: @unchecked Sendable {
         channel?.send("stop")
         if let watcher { pthread_join(watcher, nil) }
         watcher = nil
+        // Lines no drain will take now (those of the plugin's teardown): its errors and
+        // warnings go to standard error.
+        for (level, text) in watch.logLines.take().lines where level == .error || level == .warning {
+            let line = "lv2 <\(uri)> (in its bridge process) \(level.rawValue): \(text)\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
+        }
         processID.pointee.store(0, ordering: .releasing)
         channel?.close()
         channel = nil
@@ -234,13 +251,13 @@ final class LV2Bridge: @unchecked Sendable {
 
     // MARK: - Watching
 
-    private func startWatching(_ process: BridgeProcess) {
+    private func startWatching(_ process: BridgeProcess, log: BridgeLogReader) {
         watch.watching.store(true, ordering: .releasing)
-        let context = Unmanaged.passRetained(WatchContext(watch: watch, process: process)).toOpaque()
+        let context = Unmanaged.passRetained(WatchContext(watch: watch, process: process, log: log)).toOpaque()
         var thread = pthread_t()
         guard pthread_create(&thread, nil, { raw in
             let context = Unmanaged<WatchContext>.fromOpaque(raw!).takeRetainedValue()
-            context.watch.run(context.process)
+            context.watch.run(context.process, log: context.log)
             return nil
         }, context) == 0 else {
             Unmanaged<WatchContext>.fromOpaque(context).release()
@@ -253,11 +270,24 @@ final class LV2Bridge: @unchecked Sendable {
     private final class WatchContext {
         let watch: BridgeWatch
         let process: BridgeProcess
-        init(watch: BridgeWatch, process: BridgeProcess) {
+        let log: BridgeLogReader
+        init(watch: BridgeWatch, process: BridgeProcess, log: BridgeLogReader) {
             self.watch = watch
             self.process = process
+            self.log = log
         }
     }
+
+    /// The lines the plugin logged in the bridge since the last call, and how many were
+    /// dropped. Thread: any but audio.
+    func takeLog() -> (lines: [(UnitMessage.LogLevel, String)], dropped: Int) {
+        watch.logReader.withLock { reader in reader?.readRest(into: watch.logLines) }
+        return watch.logLines.take()
+    }
+
+    /// Has the bridge send what its plugin logged so far; `takeLog` then has it all.
+    /// Thread: control.
+    func collectLog() { _ = try? request("flush", operation: "collecting log lines") }
 
     /// What went wrong since the last call, oldest first. Thread: any but audio.
     func takeFailures() -> [String] { watch.failures.withLock { list in defer { list = [] }; return list } }
@@ -314,6 +344,11 @@ final class BridgeWatch: @unchecked Sendable {
     let watching = Atomic<Bool>(false)
     let failures = Mutex<[String]>([])
     let lastFailure = Mutex<String?>(nil)
+    /// What the plugin logged in the bridge.
+    let logLines = BridgeLogLines()
+    /// The running process's log pipe: read by the watcher as lines come, and by
+    /// `LV2Bridge.takeLog` for what is there; closed when the watcher ends.
+    let logReader = Mutex<BridgeLogReader?>(nil)
 
     init(uri: String, fault: UnsafeMutablePointer<Atomic<Int32>>, reply: UnsafeMutablePointer<UInt32>, processID: UnsafeMutablePointer<Atomic<Int32>>) {
         self.uri = uri
@@ -322,16 +357,25 @@ final class BridgeWatch: @unchecked Sendable {
         self.processID = processID
     }
 
-    /// Waits (20 ms at a time) for the process to end, killing it once the audio thread
-    /// gave up on it; records why it ended unless it was asked to. Thread: the watcher.
-    func run(_ process: BridgeProcess) {
+    /// Waits (20 ms at a time) for the process to end, reading the lines the plugin logs
+    /// as they come and killing the process once the audio thread gave up on it; records
+    /// why it ended unless it was asked to. Thread: the watcher.
+    func run(_ process: BridgeProcess, log: BridgeLogReader) {
+        logReader.withLock { $0 = log }
+        defer { logReader.withLock { $0 = nil } }
         var killedForDeadline = false
+        var logOpen = true
         while true {
-            let ended = process.hasEnded(waitingMilliseconds: 20)
+            var polled = [pollfd(fd: process.pidfd, events: Int16(POLLIN), revents: 0),
+                          pollfd(fd: logOpen ? log.descriptor : -1, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&polled, 2, 20) > 0
+            if ready, polled[1].revents != 0 { logOpen = logReader.withLock { _ in log.read(into: logLines) } }
+            let ended = ready && polled[0].revents != 0
             if !ended {
                 if !watching.load(ordering: .acquiring) {
                     // Stopping: `stop` asked the process to end.
                     if !process.hasEnded(waitingMilliseconds: 1000) { kill(process.pid, SIGKILL) }
+                    logReader.withLock { _ in log.readRest(into: logLines) }
                     _ = process.wait()
                     return
                 }
@@ -347,6 +391,7 @@ final class BridgeWatch: @unchecked Sendable {
                 == BridgeKernel.Fault.missedDeadline.rawValue
             processID.pointee.store(0, ordering: .releasing)
             futexWakeShared(reply)
+            logReader.withLock { _ in log.readRest(into: logLines) }
             let how = process.wait()
             guard watching.load(ordering: .acquiring) else { return }
             // A crash that took longer than the deadline to end the process is still a crash.

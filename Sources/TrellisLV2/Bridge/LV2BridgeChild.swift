@@ -31,8 +31,10 @@ public enum LV2BridgeChild {
             return 1
         }
         let renderer = BridgeRenderThread(unit: unit, view: view, layout: setup.layout, realtime: !setup.offline)
+        let forwarder = BridgeLogForwarder(unit: unit)
         channel.send("ready", BridgeValues.text(values(of: unit)))
-        serve(channel, unit: unit)
+        serve(channel, unit: unit, forwarder: forwarder)
+        forwarder.stop()
         renderer.stop()
         unit.uninitialize()
         view.free()
@@ -41,13 +43,16 @@ public enum LV2BridgeChild {
 
     private static func start(_ setup: BridgeSetup) throws -> LV2PluginUnit {
         let world = LV2World(path: setup.searchPath.isEmpty ? nil : setup.searchPath)
-        // Notes and traces stay here; errors and warnings reach the host's stderr, which
-        // the bridge shares (the host shows a plugin's in-process lines as notices).
+        // Every line goes to the host, which hands it on as the node's, as in process.
         world.setLogHandler { message in
-            guard message.level == .error || message.level == .warning else { return }
-            let line = "lv2 <\(message.plugin)> (in its bridge process) \(message.level.rawValue): \(message.text)"
-            let text = line.hasSuffix("\n") ? line : line + "\n"
-            _ = text.withCString { write(2, $0, strlen($0)) }
+            let level: UnitMessage.LogLevel =
+                switch message.level {
+                case .error: .error
+                case .warning: .warning
+                case .note: .note
+                case .trace: .trace
+                }
+            BridgeLog.send(level, message.text)
         }
         try world.load(uri: setup.uri)
         let unit = try LV2PluginUnit(world: world, uri: setup.uri)
@@ -77,7 +82,7 @@ public enum LV2BridgeChild {
     }
 
     /// Answers commands until the host says stop or goes away.
-    private static func serve(_ channel: BridgeChannel, unit: LV2PluginUnit) {
+    private static func serve(_ channel: BridgeChannel, unit: LV2PluginUnit, forwarder: BridgeLogForwarder) {
         while let message = channel.receive() {
             switch message.command {
             case "save":
@@ -101,6 +106,9 @@ public enum LV2BridgeChild {
             case "offline":
                 _ = try? unit.setProperty(.offlineRender, .bool(message.body == "1"), scope: .global, element: 0)
                 channel.send("ok")
+            case "flush":
+                forwarder.forward()
+                channel.send("ok")
             case "stop":
                 return
             default:
@@ -114,6 +122,49 @@ extension LV2PluginUnit {
     /// The channel counts of a scope's buses. Thread: control.
     func busChannels(_ scope: Scope) -> [Int] {
         (scope == .input ? layout.inputBuses : layout.outputBuses).map(\.ports.count)
+    }
+}
+
+/// Sends the host what the plugin logs while it runs, every 10 ms: the lines its run()
+/// leaves in the render thread's queue, which the host's finish service takes in
+/// process. Thread: a thread of its own, until `stop`.
+final class BridgeLogForwarder: @unchecked Sendable {
+    private let unit: LV2PluginUnit
+    private let stopping = Atomic<Bool>(false)
+    private let draining = Mutex<Void>(())
+    private var thread = pthread_t()
+    private var started = false
+
+    init(unit: LV2PluginUnit) {
+        self.unit = unit
+        started = pthread_create(&thread, nil, { raw in
+            let forwarder = Unmanaged<BridgeLogForwarder>.fromOpaque(raw!).takeUnretainedValue()
+            forwarder.run()
+            return nil
+        }, Unmanaged.passUnretained(self).toOpaque()) == 0
+    }
+
+    private func run() {
+        while !stopping.load(ordering: .acquiring) {
+            forward()
+            usleep(10_000)
+        }
+        forward()
+    }
+
+    /// Sends what the plugin logged since the last call. Thread: any (one at a time).
+    func forward() {
+        draining.withLock { _ in
+            let dropped = unit.drainMessages { message in
+                if case .log(let level, let text) = message { BridgeLog.send(level, text) }
+            }
+            if dropped > 0 { BridgeLog.send(.warning, "\(dropped) log lines or MIDI messages were lost in the bridge, the queues were full") }
+        }
+    }
+
+    func stop() {
+        stopping.store(true, ordering: .releasing)
+        if started { pthread_join(thread, nil) }
     }
 }
 
