@@ -167,7 +167,7 @@ final class LV2HostFeatures: @unchecked Sendable {
     private func received(type: UInt32, message: UnsafePointer<CChar>) {
         let level = level(of: type)
         if trellis_is_audio_thread() != 0 {
-            let written = audioLog.write(header: Self.code(of: level), message, count: min(strlen(message), 1000))
+            let written = audioLog.write(header: level.code, message, count: min(strlen(message), 1000))
             if !written { droppedLines.add(1, ordering: .relaxed) }
             return
         }
@@ -191,7 +191,7 @@ final class LV2HostFeatures: @unchecked Sendable {
         audioLogReader.withLock { buffer in
             while let size = audioLog.read(into: buffer, capacity: 1024) {
                 guard size > 0 else { continue }
-                let level = Self.level(code: buffer.load(as: UInt8.self))
+                let level = UnitMessage.LogLevel(code: buffer.load(as: UInt8.self))
                 deliver(level, Self.trimmed(String(decoding: UnsafeRawBufferPointer(start: buffer + 1, count: size - 1), as: UTF8.self)))
             }
         }
@@ -213,24 +213,6 @@ final class LV2HostFeatures: @unchecked Sendable {
         case levelURIDs.error: .error
         case levelURIDs.warning: .warning
         case levelURIDs.trace: .trace
-        default: .note
-        }
-    }
-
-    private static func code(of level: UnitMessage.LogLevel) -> UInt8 {
-        switch level {
-        case .error: 0
-        case .warning: 1
-        case .note: 2
-        case .trace: 3
-        }
-    }
-
-    private static func level(code: UInt8) -> UnitMessage.LogLevel {
-        switch code {
-        case 0: .error
-        case 1: .warning
-        case 3: .trace
         default: .note
         }
     }

@@ -12,6 +12,8 @@ private func bothWays(_ uri: String, settings: [String: Float], signal: [[Float]
     for isolated in [false, true] {
         let unit = try makeUnit(uri, maxFrames: 256)
         unit.isolation = isolated ? Isolation() : nil
+        // Offline: a busy machine may make a live cycle late, and late is silent.
+        try unit.setProperty(.offlineRender, .bool(true), scope: .global, element: 0)
         for (name, value) in settings { try unit.setParameter(named: name, value) }
         try unit.initialize()
         outputs.append(OfflineRender(unit, blockSize: 256).process(signal, frames: frames))
@@ -112,18 +114,19 @@ struct BridgeTests {
 
     @Test("a cycle answered past the deadline is output silent and counted late; the plugin plays on, and no fault is reported")
     func lateCycleIsNotAFault() throws {
-        // The whole period as the deadline: only the sleep makes a cycle late.
-        let unit = try faulty("oversleeps", live: true, deadline: 1)
+        // 4096 frames, the whole 85 ms period as the deadline: only the sleep makes a
+        // cycle late, however busy the machine.
+        let unit = try faulty("oversleeps", live: true, deadline: 1, maxFrames: 4096)
         defer { unit.uninitialize() }
-        try unit.setParameter(named: "sleep_ms", 20)
-        let render = OfflineRender(unit, blockSize: 256)
-        let signal: [[Float]] = [(0..<256).map { Float($0) / 256 }]
-        #expect(render.process(signal, frames: 256) == signal)
+        try unit.setParameter(named: "sleep_ms", 200)
+        let render = OfflineRender(unit, blockSize: 4096)
+        let signal: [[Float]] = [(0..<4096).map { Float($0) / 4096 }]
+        #expect(render.process(signal, frames: 4096) == signal)
         try unit.setParameter(named: "trigger", 1)
-        #expect(render.process(signal, frames: 256)[0].allSatisfy { $0 == 0 }, "the late cycle is silent")
+        #expect(render.process(signal, frames: 4096)[0].allSatisfy { $0 == 0 }, "the late cycle is silent")
         try unit.setParameter(named: "trigger", 0)
-        usleep(50_000)
-        #expect(render.process(signal, frames: 256) == signal, "plays on")
+        usleep(300_000)
+        #expect(render.process(signal, frames: 4096) == signal, "plays on")
         var late = 0, failed: [String] = []
         _ = unit.drainMessages { message in
             if case .late(let cycles) = message { late += cycles }
@@ -135,20 +138,21 @@ struct BridgeTests {
 
     @Test("events of cycles a busy bridge missed reach it with the next cycle it gets: a trigger switched off while it sleeps stays off")
     func missedEventsArriveLate() throws {
-        let unit = try faulty("oversleeps", live: true, deadline: 1)
+        // As above: an 85 ms deadline, a 200 ms sleep.
+        let unit = try faulty("oversleeps", live: true, deadline: 1, maxFrames: 4096)
         defer { unit.uninitialize() }
-        try unit.setParameter(named: "sleep_ms", 20)
+        try unit.setParameter(named: "sleep_ms", 200)
         let trigger = Int32(try #require(unit.parameters.firstIndex { $0.identifier == "trigger" }))
-        let render = OfflineRender(unit, blockSize: 256)
+        let render = OfflineRender(unit, blockSize: 4096)
         func cycle(_ events: [RenderEvent]) -> [Float] {
-            for frame in 0..<256 { render.inputs[0][0][frame] = 0.25 }
-            _ = events.withUnsafeBufferPointer { render.renderBlock(frames: 256, events: RenderEventList(base: $0.baseAddress, count: $0.count)) }
-            return Array(UnsafeBufferPointer(start: render.outputs[0][0], count: 256))
+            for frame in 0..<4096 { render.inputs[0][0][frame] = 0.25 }
+            _ = events.withUnsafeBufferPointer { render.renderBlock(frames: 4096, events: RenderEventList(base: $0.baseAddress, count: $0.count)) }
+            return Array(UnsafeBufferPointer(start: render.outputs[0][0], count: 4096))
         }
         #expect(cycle([.parameter(index: trigger, value: 1, rampFrames: 0, offset: 0)]).allSatisfy { $0 == 0 }, "sleeps past the deadline")
         // The bridge still sleeps: this cycle's event waits for the next one it gets.
         #expect(cycle([.parameter(index: trigger, value: 0, rampFrames: 0, offset: 0)]).allSatisfy { $0 == 0 })
-        usleep(50_000)
+        usleep(300_000)
         #expect(cycle([]).allSatisfy { $0 == 0.25 }, "the trigger arrived off: no sleep, in time")
         #expect(unit.isolationFailure == nil)
     }

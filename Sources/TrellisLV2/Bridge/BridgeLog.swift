@@ -4,34 +4,15 @@ import TrellisCore
 
 /// The lines a bridged plugin logs, carried from the bridge to the host over a socket
 /// pair used as a pipe (the bridge's descriptor 5), one line per message: the level's
-/// letter, a space, the text. The host hands them to the finish service as the plugin's own, so an
-/// isolated plugin logs as it would in process.
+/// code as a digit, a space, the text. The host hands them to the finish service as
+/// the plugin's own, so an isolated plugin logs as it would in process.
 enum BridgeLog {
     static let descriptor: Int32 = 5
-
-    static func letter(_ level: UnitMessage.LogLevel) -> Character {
-        switch level {
-        case .error: "E"
-        case .warning: "W"
-        case .note: "N"
-        case .trace: "T"
-        }
-    }
-
-    static func level(_ letter: Character) -> UnitMessage.LogLevel? {
-        switch letter {
-        case "E": .error
-        case "W": .warning
-        case "N": .note
-        case "T": .trace
-        default: nil
-        }
-    }
 
     /// Writes one line to the host. Thread: the bridge's, any but its render thread.
     static func send(_ level: UnitMessage.LogLevel, _ text: String) {
         let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
-        let line = "\(letter(level)) \(flat)\n"
+        let line = "\(level.code) \(flat)\n"
         _ = line.withCString { write(descriptor, $0, strlen($0)) }
     }
 }
@@ -80,7 +61,7 @@ final class BridgeLogReader: @unchecked Sendable {
         while let newline = partial.firstIndex(of: 10) {
             let line = String(decoding: partial[..<newline], as: UTF8.self)
             partial.removeFirst(newline + 1)
-            if let first = line.first, let level = BridgeLog.level(first) { sink.append(level, String(line.dropFirst(2))) }
+            if let code = line.first?.wholeNumberValue { sink.append(UnitMessage.LogLevel(code: UInt8(code)), String(line.dropFirst(2))) }
         }
         return true
     }
@@ -89,5 +70,26 @@ final class BridgeLogReader: @unchecked Sendable {
     func readRest(into sink: BridgeLogLines) {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         while poll(&poller, 1, 0) > 0, read(into: sink) {}
+    }
+}
+
+extension UnitMessage.LogLevel {
+    /// The level as one byte, for the log queues and the bridge's log pipe.
+    var code: UInt8 {
+        switch self {
+        case .error: 0
+        case .warning: 1
+        case .note: 2
+        case .trace: 3
+        }
+    }
+
+    init(code: UInt8) {
+        switch code {
+        case 0: self = .error
+        case 1: self = .warning
+        case 3: self = .trace
+        default: self = .note
+        }
     }
 }

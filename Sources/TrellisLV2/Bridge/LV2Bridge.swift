@@ -280,14 +280,14 @@ final class LV2Bridge: @unchecked Sendable {
 
     /// The lines the plugin logged in the bridge since the last call, and how many were
     /// dropped. Thread: any but audio.
-    func takeLog() -> (lines: [(UnitMessage.LogLevel, String)], dropped: Int) {
-        watch.logReader.withLock { reader in reader?.readRest(into: watch.logLines) }
-        return watch.logLines.take()
-    }
+    func takeLog() -> (lines: [(UnitMessage.LogLevel, String)], dropped: Int) { watch.logLines.take() }
 
-    /// Has the bridge send what its plugin logged so far; `takeLog` then has it all.
-    /// Thread: control.
-    func collectLog() { _ = try? request("flush", operation: "collecting log lines") }
+    /// Has the bridge send what its plugin logged so far, and reads it: `takeLog` then
+    /// has it all. Thread: control.
+    func collectLog() {
+        guard (try? request("flush", operation: "collecting log lines")) != nil else { return }
+        watch.logReader.withLock { reader in reader?.readRest(into: watch.logLines) }
+    }
 
     /// What went wrong since the last call, oldest first. Thread: any but audio.
     func takeFailures() -> [String] { watch.failures.withLock { list in defer { list = [] }; return list } }
