@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "TrellisMedia", targets: ["TrellisMedia"]),
         .library(name: "TrellisControl", targets: ["TrellisControl"]),
         .library(name: "TrellisNSM", targets: ["TrellisNSM"]),
+        .library(name: "TrellisWeb", targets: ["TrellisWeb"]),
         // Trellis' units as LV2 plugins: the binary of Plugins/trellis.lv2 (scripts/install-plugins).
         .library(name: "TrellisLV2Plugins", type: .dynamic, targets: ["TrellisLV2Plugin"]),
     ],
@@ -36,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.0"),
     ],
     targets: [
         systemLibrary("CJack", pkgConfig: "jack", apt: "libjack-jackd2-dev"),
@@ -89,6 +92,15 @@ let package = Package(
         .target(name: "TrellisLive", dependencies: ["TrellisCore", "TrellisGraph", "TrellisJACK", "TrellisSession"]),
         // The control plane: a line protocol on a socket, OSC, one dispatcher for both.
         .target(name: "TrellisControl", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisAudioFile", "CLiblo"]),
+        // The web desk: a page served by the session, speaking the control protocol over a WebSocket.
+        .target(
+            name: "TrellisWeb",
+            dependencies: [
+                "TrellisControl", "TrellisCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ],
+            resources: [.embedInCode("Assets")]),
         // A client of a session manager (NSM API 1.1.2) over OSC.
         .target(name: "TrellisNSM", dependencies: ["TrellisControl"]),
         // Saves a big session in a loop until killed: the crash-safety test's subject.
@@ -96,7 +108,7 @@ let package = Package(
         .executableTarget(
             name: "TrellisCLI",
             dependencies: [
-                "TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisLV2", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisControl", "TrellisNSM", "TrellisPlugins",
+                "TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisLV2", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisControl", "TrellisNSM", "TrellisPlugins", "TrellisWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -30,6 +30,10 @@ struct CtlCommand: ParsableCommand {
     var timeout: Double = 30
 
     func run() throws {
+        if command.count == 1, command[0].lowercased() == "web" {
+            try printWebURL()
+            return
+        }
         let endpoint = tcpPort.map { ControlEndpoint.tcp(port: $0) } ?? ControlEndpoint.named(name)
         let secret = try tcpPort.map(secret(forPort:))
         let client: ControlClient
@@ -69,6 +73,15 @@ struct CtlCommand: ParsableCommand {
         }
         // Every reply, then (after a watch) every event until the session closes or we are stopped.
         if session.finish(timeout: timeout) == false { throw ExitCode.failure }
+    }
+
+    /// `ctl NAME web`: the desk's URL with its login token, from the session's secret file.
+    private func printWebURL() throws {
+        let path = secretFile ?? ControlEndpoint.secretPath(named: name)
+        let file: ControlSecretFile
+        do { file = try ControlSecretFile.read(path) } catch { throw CLIError("\(error) (is the session running with --web?)") }
+        guard let url = file.webURL else { throw CLIError("\(name) serves no web desk (start it with trellis run --web [ADDR:]PORT)") }
+        print(url + "?token=" + file.secret.webToken)
     }
 
     /// Whether the words start a watch that streams events.

@@ -9,6 +9,7 @@ import TrellisJACK
 import TrellisLive
 import TrellisMedia
 import TrellisSession
+import TrellisWeb
 import Synchronization
 
 struct RunCommand: ParsableCommand {
@@ -47,6 +48,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Serve the control vocabulary as OSC on UDP 127.0.0.1:PORT.")
     var oscPort: Int?
 
+    @Option(help: "Serve the web desk on [ADDRESS:]PORT (default address 127.0.0.1; 0.0.0.0 serves the LAN); the URL to open is logged.")
+    var web: String?
+
     func run() throws {
         // Made before any plugin loads: with --json, what plugins print stays out of it.
         let output = StatusOutput(json: json)
@@ -59,7 +63,7 @@ struct RunCommand: ParsableCommand {
 
         let privateServer = try LiveRunning.ensureServer(named: live.server, startIfMissing: live.startServer)
         defer { privateServer?.stop() }
-        let running = try RunningSession(loaded, registry: registry, output: output, server: live.server, clientName: clientName, cpuLatency: cpuLatency, control: controlSettings())
+        let running = try RunningSession(loaded, registry: registry, output: output, server: live.server, clientName: clientName, cpuLatency: cpuLatency, control: try controlSettings())
         LiveRunning.waitForInterrupt(duration: duration) {
             let schedule = running.live.driver.withGraph { $0.scheduleReport }
             output.status(running.live.status(), transport: loaded.graph.engine.transportTime, schedule: schedule)
@@ -70,12 +74,15 @@ struct RunCommand: ParsableCommand {
     }
 
     /// Where the options ask the control protocol to be served; nil for nowhere.
-    func controlSettings() -> RunningSession.ControlSettings? {
+    func controlSettings() throws(CLIError) -> RunningSession.ControlSettings? {
         let name = URL(fileURLWithPath: session).deletingPathExtension().lastPathComponent
         let socket = noControl ? nil : controlSocket ?? ControlEndpoint.defaultSocketPath(name: name)
-        guard socket != nil || controlTcp != nil || oscPort != nil else { return nil }
+        guard socket != nil || controlTcp != nil || oscPort != nil || web != nil else { return nil }
         let secretPath = ControlSecretFile.path(besideSocket: controlSocket ?? ControlEndpoint.defaultSocketPath(name: name))
-        return RunningSession.ControlSettings(socket: socket, tcpPort: controlTcp, oscPort: oscPort, secretPath: secretPath, fileTimeout: live.fileTimeout)
+        return RunningSession.ControlSettings(socket: socket, tcpPort: controlTcp, oscPort: oscPort, secretPath: secretPath, fileTimeout: live.fileTimeout,
+                                              web: try web.map { text throws(CLIError) in
+                                                  do { return try WebDesk.Configuration(parsing: text) } catch { throw CLIError("\(error)") }
+                                              })
     }
 }
 

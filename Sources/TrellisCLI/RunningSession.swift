@@ -8,6 +8,7 @@ import TrellisJACK
 import TrellisLive
 import TrellisMedia
 import TrellisSession
+import TrellisWeb
 
 /// A session running live on JACK with its recorders and control plane: what `run`
 /// starts once, and `nsm` starts for each session its manager opens.
@@ -20,11 +21,14 @@ final class RunningSession {
         var oscPort: Int?
         var secretPath: String
         var fileTimeout: Double
+        /// Where the web desk is served; nil for nowhere.
+        var web: WebDesk.Configuration? = nil
     }
 
     let loaded: LoadedSession
     let live: LiveSession
     let control: ControlServer?
+    private(set) var web: WebDesk?
     /// Set when a recorder could not write (a full disk): the take stopped growing, and
     /// the run must not end as if it were good.
     private let recordingFailed = FailureFlag()
@@ -72,6 +76,15 @@ final class RunningSession {
             Self.release(loaded, notices, playerTokens)
             throw error
         }
+        if let settings, let web = settings.web, let control {
+            do { self.web = try Self.serveWeb(web, control) } catch {
+                control.stop()
+                live.stop()
+                for recorder in recorders { _ = try? recorder.stop() }
+                Self.release(loaded, notices, playerTokens)
+                throw error
+            }
+        }
         if control == nil {
             for recorder in recorders {
                 recorderTokens.append((recorder, recorder.addListener { note in
@@ -93,6 +106,7 @@ final class RunningSession {
         }
         for (recorder, token) in recorderTokens { recorder.removeListener(token) }
         recorderTokens = []
+        web?.stop()
         control?.stop()
         Self.release(loaded, notices, playerTokens)
         return !recordingFailed.isRaised
@@ -103,6 +117,22 @@ final class RunningSession {
         for (player, token) in players { player.removeObserver(token) }
     }
 
+    /// Serves the web desk over the control server's dispatcher and logs the URL to open.
+    private static func serveWeb(_ configuration: WebDesk.Configuration, _ control: ControlServer) throws(CLIError) -> WebDesk {
+        guard let secret = control.secret else { throw CLIError("the web desk needs the session's secret, and none was made") }
+        control.dispatcher.setUnitCatalog(UnitCatalog.shared.ready)
+        let desk = WebDesk(configuration: configuration, dispatcher: control.dispatcher, secret: secret)
+        do { try desk.start() } catch { throw CLIError("\(error)") }
+        do { try control.publishWebURL(desk.address) } catch { Log.logger.warning("\(error); trellis ctl NAME web will not find the desk") }
+        if configuration.servesNetwork {
+            Log.logger.warning("web desk: served on \(configuration.host):\(desk.port), beyond this machine; whoever has the URL with its token controls the session")
+        }
+        Log.logger.notice("web desk: \(desk.loginURL)")
+        // The unit list the desk's search shows: scanned now, off the session's threads.
+        DispatchQueue.global(qos: .utility).async { UnitCatalog.shared.scan() }
+        return desk
+    }
+
     private static func serve(
         _ live: LiveSession, _ loaded: LoadedSession, _ recorders: [FileRecorder], _ settings: ControlSettings,
         _ onFailure: @escaping @Sendable (String) -> Void
@@ -110,7 +140,7 @@ final class RunningSession {
         let server: ControlServer
         do {
             server = try ControlServer(target: live, socketPath: settings.socket, tcpPort: settings.tcpPort, oscPort: settings.oscPort,
-                                       secretPath: settings.secretPath, fileTimeout: settings.fileTimeout)
+                                       secretPath: settings.secretPath, fileTimeout: settings.fileTimeout, web: settings.web != nil)
         } catch { throw CLIError("\(error)") }
         server.dispatcher.setRecorders(Dictionary(uniqueKeysWithValues: zip(loaded.recorders.map(\.name), recorders)), onFailure: onFailure)
         server.start()

@@ -46,6 +46,15 @@ public enum CommandParser {
         case "list":
             try count(0...0)
             return .list
+        case "describe":
+            try count(0...0)
+            return .describe
+        case "units":
+            try count(0...1)
+            return .units(matching: arguments.first)
+        case "takes":
+            try count(0...0)
+            return .takes
         case "transport":
             return .clock(try clock(arguments))
         case "automate":

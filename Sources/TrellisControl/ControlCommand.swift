@@ -7,6 +7,13 @@ public enum ControlCommand: Sendable, Equatable {
     case hello
     case help(command: String?)
     case list
+    /// The whole desk in one reply: nodes with their buses, parameters' holders,
+    /// subgraphs, connections, compensating delays, players and recorders.
+    case describe
+    /// The units that can be added, all or those whose names hold the text.
+    case units(matching: String?)
+    /// The recorders' takes on disk.
+    case takes
     case add(node: String, unit: String, parameters: [ParameterAssignment])
     case remove(node: String)
     case connect(from: BusName, to: BusName, convert: Bool)
@@ -192,7 +199,7 @@ public struct WatchRequest: Sendable, Equatable {
     /// plays past them (AVPlayer's boundary time observer).
     public var boundaries: [Double] = []
 
-    public init(kinds: Set<ControlEventKind> = Set(ControlEventKind.allCases), meters: [BusName] = [], rate: Double = 10) {
+    public init(kinds: Set<ControlEventKind> = ControlEventKind.unnamed, meters: [BusName] = [], rate: Double = 10) {
         self.kinds = kinds
         self.meters = meters
         self.rate = rate
@@ -202,4 +209,12 @@ public struct WatchRequest: Sendable, Equatable {
 /// The kinds of notification `watch` streams.
 public enum ControlEventKind: String, Sendable, CaseIterable, Hashable {
     case meter, xrun, interruption, route, eof, jack, graph, warning, log, midi, time, boundary, record, property, transport
+    /// A parameter's value changed, whoever changed it (a client, MIDI learn, automation).
+    case parameter
+    /// A command changed the graph or its settings: what `describe` answers has changed.
+    case edit
+
+    /// What a `watch` without `events=` streams: every kind but the busy ones a desk
+    /// asks for by name (a moving fader makes dozens of `parameter` events a second).
+    public static let unnamed: Set<ControlEventKind> = Set(allCases).subtracting([.parameter, .edit])
 }

@@ -40,10 +40,18 @@ extension ControlDispatcher {
                     ("unit", .string(info.unit.rawValue)), ("writable", .bool(info.isWritable)),
                 ]
                 if !info.valueStrings.isEmpty { members.append(("values", .array(info.valueStrings.map { .string($0) }))) }
+                members.append(("hints", .array(Self.hints(info.flags).map { .string($0) })))
                 values.append(.object(members))
             }
         }
         return .ok(text: words.joined(separator: " "), value: .array(values))
+    }
+
+    /// How a control should present the parameter: `logarithmic`, `integer`, `toggled`,
+    /// `enumeration`, `output` (a meter the unit writes).
+    static func hints(_ flags: ParameterFlags) -> [String] {
+        [(ParameterFlags.logarithmic, "logarithmic"), (.integer, "integer"), (.toggled, "toggled"), (.enumeration, "enumeration"), (.output, "output")]
+            .filter { flags.contains($0.0) }.map(\.1)
     }
 
     /// The units whose parameters a node shows, each with the prefix its parameters take:

@@ -79,6 +79,7 @@ extension ControlDispatcher {
         }
         peer.state.withLock { $0.watch = watch }
         peers.withLock { $0[ObjectIdentifier(peer)] = peer }
+        updateParameterWatch()
         let kinds = request.kinds.map(\.rawValue).sorted()
         return .ok(text: "events=\(kinds.joined(separator: ","))" + (slots.isEmpty ? "" : " meters=\(request.meters.map(\.description).joined(separator: ",")) rate=\(request.rate)"),
                    value: .object([("events", .array(kinds.map { .string($0) })), ("meters", .array(request.meters.map { .string($0.description) })), ("rate", .number(request.rate))]))
@@ -92,6 +93,7 @@ extension ControlDispatcher {
             return watch
         }
         peers.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(peer)) }
+        updateParameterWatch()
         guard let watch else { return }
         watch.timer?.cancel()
         for (player, token) in watch.playerObservers { player.removeObserver(token) }

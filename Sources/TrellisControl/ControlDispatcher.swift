@@ -61,6 +61,11 @@ public final class ControlDispatcher: @unchecked Sendable {
     var waiting: [ObjectIdentifier: [() -> Void]] = [:]
     /// Edits, saves and who is told of unsaved changes (ControlDispatcher+SavedState).
     var savedState = SavedState()
+    /// The parameter values watchers last heard (ControlDispatcher+Desk).
+    var desk = DeskState()
+    /// Every unit `units` lists, LV2 plugins included; nil (or a catalog not ready yet)
+    /// lists the registry's.
+    var unitCatalog: (@Sendable () -> [Component]?)?
 
     /// Thread: control.
     public init(target: any ControlTarget, fileTimeout: Double = 10) {
@@ -85,6 +90,7 @@ public final class ControlDispatcher: @unchecked Sendable {
         if let headListener { target.jackHead?.removeListener(headListener) }
         if let noticeListener { target.session.graph.engine.removeNoticeListener(noticeListener) }
         songTimer?.cancel()
+        desk.parameterTimer?.cancel()
         for (player, token) in playerListeners.values { player.removeObserver(token) }
         for (unit, token) in propertyListeners.values { unit.removeListener(token) }
     }
@@ -183,6 +189,8 @@ public final class ControlDispatcher: @unchecked Sendable {
     /// Stops every watch. Thread: any but the dispatcher's queue.
     public func shutdown() {
         queue.sync {
+            desk.parameterTimer?.cancel()
+            desk.parameterTimer = nil
             for peer in peers.withLock({ Array($0.values) }) { stopWatching(peer) }
             for (peer, _) in streams.values { endStream(of: peer) }
             for slot in meters.values { slot.remove() }
@@ -216,7 +224,14 @@ public final class ControlDispatcher: @unchecked Sendable {
     func execute(_ command: ControlCommand, peer: ControlPeer?, requestID: ControlValue = .null) -> ControlReply {
         let reply = recordingUndo(command, peer: peer, requestID: requestID)
         noteEdit(command, reply)
+        reportEdit(command, reply, peer: peer)
         return reply
+    }
+
+    /// What `units` lists: built-in units and every LV2 plugin, as the program finds
+    /// them (`trellis run` scans once, when first asked). Thread: any but the queue.
+    public func setUnitCatalog(_ catalog: @escaping @Sendable () -> [Component]?) {
+        queue.sync { unitCatalog = catalog }
     }
 
     private func recordingUndo(_ command: ControlCommand, peer: ControlPeer?, requestID: ControlValue) -> ControlReply {
@@ -240,6 +255,9 @@ public final class ControlDispatcher: @unchecked Sendable {
                 return .ok(text: "trellis-control \(Self.protocolVersion)", value: .object([("protocol", .string("trellis-control")), ("version", .number(Self.protocolVersion))]))
             case .help(let verb): return try help(verb)
             case .list: return list()
+            case .describe: return describe()
+            case .units(let text): return units(matching: text)
+            case .takes: return takes()
             case .add(let node, let unit, let parameters):
                 defer { listenToProperties() }
                 return try locked { () throws(ControlError) in try add(node, unit: unit, parameters: parameters) }

@@ -45,9 +45,10 @@ public final class ControlPeer: @unchecked Sendable {
     let finish: @Sendable () -> Void
 
     /// `deliver` and `deliverBytes` must not block: a transport queues or drops.
-    public init(name: String, deliverBytes: (@Sendable (UnsafeRawBufferPointer) -> Bool)? = nil, finish: @escaping @Sendable () -> Void = {},
-                deliver: @escaping @Sendable (String) -> Bool) {
+    public init(name: String, mode: ControlMode = .text, deliverBytes: (@Sendable (UnsafeRawBufferPointer) -> Bool)? = nil,
+                finish: @escaping @Sendable () -> Void = {}, deliver: @escaping @Sendable (String) -> Bool) {
         self.name = name
+        state.withLock { $0.mode = mode }
         self.deliverBytes = deliverBytes
         self.finish = finish
         self.deliver = deliver

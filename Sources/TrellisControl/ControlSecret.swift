@@ -42,11 +42,14 @@ public struct ControlSecretFile: Sendable, Equatable {
     public var secret: ControlSecret
     public var tcpPort: Int?
     public var oscPort: Int?
+    /// The web desk's address (`http://127.0.0.1:8080/`), without the token.
+    public var webURL: String?
 
-    public init(secret: ControlSecret, tcpPort: Int?, oscPort: Int?) {
+    public init(secret: ControlSecret, tcpPort: Int?, oscPort: Int?, webURL: String? = nil) {
         self.secret = secret
         self.tcpPort = tcpPort
         self.oscPort = oscPort
+        self.webURL = webURL
     }
 
     /// `NAME.secret` beside `NAME.sock`.
@@ -58,6 +61,7 @@ public struct ControlSecretFile: Sendable, Equatable {
         var lines = ["secret \(secret.text)"]
         if let tcpPort { lines.append("tcp \(tcpPort)") }
         if let oscPort { lines.append("osc \(oscPort)") }
+        if let webURL { lines.append("web \(webURL)") }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -108,6 +112,7 @@ public struct ControlSecretFile: Sendable, Equatable {
             case "secret": file.secret = ControlSecret(text: String(words[1]))
             case "tcp": file.tcpPort = Int(words[1])
             case "osc": file.oscPort = Int(words[1])
+            case "web": file.webURL = String(words[1])
             default: break
             }
         }

@@ -21,13 +21,13 @@ public final class ControlServer: @unchecked Sendable {
     /// `fileTimeout`: seconds a load, save or player's file may take (`ControlDispatcher`).
     public init(
         target: any ControlTarget, socketPath: String?, tcpPort: Int? = nil, oscPort: Int? = nil, secretPath: String? = nil,
-        fileTimeout: Double = 10
+        fileTimeout: Double = 10, web: Bool = false
     ) throws(ControlSocketError) {
         let dispatcher = ControlDispatcher(target: target, fileTimeout: fileTimeout)
         self.dispatcher = dispatcher
-        let networked = tcpPort != nil || oscPort != nil
+        let networked = tcpPort != nil || oscPort != nil || web
         let secretPath = secretPath ?? socketPath.map(ControlSecretFile.path(besideSocket:))
-        if networked, secretPath == nil {
+        if tcpPort != nil || oscPort != nil, secretPath == nil {
             throw ControlSocketError(.tcp(port: tcpPort ?? oscPort ?? 0), "listen", reason: "TCP and OSC need a place for their secret file")
         }
         let secret = networked ? ControlSecret.random() : nil
@@ -43,8 +43,21 @@ public final class ControlServer: @unchecked Sendable {
             let tcp = servers.first { !$0.endpoint.isUnix }.flatMap { server -> Int? in
                 if case .tcp(let port) = server.endpoint { port } else { nil }
             }
-            try ControlSecretFile(secret: secret, tcpPort: tcp, oscPort: osc?.port).write(to: secretPath)
+            secretFile = ControlSecretFile(secret: secret, tcpPort: tcp, oscPort: osc?.port)
+            try secretFile?.write(to: secretPath)
         }
+    }
+
+    /// What the secret file says; the web desk's address joins it once it listens.
+    private var secretFile: ControlSecretFile?
+
+    /// Writes the web desk's address into the secret file, for `trellis ctl NAME web`.
+    /// Thread: control.
+    public func publishWebURL(_ url: String) throws(ControlSocketError) {
+        guard var file = secretFile, let secretPath else { return }
+        file.webURL = url
+        secretFile = file
+        try file.write(to: secretPath)
     }
 
     /// Where clients reach the line protocol.

@@ -69,7 +69,7 @@ final class NetJACKPair {
 
     /// Stops the master cleanly: netmanager unloaded first, or jackd takes seconds to exit.
     func stopMaster() {
-        _ = try? Self.run(["timeout", "3", "ip", "netns", "exec", masterNamespace, "env", "JACK_DEFAULT_SERVER=\(master)", "jack_unload", "netmanager"])
+        _ = try? Self.run(["timeout", "-k", "2", "3", "ip", "netns", "exec", masterNamespace, "env", "JACK_DEFAULT_SERVER=\(master)", "jack_unload", "netmanager"])
         if let masterProcess { Self.stop(masterProcess, seconds: 15) }
         masterProcess = nil
     }
@@ -182,8 +182,13 @@ final class NetJACKPair {
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
+        // Every tool gets a deadline that ends in SIGKILL: a tool that blocks SIGTERM
+        // (jack_unload did) must not hold the suite.
+        let deadline = DispatchWorkItem { kill(process.processIdentifier, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: deadline)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        deadline.cancel()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

@@ -43,7 +43,7 @@ final class PipeWireRig {
         try process.run()
         daemon = process
         let deadline = Date().addingTimeInterval(10)
-        while (try? tool(["timeout", "2", "pw-cli", "info", "0"]))?.status != 0 {
+        while (try? tool(["timeout", "-k", "1", "2", "pw-cli", "info", "0"]))?.status != 0 {
             guard process.isRunning, Date() < deadline else {
                 throw TestFailure("PipeWire did not start: \(log("pipewire.log"))")
             }

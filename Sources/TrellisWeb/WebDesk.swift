@@ -1,0 +1,168 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import Synchronization
+import TrellisControl
+
+/// The web desk: HTTP and a WebSocket served by the session itself. The page (compiled
+/// in, `Assets/`) speaks the control protocol's JSON lines over the WebSocket, through
+/// the session's one dispatcher, so nothing it does is a second implementation.
+///
+/// Only the session's user gets in (`WebAccess`): the URL `trellis run` prints carries a
+/// login token, exchanged once for a cookie that every later request shows.
+///
+/// Thread: control for `start` and `stop`; the server runs on SwiftNIO's event loops and
+/// the dispatcher's queue, never on the audio thread.
+public final class WebDesk: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        /// Where to listen: 127.0.0.1 unless told otherwise.
+        public var host: String
+        /// 0 lets the system choose (read `port` after `start`).
+        public var port: Int
+        /// Largest WebSocket message a page may send; a bigger one closes the page.
+        public var maximumMessageBytes = 64 * 1024
+        /// Connections served at once; more wait to be accepted.
+        public var maximumConnections = 256
+        /// An HTTP connection that sends nothing for this long is closed (slow headers too).
+        public var idleSeconds: Int64 = 10
+        /// A page whose socket takes nothing for this long is closed.
+        public var stalledSeconds: Double = 10
+
+        public init(host: String = "127.0.0.1", port: Int) {
+            self.host = host
+            self.port = port
+        }
+
+        /// `[ADDR:]PORT`, as `--web` takes it.
+        public init(parsing text: String) throws(WebDeskError) {
+            let host: String, portText: Substring
+            if let colon = text.lastIndex(of: ":") {
+                host = String(text[..<colon])
+                portText = text[text.index(after: colon)...]
+            } else {
+                host = "127.0.0.1"
+                portText = Substring(text)
+            }
+            guard let port = Int(portText), (0...65535).contains(port) else {
+                throw WebDeskError("--web takes [ADDRESS:]PORT (8080, 127.0.0.1:8080, 0.0.0.0:8080), not \"\(text)\"")
+            }
+            guard !host.isEmpty, host.utf8.count < 256 else { throw WebDeskError("--web: the address in \"\(text)\" is empty or too long") }
+            self.init(host: host, port: port)
+        }
+
+        /// True when the desk is served beyond this machine.
+        public var servesNetwork: Bool { !(host == "127.0.0.1" || host == "localhost" || host == "::1") }
+    }
+
+    public let configuration: Configuration
+    let dispatcher: ControlDispatcher
+    let secret: ControlSecret
+    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let boundPort = Mutex<Int?>(nil)
+    private let clientCount = Atomic<Int>(0)
+    private let nextClient = Atomic<Int>(1)
+
+    public init(configuration: Configuration, dispatcher: ControlDispatcher, secret: ControlSecret) {
+        self.configuration = configuration
+        self.dispatcher = dispatcher
+        self.secret = secret
+    }
+
+    /// The port listened on, once `start` returned.
+    public var port: Int { boundPort.withLock { $0 } ?? configuration.port }
+
+    /// Where the page is, without the token.
+    public var address: String {
+        let host = configuration.host == "0.0.0.0" ? "127.0.0.1" : configuration.host
+        return "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/"
+    }
+
+    /// The URL to open: the address with the login token.
+    public var loginURL: String { address + "?token=" + secret.webToken }
+
+    /// Pages connected now.
+    public var pageCount: Int { clientCount.load(ordering: .relaxed) }
+
+    /// Listens and serves until `stop`; returns once listening, or throws why it cannot.
+    /// Thread: control.
+    public func start() throws(WebDeskError) {
+        let ready = DispatchSemaphore(value: 0)
+        let failure = Mutex<String?>(nil)
+        let application = makeApplication { [self] channel in
+            boundPort.withLock { $0 = channel.localAddress?.port }
+            ready.signal()
+        }
+        let running = Task {
+            do { try await application.run() } catch { failure.withLock { $0 = "\(error)" } }
+            ready.signal()
+        }
+        task.withLock { $0 = running }
+        ready.wait()
+        if let reason = failure.withLock({ $0 }) ?? (boundPort.withLock { $0 } == nil ? "the server stopped before it listened" : nil) {
+            running.cancel()
+            throw WebDeskError("cannot serve the web desk on \(configuration.host):\(configuration.port): \(reason)")
+        }
+    }
+
+    /// Closes every page and stops listening. Thread: control.
+    public func stop() {
+        guard let running = task.withLock({ task in defer { task = nil }; return task }) else { return }
+        running.cancel()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            _ = await running.value
+            done.signal()
+        }
+        _ = done.wait(timeout: .now() + 5)
+    }
+
+    private func makeApplication(onRunning: @escaping @Sendable (any Channel) -> Void) -> some ApplicationProtocol {
+        let access = WebAccess(secret: secret)
+        let router = WebRoutes(desk: self, access: access).router()
+        var logger = Logger(label: "trellis.web")
+        logger.logLevel = .warning
+        let http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(configuration.idleSeconds))
+        let ws = WebSocketServerConfiguration(maxFrameSize: configuration.maximumMessageBytes, autoPing: .enabled(timePeriod: .seconds(15)),
+                                              closeTimeout: .seconds(5), validateUTF8: true)
+        return Application(
+            router: router,
+            server: .http1WebSocketUpgrade(configuration: .init(http1: http1, ws: ws)) { [self] request, channel, _ in
+                upgrade(request, channel: channel, access: access)
+            },
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "trellis",
+                                 availableConnectionsDelegate: MaximumAvailableConnections(configuration.maximumConnections)),
+            onServerRunning: { channel in onRunning(channel) },
+            logger: logger)
+    }
+
+    /// Upgrades `/ws` for a page that shows the cookie (or the token) and comes from this
+    /// desk's own page; anything else goes on to the router, which answers 401 or 403.
+    private func upgrade(_ request: HTTPRequest, channel: any Channel, access: WebAccess)
+        -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>>
+    {
+        guard let path = request.path, path == "/ws" || path.hasPrefix("/ws?") else { return .dontUpgrade }
+        let token = URLComponents(string: path)?.queryItems?.first { $0.name == "token" }?.value
+        guard access.hasCookie(request.headerFields) || token.map(access.tokenMatches) == true,
+              WebAccess.originRefusal(request.headerFields, authority: request.authority) == nil
+        else { return .dontUpgrade }
+        let name = "web \(nextClient.add(1, ordering: .relaxed).oldValue)"
+        let stalled = configuration.stalledSeconds, messageBytes = configuration.maximumMessageBytes
+        return .upgrade([:]) { [self] inbound, outbound, _ in
+            clientCount.add(1, ordering: .relaxed)
+            defer { clientCount.subtract(1, ordering: .relaxed) }
+            await WebSession(client: WebClient(name: name), dispatcher: dispatcher, channel: channel, stalledSeconds: stalled,
+                             maximumMessageBytes: messageBytes)
+                .run(inbound: inbound, outbound: outbound)
+        }
+    }
+}
+
+/// Why the desk cannot be served. Thread: any.
+public struct WebDeskError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

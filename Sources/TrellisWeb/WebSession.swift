@@ -1,0 +1,72 @@
+import Foundation
+import HummingbirdWebSocket
+import NIOCore
+import TrellisControl
+
+/// One page's WebSocket: each text message is one JSON request for the dispatcher, each
+/// reply and event one text message back. A writer task drains the client's outbox; a
+/// page that takes nothing for `stalledSeconds`, sends a message over the size limit or
+/// binary data, or falls so far behind that replies do not fit, is closed.
+///
+/// Thread: the page's tasks on SwiftNIO's event loops.
+struct WebSession: Sendable {
+    let client: WebClient
+    let dispatcher: ControlDispatcher
+    let channel: any Channel
+    let stalledSeconds: Double
+    let maximumMessageBytes: Int
+
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await write(to: outbound) }
+            group.addTask { await watchForStall() }
+            await read(from: inbound)
+            client.close()
+            dispatcher.disconnect(client.peer)
+            group.cancelAll()
+        }
+    }
+
+    private func read(from inbound: WebSocketInboundStream) async {
+        do {
+            for try await message in inbound.messages(maxSize: maximumMessageBytes) {
+                guard case .text(let line) = message else {
+                    channel.close(promise: nil)
+                    return
+                }
+                await client.reserveRequest()
+                dispatcher.handle(line: line, from: client.peer) { [client] reply in client.reply(reply) }
+                if client.overflowed { break }
+            }
+        } catch {
+            // A frame over the limit, bad UTF-8 or a broken connection: the page is closed.
+            channel.close(promise: nil)
+        }
+    }
+
+    private func write(to outbound: WebSocketOutboundWriter) async {
+        while let lines = await client.next() {
+            for line in lines {
+                do { try await outbound.write(.text(line)) } catch {
+                    client.close()
+                    return
+                }
+            }
+        }
+        if client.overflowed { channel.close(promise: nil) }
+    }
+
+    /// Closes a page whose socket has taken nothing for `stalledSeconds` while lines wait.
+    private func watchForStall() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            if let waiting = client.waitingSince, Self.now() - waiting > stalledSeconds {
+                client.close()
+                channel.close(promise: nil)
+                return
+            }
+        }
+    }
+
+    static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+}
