@@ -3,6 +3,7 @@ import Foundation
 import TrellisCore
 import TrellisNSM
 import TrellisSession
+import TrellisWeb
 
 struct NSMCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,6 +26,9 @@ struct NSMCommand: ParsableCommand {
 
     @Flag(help: "Write notification events as JSON lines.")
     var json = false
+
+    @Option(help: "Serve the web desk of the open session on [ADDRESS:]PORT (default address 127.0.0.1); the URL is logged, and `trellis ctl CLIENT_ID web` prints it.")
+    var web: String?
 
     /// A new session: two JACK inputs straight to two outputs, to be built on with `trellis ctl`.
     static let emptySession = """
@@ -50,11 +54,13 @@ struct NSMCommand: ParsableCommand {
                 throw CLIError("cannot read the template \(template): \(error)")
             }
         }
+        let webDesk: WebDesk.Configuration?
+        do { webDesk = try web.map(WebDesk.Configuration.init(parsing:)) } catch { throw CLIError("\(error)") }
         LiveRunning.ignoreSIGPIPE()
         let output = StatusOutput(json: json)
         let host = NSMHost(NSMHost.Options(
             registry: try Units.registry(), output: output, server: live.server, startServer: live.startServer, template: text, fileTimeout: live.fileTimeout,
-            loadOptions: parallel.loadOptions))
+            loadOptions: parallel.loadOptions, web: webDesk))
         try host.announce(to: address, executable: CommandLine.arguments.first ?? "trellis")
         LiveRunning.waitForInterrupt(duration: nil)
         let recorded = host.stop()

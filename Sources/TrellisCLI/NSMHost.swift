@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import TrellisControl
+import TrellisWeb
 import TrellisCore
 import TrellisJACK
 import TrellisNSM
@@ -31,6 +32,8 @@ final class NSMHost: @unchecked Sendable {
         var fileTimeout: Double
         /// How sessions are loaded (their threads).
         var loadOptions: SessionLoadOptions
+        /// Where the open session's web desk is served; nil for nowhere.
+        var web: WebDesk.Configuration? = nil
     }
 
     let queue = DispatchQueue(label: "trellis.nsm")
@@ -161,7 +164,7 @@ final class NSMHost: @unchecked Sendable {
     private func controlSettings(_ clientID: String) -> RunningSession.ControlSettings {
         let socket = ControlEndpoint.defaultSocketPath(name: clientID)
         return RunningSession.ControlSettings(socket: socket, tcpPort: nil, oscPort: nil,
-                                              secretPath: ControlSecretFile.path(besideSocket: socket), fileTimeout: options.fileTimeout)
+                                              secretPath: ControlSecretFile.path(besideSocket: socket), fileTimeout: options.fileTimeout, web: options.web)
     }
 
     // MARK: - save

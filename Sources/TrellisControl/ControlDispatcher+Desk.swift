@@ -122,7 +122,7 @@ extension ControlDispatcher {
     }
 
     /// A recorder's file and its numbered takes that exist, in take order.
-    static func takeFiles(of path: String) -> [String] {
+    public static func takeFiles(of path: String) -> [String] {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path, ext = url.pathExtension
         let stem = url.deletingPathExtension().lastPathComponent
@@ -161,7 +161,10 @@ extension ControlDispatcher {
         timer.resume()
     }
 
-    private func sendParameterChanges() {
+    /// Sends the changes since the last look now (a client's `set`, `undo` or `preset`
+    /// is heard at once, not at the next look). Thread: the dispatcher's queue.
+    func sendParameterChanges() {
+        guard desk.parameterTimer != nil else { return }
         let now = parameterValues()
         for (key, entry) in now where desk.parameterValues[key]?.value != entry.value {
             broadcast(ControlEvent(
@@ -189,6 +192,10 @@ extension ControlDispatcher {
     func reportEdit(_ command: ControlCommand, _ reply: ControlReply, peer: ControlPeer?) {
         guard case .ok = reply else { return }
         let label: String
+        switch command {
+        case .set, .batch, .bypass, .preset, .undo, .redo, .propertySet: sendParameterChanges()
+        default: break
+        }
         switch command {
         case .set, .get, .learn: return
         case .undo: label = "undo"

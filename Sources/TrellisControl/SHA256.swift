@@ -57,8 +57,13 @@ enum SHA256 {
 extension ControlSecret {
     /// What the web desk's URL carries (`?token=`): derived from the secret, so it says
     /// nothing of the secret TCP and OSC take, and `trellis ctl NAME web` can print it again.
-    public var webToken: String { SHA256.hex(SHA256.hmac(key: Array(text.utf8), message: Array("trellis web login".utf8))) }
+    public var webToken: String { Self.hmacHex(key: text, message: "trellis web login") }
 
     /// What the desk's cookie holds once the token was shown.
-    public var webCookie: String { SHA256.hex(SHA256.hmac(key: Array(text.utf8), message: Array("trellis web cookie".utf8))) }
+    public var webCookie: String { Self.hmacHex(key: text, message: "trellis web cookie") }
+
+    /// HMAC-SHA-256 of `message` under `key`, in hexadecimal digits.
+    public static func hmacHex(key: String, message: String) -> String {
+        SHA256.hex(SHA256.hmac(key: Array(key.utf8), message: Array(message.utf8)))
+    }
 }

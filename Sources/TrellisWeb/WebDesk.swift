@@ -27,7 +27,8 @@ public final class WebDesk: @unchecked Sendable {
         public var maximumMessageBytes = 64 * 1024
         /// Connections served at once; more wait to be accepted.
         public var maximumConnections = 256
-        /// An HTTP connection that sends nothing for this long is closed (slow headers too).
+        /// An HTTP connection that sends nothing for this long, or takes longer to send a
+        /// request's head, is closed.
         public var idleSeconds: Int64 = 10
         /// A page whose socket takes nothing for this long is closed.
         public var stalledSeconds: Double = 10
@@ -128,11 +129,17 @@ public final class WebDesk: @unchecked Sendable {
         let http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(configuration.idleSeconds))
         let ws = WebSocketServerConfiguration(maxFrameSize: configuration.maximumMessageBytes, autoPing: .enabled(timePeriod: .seconds(15)),
                                               closeTimeout: .seconds(5), validateUTF8: true)
+        let headSeconds = configuration.idleSeconds
+        let server = HTTPServerBuilder { [self] responder in
+            DeskChildChannel(
+                inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(http1: http1, ws: ws)) { request, channel, _ in
+                    self.upgrade(request, channel: channel, access: access)
+                },
+                headSeconds: headSeconds)
+        }
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(configuration: .init(http1: http1, ws: ws)) { [self] request, channel, _ in
-                upgrade(request, channel: channel, access: access)
-            },
+            server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "trellis",
                                  availableConnectionsDelegate: MaximumAvailableConnections(configuration.maximumConnections)),
             onServerRunning: { channel in onRunning(channel) },

@@ -92,6 +92,7 @@ function fader(node, parameter, value) {
   const send = setParameter(node, parameter);
   let held = false;
   const show = (gain) => {
+    wrap.dataset.gain = gain;
     readout.textContent = `${dbText(gain <= 0 ? -160 : 20 * Math.log10(gain))} dB`;
     if (!held) input.value = gainToFader(gain);
   };
@@ -150,6 +151,8 @@ function masterStrip(mixer, parameters) {
 
 function showMeter(bus, peaks, averages) {
   const peak = Math.max(...peaks), rms = Math.max(...averages);
+  // When the first level reached the screen, in ms from the page's start (the benchmark reads it).
+  if (window.firstLevelAt === undefined && peak > -160 && state.meters.has(bus)) window.firstLevelAt = performance.now();
   const level = state.levels.get(bus);
   if (level) level.bar.setAttribute("width", String(levelFraction(peak) * level.width));
   for (const entry of state.meters.get(bus) ?? []) {
@@ -341,9 +344,11 @@ function wire() {
   $("unit-search").addEventListener("input", searchUnits);
   $("add").addEventListener("click", () => {
     const unit = $("unit-choice").value, name = $("node-name").value.trim();
-    if (unit && name) run(`add ${quote(name)} ${quote(unit)}`).then(() => ($("node-name").value = "")).catch(() => {});
+    // KEY=VALUE words as a session's node takes them (channels=2, a parameter=value).
+    const settings = $("node-settings").value.trim().split(/\s+/).filter(Boolean).map(quote).join(" ");
+    if (unit && name) run(`add ${quote(name)} ${quote(unit)} ${settings}`.trim()).then(() => ($("node-name").value = "")).catch(() => {});
   });
-  $("connect").addEventListener("click", () => run(`connect ${$("connect-from").value} ${$("connect-to").value}`).catch(() => {}));
+  $("connect").addEventListener("click", () => run(`connect ${$("connect-from").value} ${$("connect-to").value}${$("connect-convert").checked ? " convert" : ""}`).catch(() => {}));
 
   session.on("meter", (data) => showMeter(data.bus, data.peak, data.average));
   session.on("parameter", (data) => state.controls.get(`${data.node} ${data.parameter}`)?.(data.value));

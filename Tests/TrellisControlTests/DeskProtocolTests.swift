@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+import TrellisControl
+
+/// What a desk asks the control protocol for: the whole graph, the units, the takes, and
+/// events when a parameter or the graph changes, whoever changed it.
+@Suite("The desk's commands and events")
+struct DeskProtocolTests {
+    private func json(_ text: String) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test("describe answers every node with its buses and kind, the connections and the recorders")
+    func describe() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        let client = try rig.client()
+        _ = try client.request("mode json")
+        let reply = try json(try client.request(#"{"id": 1, "command": "describe"}"#))
+        let result = try #require(reply["result"] as? [String: Any])
+        let nodes = try #require(result["nodes"] as? [[String: Any]])
+        #expect(nodes.map { $0["name"] as? String } == ["tone1", "trim", "out"])
+        let trim = nodes[1]
+        #expect(trim["unit"] as? String == "gain" && trim["triple"] as? String == "aufx:gain:trls")
+        #expect((trim["inputs"] as? [[String: Any]])?.first?["channels"] as? Double == 1)
+        #expect((trim["outputs"] as? [[String: Any]])?.count == 1)
+        let connections = try #require(result["connections"] as? [[String: Any]])
+        #expect(connections.map { "\($0["from"]!)->\($0["to"]!)" } == ["tone1.0->trim.0", "trim.0->out.0"])
+    }
+
+    @Test("units lists the units add takes, and narrows by any part of a name")
+    func units() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        let all = try rig.ask("units")
+        #expect(all.contains(" gain ") && all.contains(" mixer "), "\(all)")
+        let some = try rig.ask("units LIMIT")
+        #expect(some == "ok limiter", "\(some)")
+    }
+
+    @Test("a parameter set by one client reaches another that watches parameter events, with its value")
+    func parameterEvents() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        let watcher = try rig.client()
+        _ = try watcher.request("mode json")
+        _ = try watcher.request(#"{"id": "w", "command": "watch events=parameter"}"#)
+        #expect(try rig.ask("set trim gain -7.5") == "ok -7.5")
+        let event = try json(try #require(try watcher.readLine(timeout: 5)))
+        #expect(event["event"] as? String == "parameter")
+        let data = try #require(event["data"] as? [String: Any])
+        #expect(data["node"] as? String == "trim" && data["parameter"] as? String == "gain" && data["value"] as? Double == -7.5)
+    }
+
+    @Test("a watch without events= hears no parameter events")
+    func parameterEventsAreAskedFor() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        let watcher = try rig.client()
+        _ = try watcher.request("watch")
+        _ = try rig.ask("set trim gain -3")
+        #expect(try watcher.readLine(timeout: 0.3) == nil)
+    }
+
+    @Test("an edit by one client is an edit event for another, naming the command")
+    func editEvents() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        let watcher = try rig.client()
+        _ = try watcher.request("watch events=edit")
+        #expect(try rig.ask("add boost gain channels=1") == "ok boost")
+        #expect(try watcher.readLine(timeout: 5) == "event edit add boost gain")
+        _ = try rig.ask("undo")
+        #expect(try watcher.readLine(timeout: 5) == "event edit undo")
+    }
+
+    @Test("params names each parameter's hints")
+    func hints() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        let client = try rig.client()
+        _ = try client.request("mode json")
+        let reply = try json(try client.request(#"{"id": 1, "command": "params tone1"}"#))
+        let parameters = try #require(reply["result"] as? [[String: Any]])
+        let hints = Dictionary(uniqueKeysWithValues: parameters.map { ($0["parameter"] as! String, $0["hints"] as! [String]) })
+        #expect(hints["waveform"] == ["enumeration"])
+        #expect(hints["freq"]?.contains("logarithmic") == true)
+    }
+
+    @Test("takes lists a recorder's file and its numbered takes, in take order, and nothing else in the folder")
+    func takes() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for name in ["mix.wav", "mix-2.wav", "mix-10.wav", "mix-02.wav", "mix-x.wav", "mixer.wav", "mix-3.flac"] {
+            try write("", to: name, in: folder)
+        }
+        #expect(ControlDispatcher.takeFiles(of: folder + "/mix.wav").map { ($0 as NSString).lastPathComponent } == ["mix.wav", "mix-2.wav", "mix-10.wav"])
+    }
+
+    @Test("the web login token and cookie are HMAC-SHA-256 of the secret, as RFC 4231's test case 2 computes it")
+    func webToken() {
+        // RFC 4231, test case 2: key "Jefe", data "what do ya want for nothing?".
+        #expect(ControlSecret.hmacHex(key: "Jefe", message: "what do ya want for nothing?")
+            == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        let secret = ControlSecret.random()
+        #expect(secret.webToken == ControlSecret.hmacHex(key: secret.text, message: "trellis web login"))
+        #expect(secret.webToken != secret.webCookie && secret.webToken.count == 64)
+    }
+}
