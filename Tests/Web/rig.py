@@ -153,6 +153,9 @@ def browser(width=1280, height=800):
         options.add_argument(argument)
     options.binary_location = "/usr/bin/chromium"
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    # A headless window is at least 500 px wide: a phone's width is emulated, as a device.
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
     driver.set_page_load_timeout(20)
     driver.set_script_timeout(20)
     return driver

@@ -20,6 +20,10 @@ const UNIT_TEXT = {
 export function formatValue(value, parameter) {
   if (parameter.values) return parameter.values[Math.round(value)] ?? String(value);
   if (parameter.hints.includes("toggled")) return value >= 0.5 ? "on" : "off";
+  if (parameter.unit === "pan") {
+    const percent = Math.round(Math.abs(value) * 100);
+    return percent === 0 ? "C" : `${value < 0 ? "L" : "R"} ${percent}`;
+  }
   const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 10 ? 1 : 2;
   return `${Number(value).toFixed(digits)} ${UNIT_TEXT[parameter.unit] ?? ""}`.trim();
 }
