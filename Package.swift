@@ -39,6 +39,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         systemLibrary("CJack", pkgConfig: "jack", apt: "libjack-jackd2-dev"),
@@ -99,6 +100,7 @@ let package = Package(
                 "TrellisControl", "TrellisCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.embedInCode("Assets")]),
         // A client of a session manager (NSM API 1.1.2) over OSC.

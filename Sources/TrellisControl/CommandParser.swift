@@ -223,8 +223,11 @@ public enum CommandParser {
             try count(0...0)
             return .program
         case "status":
-            try count(0...0)
-            return .status
+            try count(0...1)
+            if let word = arguments.first, word.lowercased() != "peek" {
+                throw ControlError(.syntax, "status takes no word but peek, not \(CommandTokenizer.quote(word))")
+            }
+            return .status(peek: !arguments.isEmpty)
         case "watch":
             return try watch(arguments)
         case "mode":

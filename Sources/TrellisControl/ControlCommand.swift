@@ -50,7 +50,8 @@ public enum ControlCommand: Sendable, Equatable {
     case load(path: String)
     case jackConnect(port: String, peer: String)
     case jackDisconnect(port: String, peer: String)
-    case status
+    /// `status [peek]`: with peek, the DSP load's and peaks' windows stay open.
+    case status(peek: Bool)
     /// The compiled program the audio thread runs, step by step.
     case program
     case watch(WatchRequest)

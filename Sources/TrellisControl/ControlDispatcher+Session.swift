@@ -115,7 +115,7 @@ extension ControlDispatcher {
         ]))
     }
 
-    func status() -> ControlReply {
+    func status(peek: Bool = false) -> ControlReply {
         let graph = self.graph
         var members: [(String, ControlValue)] = [
             ("sampleRate", .number(graph.sampleRate)), ("maximumFrames", .number(graph.maximumFrames)),
@@ -136,13 +136,14 @@ extension ControlDispatcher {
         members += [("transport", .string(time.isRolling ? "rolling" : "stopped")), ("bars", .string(bars.description)),
                     ("transportFrame", .number(Double(time.transportFrame))), ("tempo", .number(time.tempo))]
         if let head = target.jackHead {
-            let status = head.status()
+            let status = head.status(peek: peek)
             let phase = "\(status.phase)"
             members += [
                 ("jack", .string(phase)), ("client", .string(status.clientName)), ("period", .number(status.bufferFrames)),
                 ("xruns", .number(status.xrunCount)), ("cycles", .number(status.cycleCount)), ("dspLoad", .number(status.dspLoad)),
                 ("silencedCycles", .number(status.silencedCycleCount)), ("interruptions", .number(status.interruptionCount)),
                 ("cpuLatency", .string(status.cpuLatency.word)),
+                ("dspBusyNanoseconds", .number(status.busyNanoseconds)), ("dspPeriodNanoseconds", .number(status.periodNanoseconds)),
             ]
             if case .refused(let reason) = status.cpuLatency { members.append(("cpuLatencyRefused", .string(reason))) }
             let peaks = status.outputPeaksDecibels
@@ -171,7 +172,7 @@ extension ControlDispatcher {
         let receiving = head.configuration.inputPortNames + head.configuration.midiInputPortNames
         let portReceives = receiving.contains { PortNamePattern.matches(port, $0) }
         jackEdits.append(JackConnectionEdit(port: port, peer: peer, connected: connect, portReceives: portReceives))
-        let links = head.status().connections.map(\.description)
+        let links = head.status(peek: true).connections.map(\.description)
         return .ok(text: links.joined(separator: ", "), value: .array(links.map { .string($0) }))
     }
 

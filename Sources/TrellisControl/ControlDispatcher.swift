@@ -288,7 +288,7 @@ public final class ControlDispatcher: @unchecked Sendable {
                 return try streamTap(bus, seconds: seconds, to: peer)
             case .jackConnect(let port, let peer): return try jack(connect: true, port: port, peer: peer)
             case .jackDisconnect(let port, let peer): return try jack(connect: false, port: port, peer: peer)
-            case .status: return status()
+            case .status(let peek): return status(peek: peek)
             case .program:
                 // One reply line: the listing's lines joined by "; " (JSON: an array of them).
                 let lines = graph.programListing.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }

@@ -260,10 +260,12 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
         return frames > 0 && rate > 0 ? BackendSettings(maximumFrames: frames, sampleRate: Double(rate)) : nil
     }
 
-    /// A snapshot of the head node; reading it resets the peak meters. Thread: control.
-    public func status() -> JACKStatus {
+    /// A snapshot of the head node; reading it closes the window of the mean DSP load and
+    /// the peak meters, unless `peek` leaves them to the next read. Thread: control.
+    public func status(peek: Bool = false) -> JACKStatus {
         let info = info.withLock { $0 }
-        let peaks = state.takePeaks()
+        let peaks = peek ? state.peekPeaks() : state.takePeaks()
+        let totals = state.loadTotals()
         return JACKStatus(
             phase: info.phase,
             clientName: info.clientName,
@@ -273,6 +275,8 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
             preparedFrames: state.preparedFrames.load(ordering: .relaxed),
             dspLoad: peaks.dspLoad,
             dspLoadPeak: peaks.dspLoadPeak,
+            busyNanoseconds: totals.busy,
+            periodNanoseconds: totals.period,
             xrunCount: state.xruns.load(ordering: .relaxed),
             cycleCount: state.cycles.load(ordering: .relaxed),
             silencedCycleCount: state.silencedCycles.load(ordering: .relaxed),

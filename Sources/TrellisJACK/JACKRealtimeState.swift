@@ -53,10 +53,14 @@ final class JACKRealtimeState: @unchecked Sendable {
     let lastCyclePeriod = Atomic<UInt64>(0)
     let xruns = Atomic<Int>(0)
     let freewheeling = Atomic<Bool>(false)
-    /// Since the last status read: time spent in cycles and the periods' time, in ns;
-    /// their quotient is the mean load. The last mean is kept for reads with no cycle between.
+    /// Running totals since the client started: time spent in cycles and the periods'
+    /// time, in ns. A status read takes the mean load over its window from their growth
+    /// since the last read (`loadWindowStart`); the last mean is kept for reads with no
+    /// cycle between.
     let loadBusyNanoseconds = Atomic<Int>(0)
     let loadPeriodNanoseconds = Atomic<Int>(0)
+    /// The totals at the last status read. Thread: control.
+    private let loadWindowStart = Mutex((busy: 0, period: 0))
     let dspLoadBits = Atomic<UInt32>(0)
     let dspLoadPeakBits = Atomic<UInt32>(0)
     /// Per output channel, the largest magnitude since the last status read. Non-negative
@@ -396,10 +400,26 @@ final class JACKRealtimeState: @unchecked Sendable {
     /// Reads and resets the output peaks, the mean DSP load and its peak. Thread: control.
     func takePeaks() -> (outputs: [Float], dspLoad: Float, dspLoadPeak: Float) {
         let outputs = (0..<outputCount).map { Float(bitPattern: peakBits[$0].exchange(0, ordering: .relaxed)) }
-        let busy = loadBusyNanoseconds.exchange(0, ordering: .relaxed)
-        let period = loadPeriodNanoseconds.exchange(0, ordering: .relaxed)
+        let (busy, period) = loadWindowStart.withLock { start in
+            let now = loadTotals()
+            defer { start = now }
+            return (now.busy &- start.busy, now.period &- start.period)
+        }
         if period > 0 { dspLoadBits.store(Float(Double(busy) / Double(period)).bitPattern, ordering: .relaxed) }
         return (outputs, Float(bitPattern: dspLoadBits.load(ordering: .relaxed)), Float(bitPattern: dspLoadPeakBits.exchange(0, ordering: .relaxed)))
+    }
+
+    /// The same as `takePeaks` without closing the window: what the next read will
+    /// reset is left to it. Thread: control.
+    func peekPeaks() -> (outputs: [Float], dspLoad: Float, dspLoadPeak: Float) {
+        let outputs = (0..<outputCount).map { Float(bitPattern: peakBits[$0].load(ordering: .relaxed)) }
+        return (outputs, Float(bitPattern: dspLoadBits.load(ordering: .relaxed)), Float(bitPattern: dspLoadPeakBits.load(ordering: .relaxed)))
+    }
+
+    /// Time spent in cycles and the periods' time since the client started, in ns.
+    /// Thread: any.
+    func loadTotals() -> (busy: Int, period: Int) {
+        (loadBusyNanoseconds.load(ordering: .relaxed), loadPeriodNanoseconds.load(ordering: .relaxed))
     }
 }
 

@@ -23,6 +23,10 @@ public struct JACKStatus: Sendable {
     public var dspLoad: Float
     /// The largest single cycle's load since the previous snapshot.
     public var dspLoadPeak: Float
+    /// Time spent in cycles and the periods' time since the client started, in ns: a
+    /// reader that keeps its previous pair takes the mean load over its own window.
+    public var busyNanoseconds: Int = 0
+    public var periodNanoseconds: Int = 0
     public var xrunCount: Int
     public var cycleCount: Int
     /// Cycles whose output was replaced by silence (see `JACKSilenceReason`).

@@ -5,6 +5,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 import TrellisControl
 
@@ -62,9 +63,11 @@ public final class WebDesk: @unchecked Sendable {
     public let configuration: Configuration
     let dispatcher: ControlDispatcher
     let secret: ControlSecret
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let running = Mutex<(task: Task<Void, Never>, group: ServiceGroup)?>(nil)
     private let boundPort = Mutex<Int?>(nil)
     private let clientCount = Atomic<Int>(0)
+    /// The pages' connections, closed first when the desk stops.
+    private let pages = Mutex<[Int: any Channel]>([:])
     private let nextClient = Atomic<Int>(1)
 
     public init(configuration: Configuration, dispatcher: ControlDispatcher, secret: ControlSecret) {
@@ -97,28 +100,31 @@ public final class WebDesk: @unchecked Sendable {
             boundPort.withLock { $0 = channel.localAddress?.port }
             ready.signal()
         }
-        let running = Task {
-            do { try await application.run() } catch { failure.withLock { $0 = "\(error)" } }
+        // The session's own signals end the session; the desk stops when it is told to.
+        let group = ServiceGroup(configuration: .init(services: [application], gracefulShutdownSignals: [], logger: application.logger))
+        let task = Task {
+            do { try await group.run() } catch { failure.withLock { $0 = "\(error)" } }
             ready.signal()
         }
-        task.withLock { $0 = running }
+        running.withLock { $0 = (task, group) }
         ready.wait()
         if let reason = failure.withLock({ $0 }) ?? (boundPort.withLock { $0 } == nil ? "the server stopped before it listened" : nil) {
-            running.cancel()
+            task.cancel()
             throw WebDeskError("cannot serve the web desk on \(configuration.host):\(configuration.port): \(reason)")
         }
     }
 
-    /// Closes every page and stops listening. Thread: control.
+    /// Closes every page and stops listening, within 5 s. Thread: control.
     public func stop() {
-        guard let running = task.withLock({ task in defer { task = nil }; return task }) else { return }
-        running.cancel()
+        guard let (task, group) = running.withLock({ running in defer { running = nil }; return running }) else { return }
+        for channel in pages.withLock({ Array($0.values) }) { channel.close(promise: nil) }
         let done = DispatchSemaphore(value: 0)
         Task {
-            _ = await running.value
+            await group.triggerGracefulShutdown()
+            _ = await task.value
             done.signal()
         }
-        _ = done.wait(timeout: .now() + 5)
+        if done.wait(timeout: .now() + 5) == .timedOut { task.cancel() }
     }
 
     private func makeApplication(onRunning: @escaping @Sendable (any Channel) -> Void) -> some ApplicationProtocol {
@@ -156,11 +162,16 @@ public final class WebDesk: @unchecked Sendable {
         guard access.hasCookie(request.headerFields) || token.map(access.tokenMatches) == true,
               WebAccess.originRefusal(request.headerFields, authority: request.authority) == nil
         else { return .dontUpgrade }
-        let name = "web \(nextClient.add(1, ordering: .relaxed).oldValue)"
+        let number = nextClient.add(1, ordering: .relaxed).oldValue
+        let name = "web \(number)"
         let stalled = configuration.stalledSeconds, messageBytes = configuration.maximumMessageBytes
         return .upgrade([:]) { [self] inbound, outbound, _ in
             clientCount.add(1, ordering: .relaxed)
-            defer { clientCount.subtract(1, ordering: .relaxed) }
+            pages.withLock { $0[number] = channel }
+            defer {
+                pages.withLock { _ = $0.removeValue(forKey: number) }
+                clientCount.subtract(1, ordering: .relaxed)
+            }
             await WebSession(client: WebClient(name: name), dispatcher: dispatcher, channel: channel, stalledSeconds: stalled,
                              maximumMessageBytes: messageBytes)
                 .run(inbound: inbound, outbound: outbound)

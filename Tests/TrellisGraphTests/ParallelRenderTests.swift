@@ -224,14 +224,22 @@ struct ParallelRenderTests {
         graph.engine.startRendering()
         defer { graph.engine.stopRendering() }
         #expect(try !graph.compileForOneThreadIfSettled(), "nothing is settled before measuring")
+        // On a busy machine the prediction may call for a trial in parallel first, which
+        // takes more cycles: render until the measuring settles.
         var actual = render(graph, cycles: 12)
+        var cycles = 12
+        while graph.scheduleReport?.isSettled != true && cycles < 600 {
+            for (channel, samples) in render(graph, cycles: 12).enumerated() { actual[channel] += samples }
+            cycles += 12
+        }
         #expect(graph.scheduleReport?.isSettled == true)
+        #expect(graph.scheduleReport?.mode == .serial, "twelve gains against none gain nothing from a second thread")
         #expect(try graph.compileForOneThreadIfSettled())
         #expect(!graph.programListing.contains("schedule:"), "\(graph.programListing)")
         #expect(graph.scheduleReport?.mode == .serial, "the status still shows what measuring decided")
         #expect(try !graph.compileForOneThreadIfSettled(), "compiled once")
         for (channel, samples) in render(graph, cycles: 12).enumerated() { actual[channel] += samples }
-        #expect(sameBits(actual, render(try lopsidedBranches(threads: 1), cycles: 24)))
+        #expect(sameBits(actual, render(try lopsidedBranches(threads: 1), cycles: cycles + 12)))
 
         try graph.addNode(Gain(channelCount: 2))
         #expect(graph.programListing.contains("schedule:"), "an edit measures again")

@@ -62,6 +62,11 @@ def test_the_url_with_its_token_opens_the_desk_and_drops_the_token(desk, pages):
     assert len(page.find_elements(By.CSS_SELECTOR, ".strip")) == 3  # two inputs and the master
 
 
+def test_ctl_prints_the_url_again(desk):
+    status, out, err = desk.ctl("web")
+    assert status == 0 and out == desk.url, (out, err)
+
+
 def test_without_the_token_nothing_is_served(desk):
     for path in ["/", "/assets/desk.js", "/takes/take.wav", "/ws"]:
         connection = http.client.HTTPConnection("127.0.0.1", desk.port, timeout=10)

@@ -309,10 +309,21 @@ async function refreshTakes() {
 
 // MARK: - time and health
 
+// `status peek` leaves the windows other clients read (DSP load, peaks) as they are; the
+// load shown is the mean over this page's own window, from the cycles' running totals.
+let lastLoad = null;
 async function status() {
-  const s = await session.request("status").catch(() => null);
+  const s = await session.request("status peek").catch(() => null);
   if (!s) return;
-  $("dsp").textContent = s.dspLoad !== undefined ? `${(s.dspLoad * 100).toFixed(1)} %` : "–";
+  if (s.dspBusyNanoseconds !== undefined) {
+    if (lastLoad && s.dspPeriodNanoseconds > lastLoad.period) {
+      const load = (s.dspBusyNanoseconds - lastLoad.busy) / (s.dspPeriodNanoseconds - lastLoad.period);
+      $("dsp").textContent = `${(load * 100).toFixed(1)} %`;
+    }
+    lastLoad = { busy: s.dspBusyNanoseconds, period: s.dspPeriodNanoseconds };
+  } else {
+    $("dsp").textContent = "–";
+  }
   $("xruns").textContent = s.xruns ?? "–";
   $("jack").textContent = s.jack ?? "offline";
   $("jack").dataset.state = s.jack ?? "offline";
