@@ -85,7 +85,8 @@ struct WebRoutes: Sendable {
         let type = WebAssets.audioType(of: name)
         let disposition = "attachment; filename=\"\(name.replacingOccurrences(of: "\"", with: ""))\""
         guard let header = request.headers[.range] else {
-            let body = size == 0 ? ResponseBody() : try await FileIO().loadFile(path: path, context: context)
+            // A take being recorded grows: serve the bytes the length promised.
+            let body = size == 0 ? ResponseBody() : try await FileIO().loadFile(path: path, range: 0...(size - 1), context: context)
             return Response(status: .ok, headers: [.contentType: type, .contentLength: "\(size)", .acceptRanges: "bytes", .contentDisposition: disposition], body: body)
         }
         guard let range = Self.byteRange(header, size: size) else {

@@ -35,7 +35,11 @@ struct WebSession: Sendable {
                     return
                 }
                 await client.reserveRequest()
-                dispatcher.handle(line: line, from: client.peer) { [client] reply in client.reply(reply) }
+                dispatcher.handle(line: line, from: client.peer) { [client] reply in
+                    client.reply(reply)
+                    // After `bye`, the page is closed once its reply is sent.
+                    if client.peer.wantsToClose { client.close() }
+                }
                 if client.overflowed { break }
             }
         } catch {
@@ -53,7 +57,8 @@ struct WebSession: Sendable {
                 }
             }
         }
-        if client.overflowed { channel.close(promise: nil) }
+        // The client ended (bye, overflow, a stall): what was queued has been sent.
+        channel.close(promise: nil)
     }
 
     /// Closes a page whose socket has taken nothing for `stalledSeconds` while lines wait.

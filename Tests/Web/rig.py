@@ -170,6 +170,21 @@ def open_desk(driver, desk):
         time.sleep(0.05)
 
 
+def steady(action, seconds=5):
+    """Runs a browser action again when the page replaced the element meanwhile (the desk
+    redraws its lists when the session changes)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    until = time.monotonic() + seconds
+    while True:
+        try:
+            return action()
+        except StaleElementReferenceException:
+            if time.monotonic() > until:
+                raise
+            time.sleep(0.05)
+
+
 def wait_for(condition, seconds=5, step=0.02):
     until = time.monotonic() + seconds
     while True:

@@ -44,6 +44,14 @@ def page(desk):
     return client
 
 
+def test_bye_is_answered_and_then_the_page_is_closed(desk):
+    client = page(desk)
+    client.send(json.dumps({"id": 1, "command": "bye"}))
+    assert json.loads(client.receive(10))["result"] == "bye"
+    assert client.receive(10) is None
+    client.close()
+
+
 def test_an_oversized_message_closes_that_page_only(desk):
     client = page(desk)
     client.send("x" * (64 * 1024 + 1))

@@ -12,7 +12,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from rig import Desk, WebSocket, browser, open_desk, wait_for
+from rig import Desk, WebSocket, browser, open_desk, steady, wait_for
 
 SESSION = """version: 1
 defaults: { sample-rate: 48000, block-size: 256 }
@@ -51,8 +51,8 @@ def pages(desk):
 
 
 def fader_gain(driver, node, parameter):
-    wrap = driver.find_element(By.CSS_SELECTOR, f'input.fader[data-node="{node}"][data-param="{parameter}"]').find_element(By.XPATH, "..")
-    return float(wrap.get_attribute("data-gain"))
+    return float(steady(lambda: driver.execute_script(
+        "return document.querySelector(arguments[0]).parentElement.dataset.gain", f'input.fader[data-node="{node}"][data-param="{parameter}"]')))
 
 
 def test_the_url_with_its_token_opens_the_desk_and_drops_the_token(desk, pages):
@@ -79,6 +79,20 @@ def test_without_the_token_nothing_is_served(desk):
     connection.request("GET", "/?token=" + "0" * 64)
     response = connection.getresponse()
     assert response.status == 401 and response.getheader("Set-Cookie") is None
+
+
+def test_wrong_tokens_are_answered_more_slowly_each_time(desk):
+    waits = []
+    for _ in range(4):
+        connection = http.client.HTTPConnection("127.0.0.1", desk.port, timeout=20)
+        started = time.monotonic()
+        connection.request("GET", "/?token=" + "f" * 64)
+        assert connection.getresponse().status == 401
+        waits.append(time.monotonic() - started)
+    # 100, 200, 400, 800 ms: each at least its delay, whatever the machine's load.
+    assert waits[3] >= 0.8 and waits[2] >= 0.4, waits
+    # The right token still opens the desk at once.
+    assert cookie(desk)
 
 
 def cookie(desk):
@@ -147,8 +161,9 @@ def test_the_meters_show_a_tone_at_its_level_and_silence_at_the_floor(desk, page
     page, _ = pages
 
     def level(bus):
-        meter = page.find_element(By.CSS_SELECTOR, f'.strip .meter[data-meter="{bus}"]')
-        return float(meter.get_attribute("data-peak")), float(meter.get_attribute("data-rms"))
+        peak, rms = page.execute_script(
+            "const m = document.querySelector(arguments[0]); return [m.dataset.peak, m.dataset.rms]", f'.strip .meter[data-meter="{bus}"]')
+        return float(peak), float(rms)
 
     peak, rms = wait_for(lambda: (lambda l: l if abs(l[0] - TONE_DB) < 0.05 else None)(level("tone1.0")), 5)
     assert abs(peak - TONE_DB) < 0.05
@@ -157,7 +172,11 @@ def test_the_meters_show_a_tone_at_its_level_and_silence_at_the_floor(desk, page
 
 
 def select_by_value(driver, element_id, value):
-    Select(driver.find_element(By.ID, element_id)).select_by_value(value)
+    steady(lambda: Select(driver.find_element(By.ID, element_id)).select_by_value(value))
+
+
+def click(driver, selector, by=By.CSS_SELECTOR):
+    steady(lambda: driver.find_element(by, selector).click())
 
 
 def test_a_plugin_added_on_the_page_is_heard_and_undone(desk, pages):
@@ -168,23 +187,23 @@ def test_a_plugin_added_on_the_page_is_heard_and_undone(desk, pages):
     search.send_keys("eg-amp")
     assert wait_for(lambda: page.find_elements(By.CSS_SELECTOR, f'#unit-choice option[value="lv2:{uri}"]'), 10)
     select_by_value(page, "unit-choice", f"lv2:{uri}")
-    page.find_element(By.ID, "node-name").send_keys("amp")
-    page.find_element(By.ID, "node-settings").send_keys("channels=2 gain=-6")
-    page.find_element(By.ID, "add").click()
+    steady(lambda: page.find_element(By.ID, "node-name").send_keys("amp"))
+    steady(lambda: page.find_element(By.ID, "node-settings").send_keys("channels=2 gain=-6"))
+    click(page, "add", By.ID)
     assert wait_for(lambda: page.find_elements(By.CSS_SELECTOR, '#graph g.node[data-node="amp"]'))
     # tone1 -> amp -> mix.0, where tone1 fed mix.0.
-    page.find_element(By.CSS_SELECTOR, '[aria-label="disconnect tone1.0 mix.0"]').click()
+    click(page, '[aria-label="disconnect tone1.0 mix.0"]')
     wait_for(lambda: not page.find_elements(By.CSS_SELECTOR, '[aria-label="disconnect tone1.0 mix.0"]'))
     for source, target in [("tone1.0", "amp.0"), ("amp.0", "mix.0")]:
         select_by_value(page, "connect-from", source)
         select_by_value(page, "connect-to", target)
-        page.find_element(By.ID, "connect").click()
+        click(page, "connect", By.ID)
         assert wait_for(lambda: page.find_elements(By.CSS_SELECTOR, f'[aria-label="disconnect {source} {target}"]')), page.find_element(By.ID, "messages").text
     assert wait_for(lambda: abs(desk.tap_peak("mix.0") - (TONE_DB - 6)) < 0.1, 5), "eg-amp at -6 dB was not heard"
     assert wait_for(lambda: other.find_elements(By.CSS_SELECTOR, '#graph g.node[data-node="amp"]'))
     # Undo the four edits: the plugin goes and tone1 feeds the mixer again.
     for _ in range(4):
-        page.find_element(By.ID, "undo").click()
+        click(page, "undo", By.ID)
         time.sleep(0.3)
     listing = desk.ok("list")
     assert "amp=" not in listing and "tone1.0->mix.0" in listing, listing
@@ -196,21 +215,19 @@ def test_a_refusal_is_the_dispatchers_message(desk, pages):
     page, _ = pages
     select_by_value(page, "connect-from", "quiet.0")
     select_by_value(page, "connect-to", "mix.0")
-    page.find_element(By.ID, "connect").click()
+    click(page, "connect", By.ID)
     message = wait_for(lambda: page.find_element(By.ID, "messages").text, 5)
     assert "one output feeds one input" in message or "already" in message, message
 
 
 def test_a_take_recorded_from_the_page_downloads_byte_for_byte(desk, pages):
     page, other = pages
-    row = page.find_element(By.CSS_SELECTOR, '.recorder[data-recorder="take"]')
-    row.find_element(By.CSS_SELECTOR, '[data-action="stop"]').click()  # the take trellis run began
+    click(page, '.recorder[data-recorder="take"] [data-action="stop"]')  # the take trellis run began
     wait_for(lambda: "idle" in desk.ok("record", "meter", "take"), 5)
-    row = page.find_element(By.CSS_SELECTOR, '.recorder[data-recorder="take"]')
-    row.find_element(By.CSS_SELECTOR, '[data-action="start"]').click()
+    click(page, '.recorder[data-recorder="take"] [data-action="start"]')
     assert wait_for(lambda: "recording" in desk.ok("record", "meter", "take"), 5)
     time.sleep(1)
-    page.find_element(By.CSS_SELECTOR, '.recorder[data-recorder="take"] [data-action="stop"]').click()
+    click(page, '.recorder[data-recorder="take"] [data-action="stop"]')
     assert wait_for(lambda: "idle" in desk.ok("record", "meter", "take"), 5)
     link = wait_for(lambda: page.find_elements(By.CSS_SELECTOR, '#takes li[data-take="take-2.wav"] a'), 5)
     assert link, page.find_element(By.ID, "takes").text
