@@ -141,21 +141,21 @@ extension ControlDispatcher {
     }
 
     /// A `parameter` event for every writable parameter whose value changed since the
-    /// last look, every 30 ms while any peer watches them: so a desk sees what a client,
-    /// MIDI learn or automation changed. Meters (a unit's outputs) are read with `params`.
-    /// Thread: the dispatcher's queue.
+    /// last look, every 40 ms while any peer watches them: so a desk sees what MIDI learn
+    /// or automation changed (a client's change is sent at once, `sendParameterChanges`).
+    /// Meters (a unit's outputs) are read with `params`. Thread: the dispatcher's queue.
     func updateParameterWatch() {
         let wanted = peers.withLock { $0.values.contains { $0.watch?.request.kinds.contains(.parameter) ?? false } }
         guard wanted != (desk.parameterTimer != nil) else { return }
         guard wanted else {
             desk.parameterTimer?.cancel()
             desk.parameterTimer = nil
-            desk.parameterValues = [:]
+            desk.watched = []
             return
         }
-        desk.parameterValues = parameterValues()
+        desk.watched = watchedParameters()
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + 0.03, repeating: 0.03, leeway: .milliseconds(5))
+        timer.schedule(deadline: .now() + 0.04, repeating: 0.04, leeway: .milliseconds(5))
         timer.setEventHandler { [weak self] in self?.sendParameterChanges() }
         desk.parameterTimer = timer
         timer.resume()
@@ -165,26 +165,30 @@ extension ControlDispatcher {
     /// is heard at once, not at the next look). Thread: the dispatcher's queue.
     func sendParameterChanges() {
         guard desk.parameterTimer != nil else { return }
-        let now = parameterValues()
-        for (key, entry) in now where desk.parameterValues[key]?.value != entry.value {
+        for index in desk.watched.indices {
+            let entry = desk.watched[index]
+            guard let value = try? entry.unit.parameterValue(entry.info.address), value != entry.value else { continue }
+            desk.watched[index].value = value
+            let text = ParameterText.encode(value, for: entry.info)
             broadcast(ControlEvent(
-                kind: .parameter, text: "\(key.node) \(key.parameter) \(CommandTokenizer.quote(entry.text))",
-                data: .object([("node", .string(key.node)), ("parameter", .string(key.parameter)), ("value", .number(entry.value)), ("text", .string(entry.text))])))
+                kind: .parameter, text: "\(entry.node) \(entry.parameter) \(CommandTokenizer.quote(text))",
+                data: .object([("node", .string(entry.node)), ("parameter", .string(entry.parameter)), ("value", .number(value)), ("text", .string(text))])))
         }
-        desk.parameterValues = now
     }
 
-    private func parameterValues() -> [DeskState.ParameterKey: (value: Float, text: String)] {
-        var values: [DeskState.ParameterKey: (value: Float, text: String)] = [:]
+    /// Every writable parameter of the graph with its value now; made again when the
+    /// graph changes (`reportEdit`, a load). Thread: the dispatcher's queue.
+    func watchedParameters() -> [DeskState.Watched] {
+        var watched: [DeskState.Watched] = []
         for node in graph.nodes {
             for (prefix, unit) in Self.parameterHolders(node.unit, prefix: "") {
                 for info in unit.parameters where info.isWritable {
-                    guard let value = try? unit.parameterValue(info.address) else { continue }
-                    values[DeskState.ParameterKey(node: node.name, parameter: prefix + info.identifier)] = (value, ParameterText.encode(value, for: info))
+                    let value = (try? unit.parameterValue(info.address)) ?? info.defaultValue
+                    watched.append(DeskState.Watched(node: node.name, parameter: prefix + info.identifier, unit: unit, info: info, value: value))
                 }
             }
         }
-        return values
+        return watched
     }
 
     /// Tells watchers of `edit` that a command changed what `describe` answers.
@@ -193,7 +197,13 @@ extension ControlDispatcher {
         guard case .ok = reply else { return }
         let label: String
         switch command {
-        case .set, .batch, .bypass, .preset, .undo, .redo, .propertySet: sendParameterChanges()
+        case .add, .remove, .batch, .undo, .redo:
+            // The graph's parameters changed: look again at the new set.
+            if desk.parameterTimer != nil {
+                sendParameterChanges()
+                desk.watched = watchedParameters()
+            }
+        case .set, .bypass, .preset, .propertySet: sendParameterChanges()
         default: break
         }
         switch command {
@@ -212,11 +222,15 @@ extension ControlDispatcher {
 
 /// The dispatcher's desk state (queue only).
 struct DeskState {
-    struct ParameterKey: Hashable {
+    /// A parameter a watcher hears about, with the value last sent.
+    struct Watched {
         var node: String
         var parameter: String
+        var unit: any AudioUnit
+        var info: ParameterInfo
+        var value: Float
     }
 
     var parameterTimer: DispatchSourceTimer?
-    var parameterValues: [ParameterKey: (value: Float, text: String)] = [:]
+    var watched: [Watched] = []
 }

@@ -72,6 +72,11 @@ public final class ControlPeer: @unchecked Sendable {
 
     var watch: Watch? { state.withLock { $0.watch } }
 
+    /// Whether the peer's watch takes events of `kind`. Thread: any.
+    public func watches(_ kind: ControlEventKind) -> Bool {
+        state.withLock { $0.watch?.request.kinds.contains(kind) ?? false }
+    }
+
     /// Sends an event if the peer watches its kind; never waits.
     func send(_ event: ControlEvent) {
         let (mode, watch) = state.withLock { ($0.mode, $0.watch) }

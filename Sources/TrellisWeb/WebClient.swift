@@ -91,6 +91,13 @@ final class WebClient: Sendable {
         return queued
     }
 
+    /// An event made for every page (a meter reading of the shared feed), for a page
+    /// whose watch takes its kind. Thread: any.
+    func queueEvent(_ line: String, kind: ControlEventKind) {
+        guard peer.watches(kind) else { return }
+        Self.queue(line, meter: Self.isMeter(line), in: shared, limit: limits.outboxBytes)
+    }
+
     /// A reply to one of the page's requests. Thread: any.
     func reply(_ line: String) {
         Self.queue(line, meter: false, in: shared, limit: limits.outboxBytes)

@@ -70,10 +70,14 @@ public final class WebDesk: @unchecked Sendable {
     private let pages = Mutex<[Int: any Channel]>([:])
     private let nextClient = Atomic<Int>(1)
 
+    /// The meters every page shows, read once for all of them.
+    private let meters: MeterFeed
+
     public init(configuration: Configuration, dispatcher: ControlDispatcher, secret: ControlSecret) {
         self.configuration = configuration
         self.dispatcher = dispatcher
         self.secret = secret
+        meters = MeterFeed(dispatcher: dispatcher)
     }
 
     /// The port listened on, once `start` returned.
@@ -168,11 +172,14 @@ public final class WebDesk: @unchecked Sendable {
         return .upgrade([:]) { [self] inbound, outbound, _ in
             clientCount.add(1, ordering: .relaxed)
             pages.withLock { $0[number] = channel }
+            let client = WebClient(name: name)
+            meters.add(client, number: number)
             defer {
+                meters.remove(number: number)
                 pages.withLock { _ = $0.removeValue(forKey: number) }
                 clientCount.subtract(1, ordering: .relaxed)
             }
-            await WebSession(client: WebClient(name: name), dispatcher: dispatcher, channel: channel, stalledSeconds: stalled,
+            await WebSession(client: client, dispatcher: dispatcher, channel: channel, stalledSeconds: stalled,
                              maximumMessageBytes: messageBytes)
                 .run(inbound: inbound, outbound: outbound)
         }

@@ -260,5 +260,22 @@ class WebSocket:
             if opcode == 1:
                 return payload.decode()
 
+    def reply(self, timeout=5):
+        """The next reply (a JSON line without "event"), past any events; None when the
+        server closed the connection. A message may hold several lines."""
+        import json
+
+        pending = getattr(self, "pending", [])
+        while True:
+            while pending:
+                line = pending.pop(0)
+                if "event" not in json.loads(line):
+                    self.pending = pending
+                    return line
+            message = self.receive(timeout)
+            if message is None:
+                return None
+            pending = [line for line in message.split("\n") if line]
+
     def close(self):
         self.sock.close()

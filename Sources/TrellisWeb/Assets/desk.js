@@ -44,12 +44,10 @@ async function refresh() {
   await rewatch();
 }
 
-// Every output bus of the top-level graph is metered (and recorders by name).
+// Meters of every output bus and recorder come to every page from the desk's one feed
+// (docs/web.md); this page watches the events.
 async function rewatch() {
-  const buses = [];
-  for (const node of state.graph.nodes) node.outputs.forEach((_, bus) => buses.push(`${node.name}.${bus}`));
-  const meters = [...buses, ...state.graph.recorders.map((r) => r.name)];
-  await session.watch(`events=parameter,edit,graph,property,xrun,interruption,jack,warning,log,record,eof,transport,time meters=${meters.join(",")} rate=30 time=0.25`);
+  await session.watch("events=meter,parameter,edit,graph,property,xrun,interruption,jack,warning,log,record,eof,transport,time time=0.25");
 }
 
 // MARK: - strips

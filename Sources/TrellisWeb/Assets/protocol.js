@@ -1,5 +1,6 @@
-// The control protocol's JSON lines over the desk's WebSocket (docs/web.md):
-// requests carry an id, replies echo it, events echo the id of the watch request.
+// The control protocol's JSON lines over the desk's WebSocket (docs/web.md): requests
+// carry an id, replies echo it, events echo the id of the watch request; a message from
+// the session may hold several lines.
 
 export class Session {
   constructor() {
@@ -16,7 +17,10 @@ export class Session {
       this.socket.onopen = () => resolve();
       this.socket.onerror = () => reject(new Error("the session refused the connection"));
       this.socket.onclose = () => this.emit("closed", {});
-      this.socket.onmessage = (message) => this.receive(JSON.parse(message.data));
+      // A message holds one or more JSON lines.
+      this.socket.onmessage = (message) => {
+        for (const line of message.data.split("\n")) if (line) this.receive(JSON.parse(line));
+      };
     });
   }
 
