@@ -166,9 +166,10 @@ extension ControlDispatcher {
     func sendParameterChanges() {
         guard desk.parameterTimer != nil else { return }
         for index in desk.watched.indices {
-            let entry = desk.watched[index]
-            guard let value = try? entry.unit.parameterValue(entry.info.address), value != entry.value else { continue }
+            guard let value = try? desk.watched[index].unit.parameterValue(desk.watched[index].info.address),
+                  value != desk.watched[index].value else { continue }
             desk.watched[index].value = value
+            let entry = desk.watched[index]
             let text = ParameterText.encode(value, for: entry.info)
             broadcast(ControlEvent(
                 kind: .parameter, text: "\(entry.node) \(entry.parameter) \(CommandTokenizer.quote(text))",

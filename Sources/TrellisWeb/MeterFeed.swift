@@ -32,7 +32,7 @@ final class MeterFeed: Sendable {
         self.dispatcher = dispatcher
         let shared = self.shared
         peer = ControlPeer(name: "web desk meters", mode: .json) { line in
-            if line.contains(#""event":"meter""#) {
+            if line.hasPrefix(#"{"id":"meters","event":"meter""#) {
                 for client in shared.state.withLock({ Array($0.clients.values) }) { client.queueEvent(line, kind: .meter) }
             } else {
                 // The graph changed: the buses to meter may have.

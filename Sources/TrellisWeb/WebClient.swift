@@ -46,8 +46,13 @@ final class WebClient: Sendable {
         }
     }
 
+    /// Whether a line is a meter event: `"event":"meter"` within its first bytes (after
+    /// the id), found without Foundation.
     private static func isMeter(_ line: String) -> Bool {
-        line.utf8.count < 4096 && line.contains(#""event":"meter""#)
+        let needle = Array(#""event":"meter""#.utf8)
+        let head = Array(line.utf8.prefix(160))
+        guard head.count >= needle.count else { return false }
+        return (0...(head.count - needle.count)).contains { start in head[start..<(start + needle.count)].elementsEqual(needle) }
     }
 
     /// Queues a line for the page; false when it was dropped.
@@ -95,7 +100,7 @@ final class WebClient: Sendable {
     /// whose watch takes its kind. Thread: any.
     func queueEvent(_ line: String, kind: ControlEventKind) {
         guard peer.watches(kind) else { return }
-        Self.queue(line, meter: Self.isMeter(line), in: shared, limit: limits.outboxBytes)
+        Self.queue(line, meter: kind == .meter, in: shared, limit: limits.outboxBytes)
     }
 
     /// A reply to one of the page's requests. Thread: any.

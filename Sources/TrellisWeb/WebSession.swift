@@ -62,6 +62,9 @@ struct WebSession: Sendable {
                 message += message.isEmpty ? line : "\n" + line
             }
             guard await send(message, outbound) else { return }
+            // Lines that come meanwhile go out together: a page gets a message or two a
+            // meter frame, not one a line (each a wake-up of this task).
+            try? await Task.sleep(for: .milliseconds(8))
         }
         // The client ended (bye, overflow, a stall): what was queued has been sent.
         channel.close(promise: nil)
