@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TrellisControl
+@testable import TrellisControl
 
 /// What a desk asks the control protocol for: the whole graph, the units, the takes, and
 /// events when a parameter or the graph changes, whoever changed it.
@@ -109,6 +109,16 @@ struct DeskProtocolTests {
             try write("", to: name, in: folder)
         }
         #expect(ControlDispatcher.takeFiles(of: folder + "/mix.wav").map { ($0 as NSString).lastPathComponent } == ["mix.wav", "mix-2.wav", "mix-10.wav"])
+    }
+
+    @Test("meter levels are written as printf's %.2f writes them")
+    func twoDecimals() {
+        var generator = SystemRandomNumberGenerator()
+        var values: [Float] = [-160, -0.001, 0, 0.004, -6.0206, 12.345, 99.999, -0.0049]
+        values += (0..<5000).map { _ in Float.random(in: -200...40, using: &generator) }
+        for value in values {
+            #expect(ControlDispatcher.twoDecimals(value) == String(format: "%.2f", value), "\(value)")
+        }
     }
 
     @Test("the web login token and cookie are HMAC-SHA-256 of the secret, as RFC 4231's test case 2 computes it")

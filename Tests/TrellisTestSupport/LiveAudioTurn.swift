@@ -14,6 +14,9 @@ public struct LiveAudioTurn: SuiteTrait, TestTrait, TestScoping {
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         await TurnQueue.shared.acquire()
+        // The wait for the turn is not the test's time: scripts/run-with-deadlines starts
+        // the test's deadline again at this line.
+        print("⏳ Test \(test.displayName.map { "\"\($0)\"" } ?? test.name) took its live turn.")
         do {
             try await function()
         } catch {
