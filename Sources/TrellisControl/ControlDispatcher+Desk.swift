@@ -211,7 +211,6 @@ extension ControlDispatcher {
         case .set, .get, .learn: return
         case .undo: label = "undo"
         case .redo: label = "redo"
-        case .load(let path): label = "load \(path)"
         case .record(let action, _, _, _) where action != .meter: label = "record \(action)"
         default:
             guard Self.changesSavedSession(command), let undo = Self.undoLabel(command) else { return }
