@@ -26,11 +26,12 @@ extension LiveControlTests {
         pair.stopMaster()
         try pair.startMaster(period: 128)
         try pair.waitForSlaveOnMaster(seconds: 30)
-        try waitUntil("the session running at 128 frames", pair, trellis) {
+        // A loaded machine takes its time to bring the slave back: the wait is generous.
+        try waitUntil("the session running at 128 frames", pair, trellis, seconds: 45) {
             let status = (try? ControlClient(endpoint: .unix(path: socket)).request("status")) ?? ""
             return status.contains("period=128") && status.contains("jack=running")
         }
-        try waitUntil("the session's ports connected again", pair, trellis) { Self.linked(pair) }
+        try waitUntil("the session's ports connected again", pair, trellis, seconds: 45) { Self.linked(pair) }
         let second = try Self.roundTrip(pair)
         #expect(second == 128 * (2 + 1), "\(second)")
         #expect(trellis.isRunning, "trellis ended: \(pair.log("trellis.log"))")
