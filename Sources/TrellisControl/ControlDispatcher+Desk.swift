@@ -165,28 +165,48 @@ extension ControlDispatcher {
     /// is heard at once, not at the next look). Thread: the dispatcher's queue.
     func sendParameterChanges() {
         guard desk.parameterTimer != nil else { return }
-        for index in desk.watched.indices {
-            guard let value = try? desk.watched[index].unit.parameterValue(desk.watched[index].info.address),
-                  value != desk.watched[index].value else { continue }
-            desk.watched[index].value = value
-            let entry = desk.watched[index]
-            let text = ParameterText.encode(value, for: entry.info)
-            broadcast(ControlEvent(
-                kind: .parameter, text: "\(entry.node) \(entry.parameter) \(CommandTokenizer.quote(text))",
-                data: .object([("node", .string(entry.node)), ("parameter", .string(entry.parameter)), ("value", .number(value)), ("text", .string(text))])))
+        // Read from a local list: one access to the dispatcher's state, not one a parameter.
+        var watched: [DeskState.WatchedUnit] = []
+        swap(&watched, &desk.watched)
+        var stale = false
+        for group in watched.indices {
+            let unit = watched[group].unit, values = watched[group].values
+            // A unit that made its parameter list again has new indices: look again.
+            if let base = unit as? AudioUnitBase, base.values !== values {
+                stale = true
+                continue
+            }
+            for entry in watched[group].indices.indices {
+                let last = watched[group].sent[entry]
+                let value = values.map { $0[watched[group].indices[entry]] }
+                    ?? ((try? unit.parameterValue(watched[group].infos[entry].address)) ?? last)
+                guard value != last else { continue }
+                watched[group].sent[entry] = value
+                let info = watched[group].infos[entry]
+                let node = watched[group].node, name = watched[group].prefix + info.identifier
+                let text = ParameterText.encode(value, for: info)
+                broadcast(ControlEvent(
+                    kind: .parameter, text: "\(node) \(name) \(CommandTokenizer.quote(text))",
+                    data: .object([("node", .string(node)), ("parameter", .string(name)), ("value", .number(value)), ("text", .string(text))])))
+            }
         }
+        desk.watched = stale ? watchedParameters() : watched
     }
 
-    /// Every writable parameter of the graph with its value now; made again when the
-    /// graph changes (`reportEdit`, a load). Thread: the dispatcher's queue.
-    func watchedParameters() -> [DeskState.Watched] {
-        var watched: [DeskState.Watched] = []
+    /// Every unit with writable parameters in the graph, with their values now; made
+    /// again when the graph changes (`reportEdit`, a load). Thread: the dispatcher's queue.
+    func watchedParameters() -> [DeskState.WatchedUnit] {
+        var watched: [DeskState.WatchedUnit] = []
         for node in graph.nodes {
             for (prefix, unit) in Self.parameterHolders(node.unit, prefix: "") {
-                for info in unit.parameters where info.isWritable {
-                    let value = (try? unit.parameterValue(info.address)) ?? info.defaultValue
-                    watched.append(DeskState.Watched(node: node.name, parameter: prefix + info.identifier, unit: unit, info: info, value: value))
+                let values = (unit as? AudioUnitBase)?.values
+                var group = DeskState.WatchedUnit(node: node.name, prefix: prefix, unit: unit, values: values)
+                for (index, info) in unit.parameters.enumerated() where info.isWritable {
+                    group.infos.append(info)
+                    group.indices.append(index)
+                    group.sent.append(values.map { $0[index] } ?? ((try? unit.parameterValue(info.address)) ?? info.defaultValue))
                 }
+                if !group.infos.isEmpty { watched.append(group) }
             }
         }
         return watched
@@ -222,15 +242,23 @@ extension ControlDispatcher {
 
 /// The dispatcher's desk state (queue only).
 struct DeskState {
-    /// A parameter a watcher hears about, with the value last sent.
-    struct Watched {
+    /// A unit whose writable parameters a watcher hears about. The look every 40 ms
+    /// reads only `indices` and `sent`.
+    struct WatchedUnit {
         var node: String
-        var parameter: String
+        /// The path inside a subgraph node (`trim.`), or empty.
+        var prefix: String
         var unit: any AudioUnit
-        var info: ParameterInfo
-        var value: Float
+        /// The unit's values, read in place by index; nil for a unit that is not an
+        /// `AudioUnitBase` (read by address).
+        var values: AtomicFloats?
+        var infos: [ParameterInfo] = []
+        /// Each parameter's index in the unit's list.
+        var indices: [Int] = []
+        /// Each parameter's value last sent.
+        var sent: [Float] = []
     }
 
     var parameterTimer: DispatchSourceTimer?
-    var watched: [Watched] = []
+    var watched: [WatchedUnit] = []
 }

@@ -312,9 +312,9 @@ extension ControlDispatcher {
             var members: [(String, ControlValue)] = [("recorder", .string(name)), ("state", .string(state)), ("seconds", .number(seconds))]
             var levels = ""
             if action == .meter {
-                let window = Self.closeWindow(recorder)
-                levels = " " + window.text
-                members += window.members
+                let reading = MeterReading(bus: name, closing: recorder)
+                levels = " " + reading.levelsText
+                members += reading.levelMembers
             }
             return ("\(name) \(state) \(String(format: "%.3f", seconds))\(levels) \(path)", .object(members + [("file", .string(path))]))
         }

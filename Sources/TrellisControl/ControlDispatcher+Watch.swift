@@ -24,44 +24,17 @@ extension ControlDispatcher {
     }
 
     func meterReply(_ slot: MeterSlot, _ meter: any LevelMeter) -> ControlReply {
-        let event = meterEvent(slot, meter)
-        return .ok(text: event.text, value: event.data)
+        let reading = MeterReading(bus: slot.name, closing: meter)
+        return .ok(text: reading.text, value: reading.value)
     }
 
-    /// Closes the meter's window and reports it.
-    func meterEvent(_ slot: MeterSlot, _ meter: any LevelMeter) -> ControlEvent {
-        let name = slot.source.map { "\($0.node).\($0.bus)" } ?? slot.bus.description
-        let levels = Self.closeWindow(meter)
-        var text = "\(name) \(levels.text)"
-        var members: [(String, ControlValue)] = [("bus", .string(name))] + levels.members
-        // A recorder's reading says how far its take has come, too.
-        if let recorder = meter as? FileRecorder {
-            let seconds = Double(recorder.framesWritten) / recorder.sampleRate
-            text += " state=\(recorder.recorderState.rawValue) seconds=\(String(format: "%.3f", seconds))"
-            members += [("state", .string(recorder.recorderState.rawValue)), ("seconds", .number(seconds))]
-        }
-        let data = ControlValue.object(members)
-        return ControlEvent(kind: .meter, text: text, data: data)
-    }
-
-    /// Closes a meter's window: `peak=… average=…` in dBFS per channel, and the same as
-    /// JSON members.
-    static func closeWindow(_ meter: any LevelMeter) -> (text: String, members: [(String, ControlValue)]) {
-        meter.updateMeters()
-        let channels = 0..<meter.meteredChannelCount
-        let peak = channels.map { meter.peakPower(forChannel: $0) }, average = channels.map { meter.averagePower(forChannel: $0) }
-        func list(_ values: [Float]) -> String { values.map(twoDecimals).joined(separator: ",") }
-        return ("peak=\(list(peak)) average=\(list(average))",
-                [("peak", .array(peak.map { .number($0) })), ("average", .array(average.map { .number($0) }))])
-    }
-
-    /// `%.2f` without Foundation's formatter, which a watch of fifty buses at 30 Hz would
-    /// call six thousand times a second: the same text for every finite level.
-    static func twoDecimals(_ value: Float) -> String {
-        guard value.isFinite, abs(value) < 1e9 else { return String(format: "%.2f", value) }
-        let hundredths = Int((Double(value).magnitude * 100).rounded(.toNearestOrEven))
-        let fraction = hundredths % 100
-        return (value < 0 ? "-" : "") + "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
+    /// Closes the window of every meter of `watch` and sends the readings to `peer`: one
+    /// look at the graph for the whole frame. Thread: the dispatcher's queue.
+    func sendMeterFrame(_ watch: ControlPeer.Watch, to peer: ControlPeer) {
+        let meters = (try? locked { () throws(ControlError) in
+            watch.meters.compactMap { slot in (try? slot.meter(in: graph, recorders: recorders)).map { (slot.name, $0.meter) } }
+        }) ?? []
+        peer.send(meters.map { MeterReading(bus: $0, closing: $1) })
     }
 
     func watch(_ request: WatchRequest, peer: ControlPeer, id: ControlValue) throws(ControlError) -> ControlReply {
@@ -75,10 +48,7 @@ extension ControlDispatcher {
             timer.schedule(deadline: .now() + interval, repeating: interval)
             timer.setEventHandler { [weak self, weak peer, weak watch] in
                 guard let self, let peer, let watch else { return }
-                for slot in watch.meters {
-                    guard let (meter, _) = try? self.locked({ () throws(ControlError) in try slot.meter(in: self.graph, recorders: self.recorders) }) else { continue }
-                    peer.send(self.meterEvent(slot, meter))
-                }
+                self.sendMeterFrame(watch, to: peer)
             }
             watch.timer = timer
             timer.resume()

@@ -43,11 +43,15 @@ public final class ControlPeer: @unchecked Sendable {
     let deliverBytes: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
     /// Closes the connection once what is queued has been sent.
     let finish: @Sendable () -> Void
+    /// Whether a watch's meter frame is handed over as one delivery, its JSON lines
+    /// joined by newlines, rather than a line at a time.
+    let takesFrames: Bool
 
     /// `deliver` and `deliverBytes` must not block: a transport queues or drops.
-    public init(name: String, mode: ControlMode = .text, deliverBytes: (@Sendable (UnsafeRawBufferPointer) -> Bool)? = nil,
+    public init(name: String, mode: ControlMode = .text, takesFrames: Bool = false, deliverBytes: (@Sendable (UnsafeRawBufferPointer) -> Bool)? = nil,
                 finish: @escaping @Sendable () -> Void = {}, deliver: @escaping @Sendable (String) -> Bool) {
         self.name = name
+        self.takesFrames = takesFrames
         state.withLock { $0.mode = mode }
         self.deliverBytes = deliverBytes
         self.finish = finish
@@ -83,5 +87,28 @@ public final class ControlPeer: @unchecked Sendable {
         guard let watch, watch.request.kinds.contains(event.kind) else { return }
         let line = mode == .json ? event.json(id: watch.id).json : event.line
         if !deliver(line) { dropped.add(1, ordering: .relaxed) }
+    }
+
+    /// Sends one frame of a watch's meter readings, as `meter` events.
+    func send(_ readings: [MeterReading]) {
+        let (mode, watch) = state.withLock { ($0.mode, $0.watch) }
+        guard let watch, watch.request.kinds.contains(.meter), !readings.isEmpty else { return }
+        var lines: [String]
+        if mode == .json && takesFrames {
+            let id = Array(watch.id.json.utf8)
+            var frame: [UInt8] = []
+            frame.reserveCapacity(readings.count * 120)
+            for reading in readings {
+                if !frame.isEmpty { frame.append(UInt8(ascii: "\n")) }
+                reading.appendEventJSON(id: id, to: &frame)
+            }
+            lines = [String(decoding: frame, as: UTF8.self)]
+        } else if mode == .json {
+            let id = watch.id.json
+            lines = readings.map { $0.eventJSON(id: id) }
+        } else {
+            lines = readings.map { ControlEvent(kind: .meter, text: $0.text, data: .null).line }
+        }
+        for line in lines where !deliver(line) { dropped.add(1, ordering: .relaxed) }
     }
 }

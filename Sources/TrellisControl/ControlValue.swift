@@ -73,6 +73,11 @@ public indirect enum ControlValue: Sendable, Equatable {
     }
 
     static func quote(_ string: String, into text: inout String) {
+        // Most strings (names, states) need no escape: copied whole.
+        if string.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            text += "\"" + string + "\""
+            return
+        }
         text += "\""
         for scalar in string.unicodeScalars {
             switch scalar {

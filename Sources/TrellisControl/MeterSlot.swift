@@ -14,9 +14,17 @@ final class MeterSlot {
     private var node: NodeID?
     /// The bus actually metered: a node without outputs (the graph's output) is metered
     /// on the bus that feeds it.
-    private(set) var source: (node: String, bus: Int)?
+    private(set) var source: (node: String, bus: Int)? {
+        didSet { name = source.map { "\($0.node).\($0.bus)" } ?? bus.description }
+    }
 
-    init(bus: BusName) { self.bus = bus }
+    /// The name readings carry: the bus metered, once the meter is installed.
+    private(set) var name: String
+
+    init(bus: BusName) {
+        self.bus = bus
+        name = bus.description
+    }
 
     /// The meter, installed on `graph` if it is not watching there yet. `fresh` says it
     /// was just installed (its first window is empty). A name that is no node's but a

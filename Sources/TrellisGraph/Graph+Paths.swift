@@ -13,6 +13,8 @@ extension Graph {
 
     /// The graph that holds the node at `path`, and the node.
     func locate(_ path: String) throws(GraphError) -> (graph: Graph, node: Node) {
+        // A name of this graph's own, the common case, without splitting the path.
+        if let id = model.names[path], let node = model.nodes[id] { return (self, node) }
         var graph = self
         var walked = ""
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)

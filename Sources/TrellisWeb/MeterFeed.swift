@@ -31,7 +31,8 @@ final class MeterFeed: Sendable {
     init(dispatcher: ControlDispatcher) {
         self.dispatcher = dispatcher
         let shared = self.shared
-        peer = ControlPeer(name: "web desk meters", mode: .json) { line in
+        peer = ControlPeer(name: "web desk meters", mode: .json, takesFrames: true) { line in
+            // A meter frame: every bus's line, joined.
             if line.hasPrefix(#"{"id":"meters","event":"meter""#) {
                 for client in shared.state.withLock({ Array($0.clients.values) }) { client.queueEvent(line, kind: .meter) }
             } else {

@@ -49,8 +49,9 @@ struct WebSession: Sendable {
     }
 
     /// Sends what waits as few messages: the lines of one message are JSON lines joined
-    /// by newlines (none is inside a line), up to 256 KiB a message, so thirty meter
-    /// frames a second for fifty buses are thirty messages, not fifteen hundred.
+    /// by newlines (none is inside a line), up to 256 KiB a message. A meter frame comes
+    /// as one entry, so thirty frames a second for fifty buses are thirty messages, not
+    /// fifteen hundred.
     private func write(to outbound: WebSocketOutboundWriter) async {
         while let lines = await client.next() {
             var message = ""
@@ -62,9 +63,6 @@ struct WebSession: Sendable {
                 message += message.isEmpty ? line : "\n" + line
             }
             guard await send(message, outbound) else { return }
-            // Lines that come meanwhile go out together: a page gets a message or two a
-            // meter frame, not one a line (each a wake-up of this task).
-            try? await Task.sleep(for: .milliseconds(8))
         }
         // The client ended (bye, overflow, a stall): what was queued has been sent.
         channel.close(promise: nil)

@@ -117,7 +117,28 @@ struct DeskProtocolTests {
         var values: [Float] = [-160, -0.001, 0, 0.004, -6.0206, 12.345, 99.999, -0.0049]
         values += (0..<5000).map { _ in Float.random(in: -200...40, using: &generator) }
         for value in values {
-            #expect(ControlDispatcher.twoDecimals(value) == String(format: "%.2f", value), "\(value)")
+            #expect(MeterReading.twoDecimals(value) == String(format: "%.2f", value), "\(value)")
+        }
+    }
+
+    @Test("a meter event's JSON line is JSON carrying the reading's levels to two decimals, and a recorder's state")
+    func meterEventJSON() throws {
+        let readings = [
+            MeterReading(bus: "eq1.0", peak: [-3.0103, -160], average: [-6.02, -159.996]),
+            MeterReading(bus: "take \"1\"", peak: [0.004], average: [-0.005], recorder: ("recording", 1.5)),
+        ]
+        for reading in readings {
+            let line = reading.eventJSON(id: #""meters""#)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+            #expect(object["id"] as? String == "meters" && object["event"] as? String == "meter")
+            let data = try #require(object["data"] as? [String: Any])
+            #expect(data["bus"] as? String == reading.bus)
+            for (key, levels) in [("peak", reading.peak), ("average", reading.average)] {
+                let sent = try #require(data[key] as? [Double])
+                #expect(sent == levels.map { Double(String(format: "%.2f", $0))! }, "\(key): \(sent)")
+            }
+            #expect(data["state"] as? String == reading.recorder?.state)
+            #expect(data["seconds"] as? Double == reading.recorder?.seconds)
         }
     }
 
