@@ -101,6 +101,28 @@ extension LiveControlTests {
         #expect(reply.hasPrefix("error UNSUPPORTED") && reply.contains("session manager"), "\(reply)")
     }
 
+    @Test("nsm --web serves the open session's desk on its port, and after a switch the new session's, to the new session's token only")
+    func sessionManagerServesTheDesk() throws {
+        let port = try freeTCPPort()
+        let rig = try NSMRig(arguments: ["--web", "127.0.0.1:\(port)"])
+        defer { rig.stop() }
+        let client = try rig.welcome()
+        func open(_ id: String, in folder: String) throws -> ControlSecret {
+            rig.nsm.send("/nsm/client/open", [.string(rig.root + "/\(folder)/\(id)"), .string("Trellis"), .string(id)], to: client)
+            #expect(rig.nsm.answer(to: "/nsm/client/open", within: 10)?.path == "/reply")
+            let file = try ControlSecretFile.read(rig.runtime + "/trellis/\(id).secret")
+            #expect(file.webURL == "http://127.0.0.1:\(port)/", "\(String(describing: file.webURL))")
+            return file.secret
+        }
+        let first = try open("Trellis.nAAAA", in: "Song")
+        #expect(try httpStatus(port: port, path: "/?token=\(first.webToken)") == 303)
+        #expect(try httpStatus(port: port, path: "/") == 401, "no page without the cookie")
+
+        let second = try open("Trellis.nBBBB", in: "Other")
+        #expect(try httpStatus(port: port, path: "/?token=\(second.webToken)") == 303)
+        #expect(try httpStatus(port: port, path: "/?token=\(first.webToken)") == 401, "the closed session's token opens nothing")
+    }
+
     @Test("messages from anyone but the session manager are not heard")
     func sessionManagerOnlyHearsItsServer() throws {
         let rig = try NSMRig()
@@ -122,9 +144,10 @@ final class NSMRig {
     let nsm: NSMServerStandIn
     let process = Process()
     private let jackd: Process
-    private let runtime: String
+    let runtime: String
 
-    init() throws {
+    /// `arguments` follow the program's name, as a manager's "executable" entry may give them.
+    init(arguments: [String] = []) throws {
         root = try temporaryFolder()
         serverName = "trellis-nsm-\(UUID().uuidString.prefix(8))"
         runtime = root + "/run"
@@ -135,7 +158,7 @@ final class NSMRig {
         try FileManager.default.createDirectory(atPath: root + "/bin", withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: trellisExecutable.path)
         process.executableURL = URL(fileURLWithPath: link)
-        process.arguments = []
+        process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging([
             "NSM_URL": nsm.url, "JACK_DEFAULT_SERVER": serverName, "XDG_RUNTIME_DIR": runtime,
             "SWIFT_BACKTRACE": "enable=yes,output-to=stderr",
@@ -184,4 +207,52 @@ final class NSMRig {
         }
         try? FileManager.default.removeItem(atPath: root)
     }
+}
+
+/// A TCP port no one listens on now, on 127.0.0.1.
+func freeTCPPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    guard bound else { throw TestFailure("bind: \(errno)") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// The status code of `GET path` on 127.0.0.1:`port`, read from the response's first line
+/// (RFC 9112); the whole exchange within 5 s.
+func httpStatus(port: Int, path: String) throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(port).bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
+    guard connected else { throw TestFailure("connect to port \(port): \(errno)") }
+    let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
+    guard send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { throw TestFailure("send: \(errno)") }
+    var response: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while !response.contains(UInt8(ascii: "\n")) {
+        let count = recv(fd, &buffer, buffer.count, 0)
+        guard count > 0 else { break }
+        response += buffer[0..<count]
+    }
+    let line = String(decoding: response.prefix { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
+    let words = line.split(separator: " ")
+    guard words.count >= 2, words[0].hasPrefix("HTTP/1."), let status = Int(words[1]) else { throw TestFailure("not an HTTP response: \(line)") }
+    return status
 }
