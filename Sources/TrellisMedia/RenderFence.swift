@@ -18,7 +18,13 @@ struct RenderFence: BitwiseCopyable, @unchecked Sendable {
     /// Thread: control.
     init() { counter = makeAtomicCell(UInt64(0)) }
 
-    /// Thread: control, once no render call can enter.
+    /// A fence whose counter lives at `cell`, in memory its owner frees. Thread: control.
+    init(at cell: AtomicCell<UInt64>) {
+        cell.initialize(to: Atomic(0))
+        counter = cell
+    }
+
+    /// Thread: control, once no render call can enter (a fence made by `init()`).
     func free() { freeAtomicCell(counter) }
 
     /// Thread: audio.

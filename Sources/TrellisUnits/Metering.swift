@@ -30,26 +30,31 @@ struct BusLevel {
 public enum ChannelLevel {
     @inlinable @inline(__always)
     public static func measure(_ samples: UnsafePointer<Float>, frameCount: Int) -> (peak: Float, sumOfSquares: Float) {
-        // Both loops are written to vectorize: the peak compares magnitudes as integer
-        // bit patterns (which order like the floats they encode), and the sum keeps
-        // eight partial sums, since a single float sum cannot be reordered.
-        var peakBits: UInt32 = 0
-        for frame in 0..<frameCount {
-            peakBits = Swift.max(peakBits, samples[frame].bitPattern & 0x7FFF_FFFF)
-        }
+        // One pass over the samples, written to vectorize: eight lanes of squares, their
+        // sum (eight partial sums, since a single float sum cannot be reordered) and their
+        // largest. The peak is the square root of the largest square, which is exactly the
+        // largest magnitude: IEEE rounding makes sqrt(x·x) == |x| wherever x·x is a normal
+        // float, |x| from 1.1e-19 to 1.8e19 (below, near enough: far under the meters'
+        // -160 dBFS floor). A NaN sample is no peak; its square makes the sum NaN.
         var sums = SIMD8<Float>(repeating: 0)
+        var largest = SIMD8<Float>(repeating: 0)
         let raw = UnsafeRawPointer(samples)
         var frame = 0
         while frame + 8 <= frameCount {
             let x = raw.loadUnaligned(fromByteOffset: frame * 4, as: SIMD8<Float>.self)
-            sums += x * x
+            let squares = x * x
+            sums += squares
+            largest = largest.replacing(with: squares, where: largest .< squares)
             frame += 8
         }
         var sum = sums.sum()
+        var square = largest.max()
         while frame < frameCount {
-            sum += samples[frame] * samples[frame]
+            let x = samples[frame] * samples[frame]
+            sum += x
+            if x > square { square = x }
             frame += 1
         }
-        return (Float(bitPattern: peakBits), sum)
+        return (square.squareRoot(), sum)
     }
 }
