@@ -29,6 +29,9 @@ extension LiveControlTests {
         // Generous: on a loaded machine the server may take seconds to notice a killed
         // client, and the head node retries pending connections on its own period.
         try Self.waitUntil(within: 10) { Self.peers(of: "trellis:in_1", rig).isEmpty }
+        // The old client must be gone before the new one registers, or the server names
+        // the new one metro-01 (its port is not the one the session connects).
+        try Self.waitUntil(within: 10) { Self.peers(of: "metro:120_bpm", rig, listed: true).isEmpty }
         metro = try Self.metronome(rig)
         try Self.waitUntil(within: 10) { Self.peers(of: "trellis:in_1", rig) == ["metro:120_bpm"] }
     }
