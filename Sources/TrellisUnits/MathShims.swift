@@ -26,7 +26,7 @@ func exp10Double(_ x: Double) -> Double {
 /// √x, 0 for x ≤ 0 (`squareRoot()` goes through a C shim the checker cannot see into):
 /// Newton's method in double precision from a halved exponent, which rounds to the same
 /// float as the correctly rounded root.
-@inline(__always)
+@inlinable @inline(__always)
 func squareRoot(_ x: Float) -> Float {
     guard x > 0 else { return 0 }
     guard x.isFinite else { return x }

@@ -55,6 +55,6 @@ public enum ChannelLevel {
             if x > square { square = x }
             frame += 1
         }
-        return (square.squareRoot(), sum)
+        return (squareRoot(square), sum)
     }
 }
