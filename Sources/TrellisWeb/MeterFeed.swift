@@ -2,15 +2,18 @@ import Foundation
 import Synchronization
 import TrellisControl
 
-/// One set of meters for every page: a control client of the desk's own watches every
-/// output bus of the session's graph and every recorder, 30 times a second, and hands
-/// each reading to every page whose watch takes `meter` events. However many pages are
-/// open, each bus is metered once (a meter is an observer on the audio thread) and each
-/// reading encoded once.
+/// One set of meters for every page: control clients of the desk's own watch every
+/// output bus of the session's graph and every recorder, and hand each frame of readings
+/// to every page whose watch takes `meter` events. The strips' buses (what feeds each
+/// input of a multichannel mixer, and its output) and the recorders are read 30 times a
+/// second; the graph's other buses, drawn as small bars, 15 times. However many pages
+/// are open, each bus is metered once (a meter is an observer on the audio thread) and
+/// each reading encoded once.
 ///
 /// Thread: any.
 final class MeterFeed: Sendable {
-    static let rate = 30
+    static let stripRate = 30
+    static let overviewRate = 15
 
     private struct State {
         var clients: [Int: WebClient] = [:]
@@ -26,7 +29,10 @@ final class MeterFeed: Sendable {
 
     private let dispatcher: ControlDispatcher
     private let shared = Shared()
+    /// Watches the strips' buses and the recorders, and the edits that change the graph.
     private let peer: ControlPeer
+    /// Watches the graph's other buses.
+    private let overview: ControlPeer
 
     init(dispatcher: ControlDispatcher) {
         self.dispatcher = dispatcher
@@ -39,6 +45,10 @@ final class MeterFeed: Sendable {
                 // The graph changed: the buses to meter may have.
                 shared.refresh.withLock { $0 }?()
             }
+            return true
+        }
+        overview = ControlPeer(name: "web desk overview meters", mode: .json, takesFrames: true) { line in
+            for client in shared.state.withLock({ Array($0.clients.values) }) { client.queueEvent(line, kind: .meter) }
             return true
         }
         shared.refresh.withLock { $0 = { [weak self] in self?.watch() } }
@@ -59,7 +69,8 @@ final class MeterFeed: Sendable {
             state.clients[number] = nil
             return state.clients.isEmpty
         }
-        if last { dispatcher.handle(line: #"{"id": "off", "command": "watch off"}"#, from: peer) { _ in } }
+        guard last else { return }
+        for peer in [peer, overview] { dispatcher.handle(line: #"{"id": "off", "command": "watch off"}"#, from: peer) { _ in } }
     }
 
     /// Asks for the graph, then watches its buses (and the edits that change them).
@@ -70,24 +81,40 @@ final class MeterFeed: Sendable {
         }
         dispatcher.handle(line: #"{"id": \#(id), "command": "describe"}"#, from: peer) { [self] reply in
             guard shared.state.withLock({ !$0.clients.isEmpty }) else { return }
-            let buses = Self.buses(inDescription: reply)
-            let meters = buses.isEmpty ? "" : " meters=" + buses.joined(separator: ",")
-            dispatcher.handle(line: #"{"id": "meters", "command": "watch events=edit,graph\#(meters) rate=\#(Self.rate)"}"#, from: peer) { _ in }
+            let (strips, others) = Self.buses(inDescription: reply)
+            let meters = strips.isEmpty ? "" : " meters=" + strips.joined(separator: ",")
+            dispatcher.handle(line: #"{"id": "meters", "command": "watch events=edit,graph\#(meters) rate=\#(Self.stripRate)"}"#, from: peer) { _ in }
+            let overviewWatch = others.isEmpty ? "watch off" : "watch events=meter meters=\(others.joined(separator: ",")) rate=\(Self.overviewRate)"
+            dispatcher.handle(line: #"{"id": "meters", "command": "\#(overviewWatch)"}"#, from: overview) { _ in }
         }
     }
 
-    /// Every output bus of the graph `describe` answered (`node.bus`), and its recorders.
-    static func buses(inDescription reply: String) -> [String] {
+    /// Every output bus of the graph `describe` answered (`node.bus`) and its recorders:
+    /// the strips' buses and the recorders first, then the others.
+    static func buses(inDescription reply: String) -> (strips: [String], others: [String]) {
         guard let object = try? JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any],
-              let result = object["result"] as? [String: Any] else { return [] }
-        var buses: [String] = []
-        for node in result["nodes"] as? [[String: Any]] ?? [] {
-            guard let name = node["name"] as? String, let outputs = node["outputs"] as? [Any] else { continue }
-            buses += outputs.indices.map { "\(name).\($0)" }
+              let result = object["result"] as? [String: Any] else { return ([], []) }
+        let nodes = result["nodes"] as? [[String: Any]] ?? []
+        let connections = result["connections"] as? [[String: Any]] ?? []
+        var strips: [String] = []
+        for node in nodes where node["kind"] as? String == "mixer" && (node["triple"] as? String)?.hasPrefix("aumx:mcmx") == true {
+            guard let name = node["name"] as? String else { continue }
+            for index in (node["inputs"] as? [Any] ?? []).indices {
+                if let source = connections.first(where: { $0["to"] as? String == "\(name).\(index)" })?["from"] as? String {
+                    strips.append(source)
+                }
+            }
+            strips.append("\(name).0")
         }
         for recorder in result["recorders"] as? [[String: Any]] ?? [] {
-            if let name = recorder["name"] as? String { buses.append(name) }
+            if let name = recorder["name"] as? String { strips.append(name) }
         }
-        return buses
+        var others: [String] = []
+        for node in nodes {
+            guard let name = node["name"] as? String, let outputs = node["outputs"] as? [Any] else { continue }
+            others += outputs.indices.map { "\(name).\($0)" }.filter { !strips.contains($0) }
+        }
+        var seen = Set<String>()
+        return (strips.filter { seen.insert($0).inserted }, others)
     }
 }
