@@ -48,7 +48,10 @@ final class MeterFeed: Sendable {
             return true
         }
         overview = ControlPeer(name: "web desk overview meters", mode: .json, takesFrames: true) { line in
-            for client in shared.state.withLock({ Array($0.clients.values) }) { client.queueEvent(line, kind: .meter) }
+            // Its watch takes meter events only; anything else is not for the pages.
+            if line.hasPrefix(#"{"id":"meters","event":"meter""#) {
+                for client in shared.state.withLock({ Array($0.clients.values) }) { client.queueEvent(line, kind: .meter) }
+            }
             return true
         }
         shared.refresh.withLock { $0 = { [weak self] in self?.watch() } }
