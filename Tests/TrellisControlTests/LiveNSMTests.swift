@@ -197,14 +197,8 @@ final class NSMRig {
     }
 
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-        if jackd.isRunning {
-            jackd.terminate()
-            jackd.waitUntilExit()
-        }
+        end(process)
+        end(jackd)
         try? FileManager.default.removeItem(atPath: root)
     }
 }

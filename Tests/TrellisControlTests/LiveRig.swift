@@ -112,16 +112,21 @@ final class LiveRig: @unchecked Sendable {
 
     /// `trellis run` ends on SIGTERM as on Ctrl-C, then jackd does.
     func stop() {
-        if session.isRunning {
-            session.terminate()
-            session.waitUntilExit()
-        }
-        if jackd.isRunning {
-            jackd.terminate()
-            jackd.waitUntilExit()
-        }
+        end(session)
+        end(jackd)
         try? FileManager.default.removeItem(atPath: folder)
     }
+}
+
+/// Ends a process a test started: SIGTERM, then SIGKILL if it still runs after `grace`
+/// seconds, so a rig's cleanup cannot hang.
+func end(_ process: Process, grace: Double = 5) {
+    guard process.isRunning else { return }
+    process.terminate()
+    let deadline = Date().addingTimeInterval(grace)
+    while process.isRunning, Date() < deadline { usleep(20_000) }
+    if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+    process.waitUntilExit()
 }
 
 struct TestFailure: Error, CustomStringConvertible {
