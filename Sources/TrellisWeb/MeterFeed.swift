@@ -25,6 +25,15 @@ final class MeterFeed: Sendable {
     private final class Shared: Sendable {
         let state = Mutex(State())
         let refresh = Mutex<(@Sendable () -> Void)?>(nil)
+
+        /// Hands a meter frame (every bus's line, joined) to every page; false for a
+        /// line that is not one.
+        @discardableResult
+        func handOut(_ line: String) -> Bool {
+            guard line.hasPrefix(#"{"id":"meters","event":"meter""#) else { return false }
+            for client in state.withLock({ Array($0.clients.values) }) { client.queueEvent(line, kind: .meter) }
+            return true
+        }
     }
 
     private let dispatcher: ControlDispatcher
@@ -38,20 +47,13 @@ final class MeterFeed: Sendable {
         self.dispatcher = dispatcher
         let shared = self.shared
         peer = ControlPeer(name: "web desk meters", mode: .json, takesFrames: true) { line in
-            // A meter frame: every bus's line, joined.
-            if line.hasPrefix(#"{"id":"meters","event":"meter""#) {
-                for client in shared.state.withLock({ Array($0.clients.values) }) { client.queueEvent(line, kind: .meter) }
-            } else {
-                // The graph changed: the buses to meter may have.
-                shared.refresh.withLock { $0 }?()
-            }
+            // Anything but a meter frame is an edit or graph event: the buses to meter may
+            // have changed.
+            if !shared.handOut(line) { shared.refresh.withLock { $0 }?() }
             return true
         }
         overview = ControlPeer(name: "web desk overview meters", mode: .json, takesFrames: true) { line in
-            // Its watch takes meter events only; anything else is not for the pages.
-            if line.hasPrefix(#"{"id":"meters","event":"meter""#) {
-                for client in shared.state.withLock({ Array($0.clients.values) }) { client.queueEvent(line, kind: .meter) }
-            }
+            shared.handOut(line)
             return true
         }
         shared.refresh.withLock { $0 = { [weak self] in self?.watch() } }

@@ -107,6 +107,16 @@ class Desk:
         self.port = int(re.search(r":(\d+)/", self.base).group(1))
         self.token = self.url.split("token=")[1]
 
+    def cookie(self):
+        """Logs in with the token, as the page's URL does; returns the cookie it sets."""
+        import http.client
+
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        connection.request("GET", "/?token=" + self.token)
+        response = connection.getresponse()
+        assert response.status == 303, f"the token login answered {response.status}"
+        return response.getheader("Set-Cookie").split(";")[0]
+
     def ctl(self, *words, deadline=20):
         status, out, err = run([TRELLIS, "ctl", self.socket, *words], deadline, env=self.jack.env)
         return status, out.decode(errors="replace").strip(), err.decode(errors="replace").strip()

@@ -32,14 +32,8 @@ def desk():
     desk.stop()
 
 
-def cookie(desk):
-    connection = http.client.HTTPConnection("127.0.0.1", desk.port, timeout=10)
-    connection.request("GET", "/?token=" + desk.token)
-    return connection.getresponse().getheader("Set-Cookie").split(";")[0]
-
-
 def page(desk):
-    client = WebSocket(desk.port, headers={"Cookie": cookie(desk)})
+    client = WebSocket(desk.port, headers={"Cookie": desk.cookie()})
     assert client.status == 101
     return client
 

@@ -92,23 +92,15 @@ def test_wrong_tokens_are_answered_more_slowly_each_time(desk):
     # 100, 200, 400, 800 ms: each at least its delay, whatever the machine's load.
     assert waits[3] >= 0.8 and waits[2] >= 0.4, waits
     # The right token still opens the desk at once.
-    assert cookie(desk)
-
-
-def cookie(desk):
-    connection = http.client.HTTPConnection("127.0.0.1", desk.port, timeout=10)
-    connection.request("GET", "/?token=" + desk.token)
-    response = connection.getresponse()
-    assert response.status == 303
-    return response.getheader("Set-Cookie").split(";")[0]
+    assert desk.cookie()
 
 
 def test_a_websocket_from_another_origin_is_refused(desk):
     # Refused before any upgrade (SwiftNIO answers a refused upgrade 400 and closes).
-    hijack = WebSocket(desk.port, headers={"Cookie": cookie(desk), "Origin": "http://evil.example"})
+    hijack = WebSocket(desk.port, headers={"Cookie": desk.cookie(), "Origin": "http://evil.example"})
     assert hijack.status in (400, 403)
     hijack.close()
-    own = WebSocket(desk.port, headers={"Cookie": cookie(desk), "Origin": f"http://127.0.0.1:{desk.port}"})
+    own = WebSocket(desk.port, headers={"Cookie": desk.cookie(), "Origin": f"http://127.0.0.1:{desk.port}"})
     assert own.status == 101
     own.send('{"id": 1, "command": "hello"}')
     assert '"protocol":"trellis-control"' in own.receive()
