@@ -297,7 +297,7 @@ public enum CommandParser {
         var request = WatchRequest()
         for word in arguments {
             guard let equals = word.firstIndex(of: "=") else {
-                throw ControlError(.syntax, "watch: \(CommandTokenizer.quote(word)) is not off, events=, meters=, rate=, time= or boundaries=")
+                throw ControlError(.syntax, "watch: \(CommandTokenizer.quote(word)) is not off, events=, meters=, slow-meters=, rate=, time= or boundaries=")
             }
             let key = word[..<equals].lowercased(), value = String(word[word.index(after: equals)...])
             let items = value.split(separator: ",").map(String.init)
@@ -312,10 +312,10 @@ public enum CommandParser {
                     kinds.insert(kind)
                 }
                 request.kinds = kinds
-            case "meters":
+            case "meters", "slow-meters":
                 var buses: [BusName] = []
                 for item in items { buses.append(try bus(item)) }
-                request.meters = buses
+                if key == "meters" { request.meters = buses } else { request.slowMeters = buses }
                 request.kinds.insert(.meter)
             case "rate":
                 guard let rate = Double(value), rate >= 0.1, rate <= 100 else {

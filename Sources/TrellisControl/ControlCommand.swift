@@ -192,6 +192,8 @@ public enum ControlMode: String, Sendable, Equatable {
 public struct WatchRequest: Sendable, Equatable {
     public var kinds: Set<ControlEventKind>
     public var meters: [BusName]
+    /// Buses read every other frame, at half of `rate`: a desk's small overview bars.
+    public var slowMeters: [BusName] = []
     public var rate: Double
     /// Seconds between `time` events from each playing file player (AVPlayer's periodic
     /// time observer); nil for none.

@@ -143,17 +143,23 @@ extension ControlDispatcher {
     /// A `parameter` event for every writable parameter whose value changed since the
     /// last look, every 40 ms while any peer watches them: so a desk sees what MIDI learn
     /// or automation changed (a client's change is sent at once, `sendParameterChanges`).
-    /// Meters (a unit's outputs) are read with `params`. Thread: the dispatcher's queue.
+    /// While a watch reads meters 25 times a second or more, the look rides on its frames
+    /// instead: one wake, not two. Meters (a unit's outputs) are read with `params`.
+    /// Thread: the dispatcher's queue.
     func updateParameterWatch() {
-        let wanted = peers.withLock { $0.values.contains { $0.watch?.request.kinds.contains(.parameter) ?? false } }
-        guard wanted != (desk.parameterTimer != nil) else { return }
-        guard wanted else {
+        let watches = peers.withLock { Array($0.values) }.compactMap(\.watch)
+        let wanted = watches.contains { $0.request.kinds.contains(.parameter) }
+        let carrier = wanted ? watches.first { $0.timer != nil && $0.request.rate >= 25 } : nil
+        if wanted != desk.watchesParameters { desk.watched = wanted ? watchedParameters() : [] }
+        desk.watchesParameters = wanted
+        desk.parameterCarrier = carrier.map(ObjectIdentifier.init)
+        let needsTimer = wanted && carrier == nil
+        guard needsTimer != (desk.parameterTimer != nil) else { return }
+        guard needsTimer else {
             desk.parameterTimer?.cancel()
             desk.parameterTimer = nil
-            desk.watched = []
             return
         }
-        desk.watched = watchedParameters()
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + 0.04, repeating: 0.04, leeway: .milliseconds(5))
         timer.setEventHandler { [weak self] in self?.sendParameterChanges() }
@@ -164,7 +170,7 @@ extension ControlDispatcher {
     /// Sends the changes since the last look now (a client's `set`, `undo` or `preset`
     /// is heard at once, not at the next look). Thread: the dispatcher's queue.
     func sendParameterChanges() {
-        guard desk.parameterTimer != nil else { return }
+        guard desk.watchesParameters else { return }
         // Read from a local list: one access to the dispatcher's state, not one a parameter.
         var watched: [DeskState.WatchedUnit] = []
         swap(&watched, &desk.watched)
@@ -220,7 +226,7 @@ extension ControlDispatcher {
         switch command {
         case .add, .remove, .batch, .undo, .redo:
             // The graph's parameters changed: look again at the new set.
-            if desk.parameterTimer != nil {
+            if desk.watchesParameters {
                 sendParameterChanges()
                 desk.watched = watchedParameters()
             }
@@ -259,6 +265,9 @@ struct DeskState {
         var sent: [Float] = []
     }
 
+    var watchesParameters = false
+    /// The meter watch whose frames look at the parameters; nil when the timer does.
+    var parameterCarrier: ObjectIdentifier?
     var parameterTimer: DispatchSourceTimer?
     var watched: [WatchedUnit] = []
 }

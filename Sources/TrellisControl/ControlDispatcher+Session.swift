@@ -98,7 +98,7 @@ extension ControlDispatcher {
         // Undo works within one graph; the loaded one starts a history of its own.
         history.clear()
         noteLoaded()
-        if desk.parameterTimer != nil { desk.watched = watchedParameters() }
+        if desk.watchesParameters { desk.watched = watchedParameters() }
         // A session that says how its transport starts sets it; one that does not leaves it.
         if let transport = loaded.loadedDocument.transport { loaded.startClock(transport, rolling: nil) }
         if let warning = loaded.rateWarning(runningAt: current.graph.sampleRate) { warnings.append(warning) }

@@ -28,20 +28,31 @@ extension ControlDispatcher {
         return .ok(text: reading.text, value: reading.value)
     }
 
-    /// Closes the window of every meter of `watch` and sends the readings to `peer`: one
-    /// look at the graph for the whole frame. Thread: the dispatcher's queue.
+    /// Closes the window of every meter the frame reads and sends the readings to `peer`:
+    /// one look at the graph for the whole frame. Thread: the dispatcher's queue.
     func sendMeterFrame(_ watch: ControlPeer.Watch, to peer: ControlPeer) {
-        let meters = (try? locked { () throws(ControlError) in
-            watch.meters.compactMap { slot in (try? slot.meter(in: graph, recorders: recorders)).map { (slot.name, $0.meter) } }
-        }) ?? []
-        peer.send(meters.map { MeterReading(bus: $0, closing: $1) })
+        let slots = watch.nextFrame()
+        watch.open.removeAll(keepingCapacity: true)
+        target.withGraphLocked {
+            for slot in slots {
+                if let meter = try? slot.meter(in: graph, recorders: recorders).meter { watch.open.append((slot, meter)) }
+            }
+        }
+        if peer.takesJSONFrames {
+            watch.frame.removeAll()
+            for (slot, meter) in watch.open { watch.frame.append(bus: slot.quotedName, closing: meter) }
+            peer.send(frame: watch.frame)
+        } else {
+            peer.send(watch.open.map { MeterReading(bus: $0.slot.name, closing: $0.meter) })
+        }
+        if desk.parameterCarrier == ObjectIdentifier(watch) { sendParameterChanges() }
     }
 
     func watch(_ request: WatchRequest, peer: ControlPeer, id: ControlValue) throws(ControlError) -> ControlReply {
         stopWatching(peer)
-        let slots = request.meters.map { MeterSlot(bus: $0) }
+        let slots = (request.meters + request.slowMeters).map { MeterSlot(bus: $0) }
         for slot in slots { _ = try locked { () throws(ControlError) in try slot.meter(in: graph, recorders: recorders) } }
-        let watch = ControlPeer.Watch(request: request, id: id, meters: slots)
+        let watch = ControlPeer.Watch(request: request, id: id, meters: slots, everyFrame: request.meters.count)
         if !slots.isEmpty {
             let timer = DispatchSource.makeTimerSource(queue: queue)
             let interval = 1 / request.rate
@@ -60,8 +71,10 @@ extension ControlDispatcher {
         peers.withLock { $0[ObjectIdentifier(peer)] = peer }
         updateParameterWatch()
         let kinds = request.kinds.map(\.rawValue).sorted()
-        return .ok(text: "events=\(kinds.joined(separator: ","))" + (slots.isEmpty ? "" : " meters=\(request.meters.map(\.description).joined(separator: ",")) rate=\(request.rate)"),
-                   value: .object([("events", .array(kinds.map { .string($0) })), ("meters", .array(request.meters.map { .string($0.description) })), ("rate", .number(request.rate))]))
+        let slow = request.slowMeters.isEmpty ? "" : " slow-meters=\(request.slowMeters.map(\.description).joined(separator: ","))"
+        return .ok(text: "events=\(kinds.joined(separator: ","))" + (slots.isEmpty ? "" : " meters=\(request.meters.map(\.description).joined(separator: ","))\(slow) rate=\(request.rate)"),
+                   value: .object([("events", .array(kinds.map { .string($0) })), ("meters", .array(request.meters.map { .string($0.description) })),
+                                   ("slow-meters", .array(request.slowMeters.map { .string($0.description) })), ("rate", .number(request.rate))]))
     }
 
     /// Thread: the dispatcher's queue.

@@ -191,6 +191,7 @@ public final class ControlDispatcher: @unchecked Sendable {
         queue.sync {
             desk.parameterTimer?.cancel()
             desk.parameterTimer = nil
+            desk.watchesParameters = false
             for peer in peers.withLock({ Array($0.values) }) { stopWatching(peer) }
             for (peer, _) in streams.values { endStream(of: peer) }
             for slot in meters.values { slot.remove() }

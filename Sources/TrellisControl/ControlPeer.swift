@@ -20,15 +20,29 @@ public final class ControlPeer: @unchecked Sendable {
     final class Watch: @unchecked Sendable {
         let request: WatchRequest
         let id: ControlValue
+        /// The buses read every frame, then those read every other frame.
         let meters: [MeterSlot]
+        let everyFrame: Int
         var timer: DispatchSourceTimer?
         /// The time observers this watch put on file players, removed with it.
         var playerObservers: [(FilePlayer, MediaListenerToken)] = []
+        /// Frames read so far, and the buffer the next is written into.
+        var frames = 0
+        var frame: MeterFrame
+        var open: [(slot: MeterSlot, meter: any LevelMeter)] = []
 
-        init(request: WatchRequest, id: ControlValue, meters: [MeterSlot]) {
+        init(request: WatchRequest, id: ControlValue, meters: [MeterSlot], everyFrame: Int) {
             self.request = request
             self.id = id
             self.meters = meters
+            self.everyFrame = everyFrame
+            frame = MeterFrame(id: id.json.utf8)
+        }
+
+        /// The buses the next frame reads.
+        func nextFrame() -> ArraySlice<MeterSlot> {
+            defer { frames &+= 1 }
+            return frames % 2 == 0 ? meters[...] : meters[..<everyFrame]
         }
     }
 
@@ -44,7 +58,7 @@ public final class ControlPeer: @unchecked Sendable {
     /// Closes the connection once what is queued has been sent.
     let finish: @Sendable () -> Void
     /// Whether a watch's meter frame is handed over as one delivery, its JSON lines
-    /// joined by newlines, rather than a line at a time.
+    /// joined by newlines, rather than a line at a time (JSON mode only).
     let takesFrames: Bool
 
     /// `deliver` and `deliverBytes` must not block: a transport queues or drops.
@@ -89,26 +103,23 @@ public final class ControlPeer: @unchecked Sendable {
         if !deliver(line) { dropped.add(1, ordering: .relaxed) }
     }
 
-    /// Sends one frame of a watch's meter readings, as `meter` events.
+    /// Whether a watch's meter frames go to this peer as one delivery (`send(frame:)`).
+    var takesJSONFrames: Bool { takesFrames && mode == .json }
+
+    /// Sends a frame of `meter` events as one delivery, its JSON lines joined by newlines.
+    func send(frame: MeterFrame) {
+        guard !frame.isEmpty, watches(.meter) else { return }
+        if !deliver(String(decoding: frame.bytes, as: UTF8.self)) { dropped.add(1, ordering: .relaxed) }
+    }
+
+    /// Sends one frame of a watch's meter readings, as `meter` events, a line each.
     func send(_ readings: [MeterReading]) {
         let (mode, watch) = state.withLock { ($0.mode, $0.watch) }
-        guard let watch, watch.request.kinds.contains(.meter), !readings.isEmpty else { return }
-        var lines: [String]
-        if mode == .json && takesFrames {
-            let id = Array(watch.id.json.utf8)
-            var frame: [UInt8] = []
-            frame.reserveCapacity(readings.count * 120)
-            for reading in readings {
-                if !frame.isEmpty { frame.append(UInt8(ascii: "\n")) }
-                reading.appendEventJSON(id: id, to: &frame)
-            }
-            lines = [String(decoding: frame, as: UTF8.self)]
-        } else if mode == .json {
-            let id = watch.id.json
-            lines = readings.map { $0.eventJSON(id: id) }
-        } else {
-            lines = readings.map { ControlEvent(kind: .meter, text: $0.text, data: .null).line }
+        guard let watch, watch.request.kinds.contains(.meter) else { return }
+        let id = watch.id.json
+        for reading in readings {
+            let line = mode == .json ? reading.eventJSON(id: id) : ControlEvent(kind: .meter, text: reading.text, data: .null).line
+            if !deliver(line) { dropped.add(1, ordering: .relaxed) }
         }
-        for line in lines where !deliver(line) { dropped.add(1, ordering: .relaxed) }
     }
 }

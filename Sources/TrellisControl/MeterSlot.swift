@@ -15,27 +15,42 @@ final class MeterSlot {
     /// The bus actually metered: a node without outputs (the graph's output) is metered
     /// on the bus that feeds it.
     private(set) var source: (node: String, bus: Int)? {
-        didSet { name = source.map { "\($0.node).\($0.bus)" } ?? bus.description }
+        didSet {
+            name = source.map { "\($0.node).\($0.bus)" } ?? bus.description
+            quotedName = MeterFrame.quoted(name)
+        }
     }
+    /// The graph's revision when the meter was last found in place; nil for a bus inside
+    /// a subgraph, whose edits the top graph's revision does not see.
+    private var revision: UInt64?
 
     /// The name readings carry: the bus metered, once the meter is installed.
     private(set) var name: String
+    /// `name` as JSON.
+    private(set) var quotedName: [UInt8]
 
     init(bus: BusName) {
         self.bus = bus
         name = bus.description
+        quotedName = MeterFrame.quoted(name)
     }
 
     /// The meter, installed on `graph` if it is not watching there yet. `fresh` says it
     /// was just installed (its first window is empty). A name that is no node's but a
     /// recorder's meters what that recorder records.
     func meter(in graph: Graph, recorders: [String: FileRecorder]) throws(ControlError) -> (meter: any LevelMeter, fresh: Bool) {
+        // Thirty frames a second of an unchanged graph look nothing up.
+        if let meter, self.graph === graph, let revision, revision == graph.revision { return (meter, false) }
         if bus.bus == nil, let recorder = recorders[bus.node], (try? graph.node(named: bus.node)) == nil {
             return (recorder, false)
         }
         let found: Node
         do { found = try graph.node(atPath: bus.node) } catch { throw ControlErrors.map(error) }
-        if let meter, self.graph === graph, node == found.id { return (meter, false) }
+        let nested = bus.node.contains("/")
+        if let meter, let token, self.graph === graph, node == found.id, nested || graph.hasObserver(token) {
+            revision = nested ? nil : graph.revision
+            return (meter, false)
+        }
         if let token, self.graph === graph { try? graph.removeObserver(token) }
         let (sourceNode, sourceBus) = try resolve(found, in: graph)
         let channels = (try? sourceNode.unit.format(scope: .output, element: sourceBus).channelCount) ?? 2
@@ -47,6 +62,7 @@ final class MeterSlot {
         self.graph = graph
         node = found.id
         source = (path, sourceBus)
+        revision = nested ? nil : graph.revision
         return (meter, true)
     }
 
@@ -56,6 +72,7 @@ final class MeterSlot {
         meter = nil
         token = nil
         graph = nil
+        revision = nil
     }
 
     private func resolve(_ node: Node, in graph: Graph) throws(ControlError) -> (Node, Int) {

@@ -49,7 +49,12 @@ public final class Graph: @unchecked Sendable {
     public private(set) var isInitialized = false
     /// The plan of the program last published.
     public private(set) var plan: ProgramPlan?
-    var model = Model()
+    var model = Model() {
+        didSet { revision &+= 1 }
+    }
+    /// Moves with every change of the nodes, connections or observers: a reader that
+    /// keeps what it looked up looks again when this has moved. Thread: control.
+    public private(set) var revision: UInt64 = 0
     private var batchDepth = 0
     /// False while a loader adds many connections and looks for feedback once, over
     /// all of them (`GraphBuilder`): a search per connection made loading quadratic.
@@ -266,6 +271,11 @@ public final class Graph: @unchecked Sendable {
             model.observers.append(ObserverEntry(token: token, node: node, bus: bus, observer: observer))
         }
         return token
+    }
+
+    /// Whether `token`'s observer still watches its bus (removing its node removes it).
+    public func hasObserver(_ token: ObserverToken) -> Bool {
+        model.observers.contains { $0.token == token }
     }
 
     /// Stops showing a bus to an observer. The observer stays alive until the program

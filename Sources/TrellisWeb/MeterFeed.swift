@@ -2,18 +2,17 @@ import Foundation
 import Synchronization
 import TrellisControl
 
-/// One set of meters for every page: control clients of the desk's own watch every
-/// output bus of the session's graph and every recorder, and hand each frame of readings
+/// One set of meters for every page: a control client of the desk's own watches every
+/// output bus of the session's graph and every recorder, and hands each frame of readings
 /// to every page whose watch takes `meter` events. The strips' buses (what feeds each
 /// input of a multichannel mixer, and its output) and the recorders are read 30 times a
-/// second; the graph's other buses, drawn as small bars, 15 times. However many pages
-/// are open, each bus is metered once (a meter is an observer on the audio thread) and
-/// each reading encoded once.
+/// second; the graph's other buses, drawn as small bars, every other frame. However many
+/// pages are open, each bus is metered once (a meter is an observer on the audio thread)
+/// and each frame encoded once.
 ///
 /// Thread: any.
 final class MeterFeed: Sendable {
     static let stripRate = 30
-    static let overviewRate = 15
 
     private struct State {
         var clients: [Int: WebClient] = [:]
@@ -38,10 +37,8 @@ final class MeterFeed: Sendable {
 
     private let dispatcher: ControlDispatcher
     private let shared = Shared()
-    /// Watches the strips' buses and the recorders, and the edits that change the graph.
+    /// Watches the graph's buses and recorders, and the edits that change the graph.
     private let peer: ControlPeer
-    /// Watches the graph's other buses.
-    private let overview: ControlPeer
 
     init(dispatcher: ControlDispatcher) {
         self.dispatcher = dispatcher
@@ -50,10 +47,6 @@ final class MeterFeed: Sendable {
             // Anything but a meter frame is an edit or graph event: the buses to meter may
             // have changed.
             if !shared.handOut(line) { shared.refresh.withLock { $0 }?() }
-            return true
-        }
-        overview = ControlPeer(name: "web desk overview meters", mode: .json, takesFrames: true) { line in
-            shared.handOut(line)
             return true
         }
         shared.refresh.withLock { $0 = { [weak self] in self?.watch() } }
@@ -75,7 +68,7 @@ final class MeterFeed: Sendable {
             return state.clients.isEmpty
         }
         guard last else { return }
-        for peer in [peer, overview] { dispatcher.handle(line: #"{"id": "off", "command": "watch off"}"#, from: peer) { _ in } }
+        dispatcher.handle(line: #"{"id": "off", "command": "watch off"}"#, from: peer) { _ in }
     }
 
     /// Asks for the graph, then watches its buses (and the edits that change them).
@@ -87,10 +80,9 @@ final class MeterFeed: Sendable {
         dispatcher.handle(line: #"{"id": \#(id), "command": "describe"}"#, from: peer) { [self] reply in
             guard shared.state.withLock({ !$0.clients.isEmpty }) else { return }
             let (strips, others) = Self.buses(inDescription: reply)
-            let meters = strips.isEmpty ? "" : " meters=" + strips.joined(separator: ",")
+            let meters = (strips.isEmpty ? "" : " meters=" + strips.joined(separator: ","))
+                + (others.isEmpty ? "" : " slow-meters=" + others.joined(separator: ","))
             dispatcher.handle(line: #"{"id": "meters", "command": "watch events=edit,graph\#(meters) rate=\#(Self.stripRate)"}"#, from: peer) { _ in }
-            let overviewWatch = others.isEmpty ? "watch off" : "watch events=meter meters=\(others.joined(separator: ",")) rate=\(Self.overviewRate)"
-            dispatcher.handle(line: #"{"id": "meters", "command": "\#(overviewWatch)"}"#, from: overview) { _ in }
         }
     }
 

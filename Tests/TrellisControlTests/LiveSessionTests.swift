@@ -86,6 +86,50 @@ extension LiveControlTests {
         #expect(abs(Float(peak) - decibels(0.5)) < 0.05)
     }
 
+    /// The `meter` events a text-mode watch streams for `seconds`: bus and peak, in order.
+    static func meterEvents(_ client: ControlClient, for seconds: Double) throws -> [(bus: String, peak: Float)] {
+        var events: [(bus: String, peak: Float)] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline, let line = try client.readLine(timeout: 1) {
+            let words = line.split(separator: " ")
+            guard words.count > 2, words[0] == "event", words[1] == "meter", let peak = level("peak", in: line) else { continue }
+            events.append((String(words[2]), peak))
+        }
+        return events
+    }
+
+    @Test("watch slow-meters= reads its buses with every other frame, after the meters= buses")
+    func slowMeters() throws {
+        let rig = try LiveRig()
+        defer { rig.stop() }
+        let client = try rig.client()
+        #expect(try client.request("watch events=meter meters=trim slow-meters=tone1 rate=20").hasPrefix("ok events=meter meters=trim slow-meters=tone1 rate=20"))
+        let buses = try Self.meterEvents(client, for: 1.5).map(\.bus)
+        let frames = buses.filter { $0 == "trim.0" }.count
+        #expect(frames >= 20, "\(frames) frames in 1.5 s at 20 a second")
+        // Frame 0 reads both, frame 1 trim alone, and so on.
+        let expected = (0..<frames).flatMap { $0 % 2 == 0 ? ["trim.0", "tone1.0"] : ["trim.0"] }
+        #expect(buses == Array(expected.prefix(buses.count)), "\(buses)")
+    }
+
+    @Test("a watched bus whose node is removed, then brought back by undo or added again, is metered on the node there now")
+    func meterFollowsNode() throws {
+        let rig = try LiveRig()
+        defer { rig.stop() }
+        let watcher = try rig.client(), client = try rig.client()
+        #expect(try watcher.request("watch events=meter meters=trim rate=20").hasPrefix("ok "))
+        for (edit, peak) in [(["remove trim", "undo"], decibels(0.5)),
+                             (["remove trim", "add trim gain channels=1 gain=-6 ; connect tone1 trim ; connect trim out"], decibels(0.25))] {
+            for line in edit {
+                let reply = try client.request(line)
+                #expect(reply.hasPrefix("ok"), "\(line): \(reply)")
+            }
+            _ = try Self.meterEvents(watcher, for: 0.4)
+            let last = try #require(try Self.meterEvents(watcher, for: 0.3).last, "\(edit)")
+            #expect(last.bus == "trim.0" && abs(last.peak - peak) < 0.05, "after \(edit): \(last)")
+        }
+    }
+
     @Test("a saved live session loaded into a fresh instance renders what the edits describe")
     func saveAndLoadIntoFreshInstance() throws {
         let rig = try LiveRig()

@@ -76,5 +76,8 @@ struct ParserTests {
     func watch() throws {
         #expect(try CommandParser.parse(line: "watch events=xrun meters=trim,mix.1 rate=20")
             == .watch(WatchRequest(kinds: [.xrun, .meter], meters: [BusName(node: "trim"), BusName(node: "mix", bus: 1)], rate: 20)))
+        var slow = WatchRequest(kinds: [.edit, .meter], meters: [BusName(node: "mix")], rate: 30)
+        slow.slowMeters = [BusName(node: "eq", bus: 1), BusName(node: "tone")]
+        #expect(try CommandParser.parse(line: "watch events=edit meters=mix slow-meters=eq.1,tone rate=30") == .watch(slow))
     }
 }

@@ -205,6 +205,32 @@ def test_a_plugin_added_on_the_page_is_heard_and_undone(desk, pages):
     assert wait_for(lambda: not other.find_elements(By.CSS_SELECTOR, '#graph g.node[data-node="amp"]'))
 
 
+def test_every_output_bus_has_its_own_level_bar_in_the_graph(desk, pages):
+    page, _ = pages
+    # A tone at half of tone1's amplitude into a splitter whose two outputs feed nothing:
+    # each bus is metered on its own.
+    desk.ok("add tone2 tone amp=0.25 ; add split splitter ; connect tone2 split")
+    try:
+        def bars():
+            return page.execute_script(
+                "return [...document.querySelectorAll('#graph [data-level^=\"split.\"]')]"
+                ".map((bar) => [bar.dataset.level, Number(bar.getAttribute('width'))])")
+
+        # -60 dBFS and below is an empty bar, 0 dBFS a full one.
+        span = (120 - 4 - 1) / 2
+        expected = span * (60 + TONE_DB - 6.02) / 60
+        levels = wait_for(lambda: (lambda found: found if len(found) == 2 and all(abs(width - expected) < 0.5 for _, width in found) else None)(bars()), 5)
+        assert levels and [name for name, _ in levels] == ["split.0", "split.1"], bars()
+        tone1 = page.execute_script("return Number(document.querySelector('#graph [data-level=\"tone1.0\"]').getAttribute('width'))")
+        assert abs(tone1 - 116 * (60 + TONE_DB) / 60) < 0.5
+    finally:
+        for _ in range(3):
+            if "split=" not in desk.ok("list"):
+                break
+            desk.ok("undo")
+    assert "split=" not in desk.ok("list") and "tone2=" not in desk.ok("list")
+
+
 def test_a_refusal_is_the_dispatchers_message(desk, pages):
     page, _ = pages
     select_by_value(page, "connect-from", "quiet.0")

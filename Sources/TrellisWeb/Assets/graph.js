@@ -82,10 +82,15 @@ export function drawGraph(container, graph, { onSelect, levels }) {
     const what = node.unit.startsWith("lv2:") ? node.unitName.replace(/ \(.*\)$/, "") : node.unit;
     unit.textContent = what.length > 18 ? what.slice(0, 17) + "…" : what;
     element("title", {}, group).textContent = `${node.path}: ${node.unitName}`;
-    if (node.outputs.length) {
-      const bar = element("rect", { x: x + 2, y: y + HEIGHT - 5, width: 0, height: 3, class: "level", "data-level": `${node.path}.0` }, group);
-      levels.set(`${node.path}.0`, { bar, width: WIDTH - 4 });
-    }
+    // A level bar for each output bus, side by side along the node's foot.
+    const buses = node.outputs.length, gap = buses > 1 ? 1 : 0, span = (WIDTH - 4 - gap * (buses - 1)) / buses;
+    node.outputs.forEach((_, bus) => {
+      const left = x + 2 + bus * (span + gap), name = `${node.path}.${bus}`;
+      if (buses > 1) element("rect", { x: left, y: y + HEIGHT - 5, width: span, height: 3, class: "level-track" }, group);
+      const bar = element("rect", { x: left, y: y + HEIGHT - 5, width: 0, height: 3, class: "level", "data-level": name }, group);
+      element("title", {}, bar).textContent = name;
+      levels.set(name, { bar, width: span });
+    });
     const choose = () => onSelect(node);
     group.addEventListener("click", choose);
     group.addEventListener("keydown", (event) => { if (event.key === "Enter") choose(); });
