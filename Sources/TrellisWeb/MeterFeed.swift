@@ -30,7 +30,7 @@ final class MeterFeed: Sendable {
         @discardableResult
         func handOut(_ line: String) -> Bool {
             guard line.hasPrefix(#"{"id":"meters","event":"meter""#) else { return false }
-            for client in state.withLock({ Array($0.clients.values) }) { client.queueEvent(line, kind: .meter) }
+            for client in state.withLock({ Array($0.clients.values) }) { client.sendMeterFrame(line) }
             return true
         }
     }

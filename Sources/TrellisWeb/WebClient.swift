@@ -1,3 +1,5 @@
+import NIOCore
+import NIOWebSocket
 import Synchronization
 import TrellisControl
 
@@ -5,7 +7,8 @@ import TrellisControl
 /// and events wait in a bounded outbox until the page's WebSocket takes them. When a page
 /// reads slowly, meter events are dropped first; when even replies and other events do
 /// not fit, the page is closed, so a page that stops reading costs bounded memory and
-/// never holds up the session.
+/// never holds up the session. The shared meter feed's frames skip the outbox: each is
+/// written straight to the page's socket, or dropped while the socket takes no more.
 ///
 /// Thread: any.
 final class WebClient: Sendable {
@@ -26,6 +29,8 @@ final class WebClient: Sendable {
         var inflightWaiter: CheckedContinuation<Void, Never>?
         /// When lines began to wait with none taken since (seconds of uptime).
         var waitingSince: Double?
+        /// When the socket stopped taking meter frames (seconds of uptime).
+        var blockedSince: Double?
     }
 
     /// The outbox's lock, shared with the peer's delivery closure.
@@ -36,9 +41,13 @@ final class WebClient: Sendable {
     let peer: ControlPeer
     let limits: Limits
     private let shared: Shared
+    /// The page's WebSocket channel; nil where there is none (meter frames then go
+    /// through the outbox).
+    private let socket: (any Channel)?
 
-    init(name: String, limits: Limits = Limits()) {
+    init(name: String, socket: (any Channel)? = nil, limits: Limits = Limits()) {
         self.limits = limits
+        self.socket = socket
         let shared = Shared()
         self.shared = shared
         peer = ControlPeer(name: name, mode: .json) { line in
@@ -96,11 +105,20 @@ final class WebClient: Sendable {
         return queued
     }
 
-    /// An event made for every page (a meter reading of the shared feed), for a page
-    /// whose watch takes its kind. Thread: any.
-    func queueEvent(_ line: String, kind: ControlEventKind) {
-        guard peer.watches(kind) else { return }
-        Self.queue(line, meter: kind == .meter, in: shared, limit: limits.outboxBytes)
+    /// A frame of the shared meter feed, for a page whose watch takes `meter` events:
+    /// written straight to the page's socket, on its event loop, with no task between.
+    /// While the socket holds more than it can send (the page reads slowly) frames are
+    /// dropped, and a socket that takes none for a while is a stalled page. Thread: any.
+    func sendMeterFrame(_ line: String) {
+        guard peer.watches(.meter) else { return }
+        guard let socket else {
+            Self.queue(line, meter: true, in: shared, limit: limits.outboxBytes)
+            return
+        }
+        let writable = socket.isWritable
+        shared.state.withLock { box in box.blockedSince = writable ? nil : box.blockedSince ?? WebSession.now() }
+        guard writable else { return }
+        socket.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: socket.allocator.buffer(string: line)), promise: nil)
     }
 
     /// A reply to one of the page's requests. Thread: any.
@@ -153,8 +171,11 @@ final class WebClient: Sendable {
         }
     }
 
-    /// Since when lines have waited with the page's writer taking none; nil when it keeps up.
-    var waitingSince: Double? { shared.state.withLock { $0.waitingSince } }
+    /// Since when lines have waited with the page's writer taking none, or its socket has
+    /// taken no meter frame; nil when it keeps up.
+    var waitingSince: Double? {
+        shared.state.withLock { box in [box.waitingSince, box.blockedSince].compactMap { $0 }.min() }
+    }
 
     /// True when the page fell so far behind that even replies did not fit.
     var overflowed: Bool { shared.state.withLock { $0.overflowed } }

@@ -172,7 +172,7 @@ public final class WebDesk: @unchecked Sendable {
         return .upgrade([:]) { [self] inbound, outbound, _ in
             clientCount.add(1, ordering: .relaxed)
             pages.withLock { $0[number] = channel }
-            let client = WebClient(name: name)
+            let client = WebClient(name: name, socket: channel)
             meters.add(client, number: number)
             defer {
                 meters.remove(number: number)
