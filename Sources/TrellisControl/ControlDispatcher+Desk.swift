@@ -175,20 +175,17 @@ extension ControlDispatcher {
         var watched: [DeskState.WatchedUnit] = []
         swap(&watched, &desk.watched)
         var stale = false
+        var changed: [Int] = []
         for group in watched.indices {
-            let unit = watched[group].unit, values = watched[group].values
             // A unit that made its parameter list again has new indices: look again.
-            if let base = unit as? AudioUnitBase, base.values !== values {
+            if let base = watched[group].base, base.values !== watched[group].values {
                 stale = true
                 continue
             }
-            for entry in watched[group].indices.indices {
-                let last = watched[group].sent[entry]
-                let value = values.map { $0[watched[group].indices[entry]] }
-                    ?? ((try? unit.parameterValue(watched[group].infos[entry].address)) ?? last)
-                guard value != last else { continue }
-                watched[group].sent[entry] = value
-                let info = watched[group].infos[entry]
+            changed.removeAll(keepingCapacity: true)
+            watched[group].look(changed: &changed)
+            for entry in changed {
+                let value = watched[group].sent[entry], info = watched[group].infos[entry]
                 let node = watched[group].node, name = watched[group].prefix + info.identifier
                 let text = ParameterText.encode(value, for: info)
                 broadcast(ControlEvent(
@@ -205,8 +202,8 @@ extension ControlDispatcher {
         var watched: [DeskState.WatchedUnit] = []
         for node in graph.nodes {
             for (prefix, unit) in Self.parameterHolders(node.unit, prefix: "") {
-                let values = (unit as? AudioUnitBase)?.values
-                var group = DeskState.WatchedUnit(node: node.name, prefix: prefix, unit: unit, values: values)
+                let base = unit as? AudioUnitBase, values = base?.values
+                var group = DeskState.WatchedUnit(node: node.name, prefix: prefix, unit: unit, base: base, values: values)
                 for (index, info) in unit.parameters.enumerated() where info.isWritable {
                     group.infos.append(info)
                     group.indices.append(index)
@@ -248,13 +245,14 @@ extension ControlDispatcher {
 
 /// The dispatcher's desk state (queue only).
 struct DeskState {
-    /// A unit whose writable parameters a watcher hears about. The look every 40 ms
-    /// reads only `indices` and `sent`.
+    /// A unit whose writable parameters a watcher hears about. A look (every 40 ms, or
+    /// with each meter frame) reads only `indices` and `sent`.
     struct WatchedUnit {
         var node: String
         /// The path inside a subgraph node (`trim.`), or empty.
         var prefix: String
         var unit: any AudioUnit
+        var base: AudioUnitBase?
         /// The unit's values, read in place by index; nil for a unit that is not an
         /// `AudioUnitBase` (read by address).
         var values: AtomicFloats?
@@ -263,6 +261,28 @@ struct DeskState {
         var indices: [Int] = []
         /// Each parameter's value last sent.
         var sent: [Float] = []
+
+        /// Reads every value, keeps those that changed as sent and appends their entries
+        /// to `changed`: thirty looks a second at hundreds of parameters.
+        mutating func look(changed: inout [Int]) {
+            let indices = self.indices
+            guard let values else {
+                for entry in indices.indices {
+                    guard let value = try? unit.parameterValue(infos[entry].address), value != sent[entry] else { continue }
+                    sent[entry] = value
+                    changed.append(entry)
+                }
+                return
+            }
+            sent.withUnsafeMutableBufferPointer { sent in
+                for entry in 0..<indices.count {
+                    let value = values[indices[entry]]
+                    guard value != sent[entry] else { continue }
+                    sent[entry] = value
+                    changed.append(entry)
+                }
+            }
+        }
     }
 
     var watchesParameters = false

@@ -34,6 +34,7 @@ extension ControlDispatcher {
         let slots = watch.nextFrame()
         watch.open.removeAll(keepingCapacity: true)
         target.withGraphLocked {
+            let graph = self.graph, recorders = self.recorders
             for slot in slots {
                 if let meter = try? slot.meter(in: graph, recorders: recorders).meter { watch.open.append((slot, meter)) }
             }

@@ -130,6 +130,31 @@ extension LiveControlTests {
         }
     }
 
+    @Test("automation's moves reach a parameter watcher, looked at by the watch's own timer or with another watch's meter frames",
+          arguments: [false, true])
+    func automationReachesWatchers(withMeterFrames: Bool) throws {
+        let rig = try LiveRig()
+        defer { rig.stop() }
+        let watcher = try rig.client(), client = try rig.client(), meters = try rig.client()
+        if withMeterFrames { #expect(try meters.request("watch events=meter meters=trim rate=30").hasPrefix("ok ")) }
+        #expect(try watcher.request("mode json") == "ok json")
+        #expect(try watcher.request(#"{"id": "w", "command": "watch events=parameter"}"#).contains(#""ok":true"#))
+        #expect(try client.request("automate trim gain 0s 0 1s -20").hasPrefix("ok"))
+        #expect(try client.request("transport play").hasPrefix("ok"))
+        var values: [Double] = []
+        let deadline = Date().addingTimeInterval(1.6)
+        while Date() < deadline, let line = try? watcher.readLine(timeout: 0.5) {
+            guard let event = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let data = event["data"] as? [String: Any], data["node"] as? String == "trim", data["parameter"] as? String == "gain",
+                  let value = data["value"] as? Double else { continue }
+            values.append(value)
+        }
+        // A second's fade looked at 25 or 30 times a second.
+        #expect(values.count >= 12, "\(values)")
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0 >= $1 }, "\(values)")
+        #expect(abs((values.last ?? 0) + 20) < 0.01, "\(values)")
+    }
+
     @Test("a saved live session loaded into a fresh instance renders what the edits describe")
     func saveAndLoadIntoFreshInstance() throws {
         let rig = try LiveRig()
