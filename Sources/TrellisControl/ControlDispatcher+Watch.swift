@@ -72,10 +72,12 @@ extension ControlDispatcher {
         peers.withLock { $0[ObjectIdentifier(peer)] = peer }
         updateParameterWatch()
         let kinds = request.kinds.map(\.rawValue).sorted()
-        let slow = request.slowMeters.isEmpty ? "" : " slow-meters=\(request.slowMeters.map(\.description).joined(separator: ","))"
-        return .ok(text: "events=\(kinds.joined(separator: ","))" + (slots.isEmpty ? "" : " meters=\(request.meters.map(\.description).joined(separator: ","))\(slow) rate=\(request.rate)"),
-                   value: .object([("events", .array(kinds.map { .string($0) })), ("meters", .array(request.meters.map { .string($0.description) })),
-                                   ("slow-meters", .array(request.slowMeters.map { .string($0.description) })), ("rate", .number(request.rate))]))
+        let slow = request.slowMeters.map(\.description)
+        let slowText = slow.isEmpty ? "" : " slow-meters=" + slow.joined(separator: ",")
+        let slowValue: [(String, ControlValue)] = slow.isEmpty ? [] : [("slow-meters", .array(slow.map { .string($0) }))]
+        return .ok(text: "events=\(kinds.joined(separator: ","))" + (slots.isEmpty ? "" : " meters=\(request.meters.map(\.description).joined(separator: ","))\(slowText) rate=\(request.rate)"),
+                   value: .object([("events", .array(kinds.map { .string($0) })), ("meters", .array(request.meters.map { .string($0.description) }))]
+                                  + slowValue + [("rate", .number(request.rate))]))
     }
 
     /// Thread: the dispatcher's queue.

@@ -1,5 +1,6 @@
 import CJack
 import Glibc
+import TrellisCore
 
 extension JACKHeadNode {
     /// Connects our ports to the server's as `rule` says. A connection that cannot be made
@@ -33,6 +34,8 @@ extension JACKHeadNode {
             }
             control.pending.remove(PortLink(port: port, peer: peer))
             rescanLinks(&control, events: &events)
+            // Broken on purpose: not made again when the peer comes back.
+            control.vanished[PortLink(port: port, peer: peer)] = nil
             return true
         }
         guard running else { throw .notRunning(client: configuration.clientName) }
@@ -73,14 +76,17 @@ extension JACKHeadNode {
 
     /// A port of another client went away, and our connections to it with it: they
     /// are made again when a port of that name returns (its client restarted, a
-    /// NetJACK2 master came back). A connection someone broke on purpose is not among
+    /// NetJACK2 master came back), also those JACK reported gone a moment before the
+    /// port. A connection someone broke on purpose through the session is not among
     /// them. The slot of a port just unregistered still names it.
     func noteDeparted(_ ids: [UInt32], _ control: inout ControlState) {
         guard let client = control.client, !ids.isEmpty else { return }
         for id in ids {
             guard let port = jack_port_by_id(client, id), let text = jack_port_name(port) else { continue }
             let name = String(cString: text)
-            for link in control.links where link.peer == name { control.pending.insert(link) }
+            let now = HostClock.now()
+            let vanished = control.vanished.filter { now &- $0.value < Self.vanishedMemory }.keys
+            for link in control.links.union(vanished) where link.peer == name { control.pending.insert(link) }
         }
     }
 
@@ -102,9 +108,11 @@ extension JACKHeadNode {
                 jack_free(list)
             }
         }
-        let name = control.clientName
+        let name = control.clientName, now = HostClock.now()
+        control.vanished = control.vanished.filter { now &- $0.value < Self.vanishedMemory }
         for gone in control.links.subtracting(current).sorted(by: Self.order) {
             events.append(.routeChanged(JACKRouteChange(port: "\(name):\(gone.port)", peer: gone.peer, connected: false)))
+            control.vanished[gone] = now
         }
         for added in current.subtracting(control.links).sorted(by: Self.order) {
             events.append(.routeChanged(JACKRouteChange(port: "\(name):\(added.port)", peer: added.peer, connected: true)))
@@ -114,6 +122,9 @@ extension JACKHeadNode {
     }
 
     private static func order(_ a: PortLink, _ b: PortLink) -> Bool { (a.port, a.peer) < (b.port, b.peer) }
+
+    /// How long (ns) a connection that went away is remembered for its port's departure.
+    private static let vanishedMemory: UInt64 = 2_000_000_000
 
     private func apply(_ rule: JACKConnectionRule, _ control: inout ControlState, events: inout [JACKEvent]) {
         let pattern: PortPattern

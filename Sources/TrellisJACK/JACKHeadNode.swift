@@ -46,6 +46,9 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
         var links: Set<PortLink> = []
         /// Connections to restore when their peer appears.
         var pending: Set<PortLink> = []
+        /// Connections that went away in the last seconds, and when: JACK may tell of a
+        /// departing port's connections a pass before it tells of the port.
+        var vanished: [PortLink: UInt64] = [:]
         var nextRetry: UInt64 = 0
     }
 

@@ -63,9 +63,13 @@ extension LiveControlTests {
         /// Warnings about the seven other branches: a loaded machine made them late.
         var disturbances: [String] = []
 
-        /// Whether the machine let the run be judged: no other branch was late, and at
-        /// most the fault's one xrun.
-        var undisturbed: Bool { disturbances.isEmpty && xruns <= 1 }
+        /// The fixture's level before its trigger.
+        var peakBefore: Float?
+
+        /// Whether the machine let the run be judged: no other branch was late, at most
+        /// the fault's one xrun, and the fixture played before its trigger (a late bridge
+        /// cycle is silent).
+        var undisturbed: Bool { disturbances.isEmpty && xruns <= 1 && (peakBefore ?? -200) > -20 }
     }
 
     /// Eight isolated branches; the eighth, `fixture`, is triggered while the other seven
@@ -93,8 +97,7 @@ extension LiveControlTests {
             #expect(try client.request("tap add tone\(branch).0 tone\(branch).wav").hasPrefix("ok"))
             #expect(try client.request("tap add fx\(branch).0 fx\(branch).wav").hasPrefix("ok"))
         }
-        let before = try Self.reading(client, "fx8")
-        #expect(try #require(level("peak", in: before)) > -20, "the fixture passes its tone: \(before)")
+        run.peakBefore = level("peak", in: try Self.reading(client, "fx8"))
         let xruns = try Self.count("xruns", client)
 
         #expect(try client.request("set fx8 trigger 1") == "ok 1")
@@ -128,6 +131,7 @@ extension LiveControlTests {
         // A run the machine disturbed (another branch late, xruns beyond the fault's one)
         // is taken again.
         let run = try undisturbedRun({ try Self.runFault(fixture) }, disturbed: { !$0.undisturbed })
+        #expect(try #require(run.peakBefore) > -20, "the fixture passes its tone before its trigger")
         let line = try #require(run.faultLine, "no fault was heard; other warnings: \(run.disturbances)")
         #expect(line.contains(cause), "\(line)")
         #expect(run.heardAfter < 0.1, "the fault was heard \(Int(run.heardAfter * 1000)) ms after the trigger")
