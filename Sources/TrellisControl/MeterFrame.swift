@@ -1,3 +1,4 @@
+import Foundation
 import TrellisMedia
 
 /// A frame of `meter` events as JSON lines, one reading a line, written byte by byte
@@ -60,21 +61,26 @@ struct MeterFrame {
         for channel in 0..<count {
             if channel > 0 { bytes.append(UInt8(ascii: ",")) }
             let value = level(channel)
-            guard value.isFinite, abs(value) < 1e9 else {
-                bytes.append(contentsOf: (value.isFinite ? MeterReading.twoDecimals(value) : "null").utf8)
-                continue
-            }
-            let hundredths = Int((Double(value).magnitude * 100).rounded(.toNearestOrEven))
-            if value < 0 { bytes.append(UInt8(ascii: "-")) }
-            appendDigits(hundredths / 100)
-            bytes.append(UInt8(ascii: "."))
-            bytes.append(UInt8(ascii: "0") + UInt8(hundredths % 100 / 10))
-            bytes.append(UInt8(ascii: "0") + UInt8(hundredths % 10))
+            if value.isFinite { Self.appendTwoDecimals(value, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
         }
     }
 
-    private mutating func appendDigits(_ value: Int) {
-        if value >= 10 { appendDigits(value / 10) }
+    /// `%.2f` of a finite level, written without Foundation's formatter below 1e9.
+    static func appendTwoDecimals(_ value: Float, to bytes: inout [UInt8]) {
+        guard abs(value) < 1e9 else {
+            bytes.append(contentsOf: String(format: "%.2f", value).utf8)
+            return
+        }
+        let hundredths = Int((Double(value).magnitude * 100).rounded(.toNearestOrEven))
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        appendDigits(hundredths / 100, to: &bytes)
+        bytes.append(UInt8(ascii: "."))
+        bytes.append(UInt8(ascii: "0") + UInt8(hundredths % 100 / 10))
+        bytes.append(UInt8(ascii: "0") + UInt8(hundredths % 10))
+    }
+
+    private static func appendDigits(_ value: Int, to bytes: inout [UInt8]) {
+        if value >= 10 { appendDigits(value / 10, to: &bytes) }
         bytes.append(UInt8(ascii: "0") + UInt8(value % 10))
     }
 }

@@ -69,9 +69,9 @@ struct MeterReading {
 
     /// `%.2f` without Foundation's formatter: the same text for every finite level.
     static func twoDecimals(_ value: Float) -> String {
-        guard value.isFinite, abs(value) < 1e9 else { return String(format: "%.2f", value) }
-        let hundredths = Int((Double(value).magnitude * 100).rounded(.toNearestOrEven))
-        let fraction = hundredths % 100
-        return (value < 0 ? "-" : "") + "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + "\(fraction)"
+        guard value.isFinite else { return String(format: "%.2f", value) }
+        var bytes: [UInt8] = []
+        MeterFrame.appendTwoDecimals(value, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

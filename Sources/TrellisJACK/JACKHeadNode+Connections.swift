@@ -81,12 +81,12 @@ extension JACKHeadNode {
     /// them. The slot of a port just unregistered still names it.
     func noteDeparted(_ ids: [UInt32], _ control: inout ControlState) {
         guard let client = control.client, !ids.isEmpty else { return }
+        let now = HostClock.now()
+        let candidates = control.links.union(control.vanished.filter { now &- $0.value < Self.vanishedMemory }.keys)
         for id in ids {
             guard let port = jack_port_by_id(client, id), let text = jack_port_name(port) else { continue }
             let name = String(cString: text)
-            let now = HostClock.now()
-            let vanished = control.vanished.filter { now &- $0.value < Self.vanishedMemory }.keys
-            for link in control.links.union(vanished) where link.peer == name { control.pending.insert(link) }
+            for link in candidates where link.peer == name { control.pending.insert(link) }
         }
     }
 
