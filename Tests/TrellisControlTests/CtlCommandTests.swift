@@ -56,20 +56,15 @@ struct CtlCommandTests {
         process.standardOutput = out
         process.standardError = Pipe()
         process.standardInput = stdin
-        let printed = Locked("")
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            printed.withLock { $0 += String(decoding: data, as: UTF8.self) }
-        }
+        let printed = PipeText(out)
         try process.run()
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         Thread.sleep(forTimeInterval: seconds)
-        let lines = printed.withLock { $0 }.split(separator: "\n").map(String.init)
+        let lines = printed.text.split(separator: "\n").map(String.init)
         // The test process blocks SIGTERM and its children inherit that; SIGKILL always ends.
         kill(process.processIdentifier, SIGKILL)
         try? stdin.fileHandleForWriting.close()
         process.waitUntilExit()
-        out.fileHandleForReading.readabilityHandler = nil
         return lines
     }
 

@@ -8,7 +8,7 @@ import TrellisTestSupport
 final class TerminalCtl: @unchecked Sendable {
     private let process = Process()
     private let input = Pipe()
-    private let output = Locked("")
+    private let output: PipeText
 
     init(socket: String) throws {
         let out = Pipe()
@@ -17,11 +17,7 @@ final class TerminalCtl: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = out
         process.standardError = out
-        let output = self.output
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            output.withLock { $0 += text }
-        }
+        output = PipeText(out)
         try process.run()
     }
 
@@ -34,10 +30,10 @@ final class TerminalCtl: @unchecked Sendable {
     func screen(containing text: String, within seconds: Double = 3) -> String {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
-            if output.withLock({ $0.contains(text) }) { break }
+            if output.text.contains(text) { break }
             usleep(20_000)
         }
-        return output.withLock { $0 }
+        return output.text
     }
 
     func stop() {

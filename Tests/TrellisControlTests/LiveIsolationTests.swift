@@ -170,7 +170,10 @@ extension LiveControlTests {
             }
         }
         try listen(until: "SIGSEGV")
-        #expect(heard.contains { $0.hasPrefix("event warning node fx ") && $0.contains("SIGSEGV") }, "\(heard)")
+        // On a busy machine the cycle's deadline may pass before the crash is seen: the
+        // warning then says so, and the restart's note names the signal.
+        #expect(heard.contains { $0.hasPrefix("event warning node fx ") }, "\(heard)")
+        #expect(heard.contains { $0.contains("node fx ") && $0.contains("SIGSEGV") }, "\(heard)")
         // Until the trigger is off, each restart (one a second at most) crashes again.
         #expect(try client.request("set fx trigger 0") == "ok 0")
         try listen(until: "restarted by itself")
