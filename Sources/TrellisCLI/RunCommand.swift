@@ -17,7 +17,7 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Run a session live on JACK until interrupted (SIGINT or SIGTERM).")
 
-    @Argument(help: "The session file.")
+    @Argument(help: "The session file, or a session's name: NAME.yaml in ~/.config/trellis/sessions/ or /etc/trellis/sessions/.")
     var session: String
 
     @OptionGroup var live: LiveSessionOptions
@@ -51,31 +51,58 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Serve the web desk on [ADDRESS:]PORT (default address 127.0.0.1; 0.0.0.0 serves the LAN); the URL to open is logged.")
     var web: String?
 
+    @Flag(help: "While no JACK server is up, wait for one instead of failing (what a service runs with).")
+    var waitForServer = false
+
+    @Flag(help: "Never write over a take: one already at a recorder's file is repaired if a crash cut it short, and kept as NAME-N.EXT beside it.")
+    var keepTakes = false
+
     func run() throws {
+        // Caught from the start: a service stopped while it waits for JACK stops cleanly.
+        let interruption = Interruption()
+        let notifier = ServiceNotifier()
         // Made before any plugin loads: with --json, what plugins print stays out of it.
         let output = StatusOutput(json: json)
         let registry = try Units.registry()
+        let path = try SessionName.resolve(session)
         let loaded: LoadedSession
-        do { loaded = try SessionLoader.load(path: session, registry: registry, options: parallel.loadOptions) } catch {
+        do { loaded = try SessionLoader.load(path: path, registry: registry, options: parallel.loadOptions) } catch {
             throw CLIError("\(error)")
         }
         for warning in loaded.warnings { Log.logger.warning("\(warning)") }
-
-        let privateServer = try LiveRunning.ensureServer(named: live.server, startIfMissing: live.startServer)
-        defer { privateServer?.stop() }
-        let running = try RunningSession(loaded, registry: registry, output: output, server: live.server, clientName: clientName, cpuLatency: cpuLatency, control: try controlSettings())
-        LiveRunning.waitForInterrupt(duration: duration) {
-            let schedule = running.live.driver.withGraph { $0.scheduleReport }
-            output.status(running.live.status(), transport: loaded.graph.engine.transportTime, schedule: schedule)
+        if keepTakes {
+            for kept in try KeptTakes.moveAside(loaded.recorders) {
+                let repair = kept.recoveredFrames.map { ", repaired first (\($0) frames the header had not counted)" } ?? ""
+                Log.logger.notice("kept the take \(kept.from) as \(kept.to)\(repair)")
+            }
         }
+
+        let privateServer = try LiveRunning.ensureServer(
+            named: live.server, startIfMissing: live.startServer, waitingFor: waitForServer ? interruption : nil
+        ) { waiting in
+            Log.logger.notice("\(waiting)")
+            notifier.status(waiting)
+        }
+        defer { privateServer?.stop() }
+        let running = try RunningSession(loaded, registry: registry, output: output, server: live.server, clientName: clientName, cpuLatency: cpuLatency, control: try controlSettings(path: path))
+        let first = running.live.status()
+        notifier.ready(status: "running on JACK \(first.serverName) as \(first.clientName), \(Int(first.sampleRate)) Hz / \(first.bufferFrames)")
+        var heartbeat = ServiceHeartbeat(notifier: notifier)
+        LiveRunning.waitForInterrupt(interruption, duration: duration) {
+            let schedule = running.live.driver.withGraph { $0.scheduleReport }
+            let status = running.live.status()
+            output.status(status, transport: loaded.graph.engine.transportTime, schedule: schedule)
+            heartbeat.tick(status)
+        }
+        notifier.stopping()
         let recorded = running.stop()
         output.finish()
         if !recorded { throw ExitCode.failure }
     }
 
     /// Where the options ask the control protocol to be served; nil for nowhere.
-    func controlSettings() throws(CLIError) -> RunningSession.ControlSettings? {
-        let name = URL(fileURLWithPath: session).deletingPathExtension().lastPathComponent
+    func controlSettings(path: String) throws(CLIError) -> RunningSession.ControlSettings? {
+        let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         let socket = noControl ? nil : controlSocket ?? ControlEndpoint.defaultSocketPath(name: name)
         guard socket != nil || controlTcp != nil || oscPort != nil || web != nil else { return nil }
         let secretPath = ControlSecretFile.path(besideSocket: controlSocket ?? ControlEndpoint.defaultSocketPath(name: name))

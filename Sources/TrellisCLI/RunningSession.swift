@@ -164,7 +164,7 @@ final class RunningSession {
     }
 }
 
-/// Set from any thread when something failed, read once at the end.
+/// A flag raised from any thread (something failed, a signal came) and read by another.
 final class FailureFlag: Sendable {
     private let raised = Atomic<Bool>(false)
 

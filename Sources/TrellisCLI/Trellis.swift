@@ -4,7 +4,9 @@ import Logging
 
 @main
 struct Trellis: ParsableCommand {
-    static let version = "0.1.0"
+    /// What `--version` prints and what the Debian package is versioned by
+    /// (scripts/package-deb asks the built binary): the one place it is written.
+    static let version = "0.3.0"
 
     static let configuration = CommandConfiguration(
         commandName: "trellis",
@@ -18,14 +20,26 @@ struct Trellis: ParsableCommand {
     static func main() {
         let name = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent }
         let arguments = Array(CommandLine.arguments.dropFirst())
-        main(name == "trellis-nsm" ? ["nsm"] + arguments : arguments)
+        let journal = JournalLogHandler.standardErrorIsJournal()
+        do {
+            var command = try parseAsRoot(name == "trellis-nsm" ? ["nsm"] + arguments : arguments)
+            try command.run()
+        } catch {
+            // Under systemd the error that ends the run is logged at error priority.
+            let code = exitCode(for: error)
+            guard journal, code != .success else { exit(withError: error) }
+            JournalLogHandler.write(fullMessage(for: error), priority: 3)
+            Foundation.exit(code.rawValue)
+        }
     }
 }
 
-/// Logs go to stderr so that stdout stays for results a program reads.
+/// Logs go to stderr so that stdout stays for results a program reads; under systemd,
+/// in the journal's conventions.
 enum Log {
     static let logger: Logger = {
-        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        let journal = JournalLogHandler.standardErrorIsJournal()
+        LoggingSystem.bootstrap { label -> any LogHandler in journal ? JournalLogHandler() : StreamLogHandler.standardError(label: label) }
         var logger = Logger(label: "trellis")
         logger.logLevel = .info
         return logger

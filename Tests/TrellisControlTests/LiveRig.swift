@@ -90,6 +90,9 @@ final class LiveRig: @unchecked Sendable {
 
     func client() throws -> ControlClient { try ControlClient(endpoint: .unix(path: socketPath)) }
 
+    /// jackd's process, for a test that stops and continues the server.
+    var jackdProcessIdentifier: Int32 { jackd.processIdentifier }
+
     /// What `trellis run` has logged, once it holds `text` or `seconds` have passed.
     func log(containing text: String, within seconds: Double = 3) -> String {
         let deadline = Date().addingTimeInterval(seconds)
