@@ -58,8 +58,9 @@ struct RunCommand: ParsableCommand {
     var keepTakes = false
 
     func run() throws {
-        // Caught from the start: a service stopped while it waits for JACK stops cleanly.
-        let interruption = Interruption()
+        // A service stopped while it waits for JACK stops cleanly; otherwise Ctrl-C ends
+        // a long load at once, and is caught from when the session plays.
+        let early = waitForServer ? Interruption() : nil
         let notifier = ServiceNotifier()
         // Made before any plugin loads: with --json, what plugins print stays out of it.
         let output = StatusOutput(json: json)
@@ -78,7 +79,7 @@ struct RunCommand: ParsableCommand {
         }
 
         let privateServer = try LiveRunning.ensureServer(
-            named: live.server, startIfMissing: live.startServer, waitingFor: waitForServer ? interruption : nil
+            named: live.server, startIfMissing: live.startServer, waitingFor: early
         ) { waiting in
             Log.logger.notice("\(waiting)")
             notifier.status(waiting)
@@ -88,7 +89,7 @@ struct RunCommand: ParsableCommand {
         let first = running.live.status()
         notifier.ready(status: "running on JACK \(first.serverName) as \(first.clientName), \(Int(first.sampleRate)) Hz / \(first.bufferFrames)")
         var heartbeat = ServiceHeartbeat(notifier: notifier)
-        LiveRunning.waitForInterrupt(interruption, duration: duration) {
+        LiveRunning.waitForInterrupt(early ?? Interruption(), duration: duration) {
             let schedule = running.live.driver.withGraph { $0.scheduleReport }
             let status = running.live.status()
             output.status(status, transport: loaded.graph.engine.transportTime, schedule: schedule)

@@ -11,13 +11,10 @@ final class ServiceNotifier: @unchecked Sendable {
     private let socket: Int32
     private let address: sockaddr_un?
     private let addressLength: socklen_t
-    /// How often systemd wants `WATCHDOG=1`: `WATCHDOG_USEC`, when it is meant for us.
-    let watchdogInterval: Double?
 
-    /// Reads `NOTIFY_SOCKET`, `WATCHDOG_USEC` and `WATCHDOG_PID` from `environment`.
+    /// Reads `NOTIFY_SOCKET` from `environment`. `run` ticks twice a second, often
+    /// enough for any `WatchdogSec=` of a second or more.
     init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        let forUs = environment["WATCHDOG_PID"].map { Int32($0) == getpid() } ?? true
-        watchdogInterval = environment["WATCHDOG_USEC"].flatMap(Double.init).flatMap { forUs && $0 > 0 ? $0 / 1_000_000 : nil }
         guard let path = environment["NOTIFY_SOCKET"], let (address, length) = Self.address(path) else {
             socket = -1
             self.address = nil
