@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "TrellisUnits", targets: ["TrellisUnits"]),
         .library(name: "TrellisGraph", targets: ["TrellisGraph"]),
         .library(name: "TrellisAudioFile", targets: ["TrellisAudioFile"]),
+        .library(name: "TrellisAnalysis", targets: ["TrellisAnalysis"]),
         .library(name: "TrellisLV2", targets: ["TrellisLV2"]),
         .library(name: "TrellisJACK", targets: ["TrellisJACK"]),
         .library(name: "TrellisSession", targets: ["TrellisSession"]),
@@ -52,6 +53,8 @@ let package = Package(
         systemLibrary("CVorbisfile", pkgConfig: "vorbisfile", apt: "libvorbis-dev"),
         // FLAC decoding that reads on past a damaged frame (libsndfile stops at the first).
         systemLibrary("CFLAC", pkgConfig: "flac", apt: "libflac-dev"),
+        // EBU R128 / ITU-R BS.1770 loudness and true peak.
+        systemLibrary("CEBUR128", pkgConfig: "libebur128", apt: "libebur128-dev"),
         // The LV2 headers, for the plugins Trellis exports.
         systemLibrary("CLV2", pkgConfig: "lv2", apt: "lv2-dev"),
         // Host time, FTZ/DAZ and the audio-thread mark: what the core needs, without libjack.
@@ -80,6 +83,8 @@ let package = Package(
             ])]),
         // Audio files through libsndfile.
         .target(name: "TrellisAudioFile", dependencies: ["TrellisCore", "CSndfile", "CVorbisfile", "CFLAC"]),
+        // Measuring sound, off the audio thread: loudness (libebur128), levels, clipping, spectrum.
+        .target(name: "TrellisAnalysis", dependencies: ["TrellisCore", "TrellisAudioFile", "CEBUR128"]),
         // LV2 plugins through lilv: discovery, components, hosting as audio units.
         .target(name: "TrellisLV2", dependencies: ["TrellisCore", "CLilv", "CTrellisLV2Shim", "CTrellisShim"], swiftSettings: realtimeChecks),
         // File player, recorder, taps and meters: render paths plus their disk and delivery threads. No Foundation.
@@ -112,7 +117,7 @@ let package = Package(
         .executableTarget(
             name: "TrellisCLI",
             dependencies: [
-                "TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisLV2", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisControl", "TrellisNSM", "TrellisPlugins", "TrellisWeb",
+                "TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisAnalysis", "TrellisLV2", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisControl", "TrellisNSM", "TrellisPlugins", "TrellisWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -121,6 +126,7 @@ let package = Package(
         // What test targets share: turns for the suites that run a JACK server.
         .target(name: "TrellisTestSupport", path: "Tests/TrellisTestSupport"),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisUnits"]),
+        .testTarget(name: "TrellisAnalysisTests", dependencies: ["TrellisTestSupport", "TrellisAnalysis", "TrellisAudioFile", "TrellisCore"]),
         .testTarget(name: "TrellisAudioFileTests", dependencies: ["TrellisAudioFile", "TrellisCore", "CSndfile", "CAllocationCounter"]),
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),

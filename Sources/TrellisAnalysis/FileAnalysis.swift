@@ -1,0 +1,77 @@
+import TrellisAudioFile
+import TrellisCore
+
+/// What `trellis analyze` measures of a file, read once from start to end: loudness by
+/// EBU R128, each channel's levels and clipping, and the spectrum of the channels mixed.
+public struct FileAnalysis: Sendable {
+    public struct Loudness: Sendable {
+        /// LUFS; -infinity when every block is gated out (silence).
+        public var integrated: Double
+        /// LU.
+        public var range: Double
+        /// dBTP, the largest of the channels'.
+        public var truePeak: Double
+        /// The loudest 400 ms and 3 s windows, read every 100 ms, in LUFS.
+        public var maximumMomentary: Double
+        public var maximumShortTerm: Double
+    }
+
+    public struct Channel: Sendable {
+        public var statistics: ChannelStatistics
+        /// dBTP.
+        public var truePeak: Double
+    }
+
+    public var path: String
+    public var info: AudioFileInfo
+    public var loudness: Loudness
+    public var channels: [Channel]
+    /// Hz; nil for silence.
+    public var spectralCentroid: Double?
+    public var spectralRollOff: Double?
+
+    /// The sample peak of every channel, in dBFS.
+    public var samplePeak: Double { channels.map(\.statistics.peakDecibels).max() ?? -.infinity }
+
+    /// Reads `path` to its end. Thread: control (it allocates and does I/O).
+    public static func analyze(path: String) throws(AnalysisError) -> FileAnalysis {
+        let reader: AudioFileReader
+        do { reader = try AudioFileReader(path: path) } catch { throw .file(error) }
+        defer { reader.close() }
+        let info = reader.info
+        let channelCount = info.channelCount
+        let meter = try LoudnessMeter(channelCount: channelCount, sampleRate: info.sampleRate)
+        var statistics = [ChannelStatistics](repeating: ChannelStatistics(), count: channelCount)
+        var spectrum = SpectrumStatistics(sampleRate: info.sampleRate)
+        // 100 ms a chunk: the momentary and short-term maxima are read at 10 Hz.
+        let chunkFrames = max(1, Int((info.sampleRate / 10).rounded()))
+        let chunk = AudioBufferList(channelCount: channelCount, frameCapacity: chunkFrames)
+        var mix = [Float](repeating: 0, count: chunkFrames)
+        var frames = 0
+        while true {
+            let got: Int
+            do { got = try reader.read(into: chunk[0], frameCount: chunkFrames) } catch { throw .file(error) }
+            guard got > 0 else { break }
+            frames += got
+            let buffers = chunk[0]
+            meter.add(buffers, frameCount: got)
+            meter.noteBlock()
+            for channel in 0..<channelCount { statistics[channel].add(buffers[channel], count: got) }
+            for frame in 0..<got {
+                var sum: Float = 0
+                for channel in 0..<channelCount { sum += buffers[channel][frame] }
+                mix[frame] = sum / Float(channelCount)
+            }
+            mix.withUnsafeBufferPointer { spectrum.add($0.baseAddress!, count: got) }
+            if got < chunkFrames { break }
+        }
+        guard frames > 0 else { throw .empty(path: path) }
+        spectrum.finish()
+        return FileAnalysis(
+            path: path, info: info,
+            loudness: Loudness(integrated: meter.integrated, range: meter.range, truePeak: meter.truePeak,
+                               maximumMomentary: meter.maximumMomentary, maximumShortTerm: meter.maximumShortTerm),
+            channels: (0..<channelCount).map { Channel(statistics: statistics[$0], truePeak: meter.truePeak(channel: $0)) },
+            spectralCentroid: spectrum.centroid, spectralRollOff: spectrum.rollOff)
+    }
+}
