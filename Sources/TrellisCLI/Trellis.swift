@@ -12,7 +12,7 @@ struct Trellis: ParsableCommand {
         commandName: "trellis",
         abstract: "A headless audio workstation: audio units, graphs, LV2 plugins and JACK.",
         version: version,
-        subcommands: [UnitsCommand.self, InfoCommand.self, ValidateCommand.self, RunCommand.self, RenderCommand.self, ChainCommand.self, CtlCommand.self, NSMCommand.self, RecoverCommand.self, AnalyzeCommand.self, ExportLV2Command.self, BridgeCommand.self]
+        subcommands: [UnitsCommand.self, InfoCommand.self, ValidateCommand.self, RunCommand.self, RenderCommand.self, ChainCommand.self, CtlCommand.self, NSMCommand.self, RecoverCommand.self, AnalyzeCommand.self, GraphCommand.self, ExportLV2Command.self, BridgeCommand.self]
     )
 
     /// `trellis-nsm`, a link to trellis, is `trellis nsm`: session managers start a

@@ -22,10 +22,14 @@ struct ValidateCommand: ParsableCommand {
     @Flag(name: .long, help: "Print each session's compiled program: its steps, buffers, delays and latency, and its schedule when it has one.")
     var showProgram = false
 
+    @Option(help: "Also draw the session's graph to FILE (.svg, .png or .dot), as `trellis graph` does (one session only).")
+    var graph: String?
+
     @OptionGroup var parallel: ThreadsOption
 
     func validate() throws {
         guard !sessions.isEmpty else { throw ValidationError("name at least one session file") }
+        guard graph == nil || sessions.count == 1 else { throw ValidationError("--graph draws one session; name one file") }
     }
 
     func run() throws {
@@ -58,6 +62,12 @@ struct ValidateCommand: ParsableCommand {
         if !loaded.recorders.isEmpty { parts.append("\(loaded.recorders.count) recorder\(loaded.recorders.count == 1 ? "" : "s")") }
         print("\(session): ok (\(parts.joined(separator: ", ")), \(Int(loaded.sampleRate)) Hz, block \(loaded.blockSize))")
         if showProgram { print(graph.programListing) }
+        if let picture = self.graph {
+            do { try GraphCommand.draw(graph, title: URL(fileURLWithPath: session).lastPathComponent, to: picture) } catch {
+                FileHandle.standardError.write(Data("\(error)\n".utf8))
+                return false
+            }
+        }
         return true
     }
 }

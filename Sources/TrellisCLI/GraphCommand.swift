@@ -1,0 +1,100 @@
+import ArgumentParser
+import Foundation
+import TrellisGraph
+import TrellisSession
+
+struct GraphCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "graph",
+        abstract: "Draw a session's graph: SVG, PNG or DOT text, laid out by Graphviz's dot.",
+        discussion: """
+            Nodes with their units and buses, audio connections solid, MIDI dashed, subgraphs as \
+            clusters, the delays that align latencies with their frames (in red), bypassed nodes \
+            greyed. The picture is drawn by Graphviz's `dot` (the graphviz package), run as a \
+            separate program; the file is written whole or not at all.
+            """)
+
+    @Argument(help: "The session file.")
+    var session: String
+
+    @Option(name: .shortAndLong, help: "The picture: .svg, .png, or .dot for the text dot reads.")
+    var output: String
+
+    func run() throws {
+        let loaded: LoadedSession
+        do { loaded = try SessionLoader.load(path: session, registry: try Units.registry()) } catch {
+            throw CLIError("\(error)")
+        }
+        try Self.draw(loaded.graph, title: URL(fileURLWithPath: session).lastPathComponent, to: output)
+        FileHandle.standardError.write(Data("\(output): \(loaded.graph.nodes.count) nodes\n".utf8))
+    }
+
+    /// Writes `graph`'s picture to `path`, its format from the extension.
+    static func draw(_ graph: Graph, title: String, to path: String) throws(CLIError) {
+        let format = URL(fileURLWithPath: path).pathExtension.lowercased()
+        guard ["svg", "png", "dot"].contains(format) else {
+            throw CLIError("graph: \(path): name an .svg, .png or .dot file")
+        }
+        let text = GraphPicture.dot(graph, title: title)
+        let bytes: Data
+        if format == "dot" { bytes = Data(text.utf8) } else { bytes = try Self.runDot(text, format: format) }
+        // Whole or not at all: written beside the target, then renamed over it.
+        let partial = path + ".partial-\(getpid())"
+        do {
+            try bytes.write(to: URL(fileURLWithPath: partial))
+            guard rename(partial, path) == 0 else { throw CLIError("graph: could not write \(path): \(String(cString: strerror(errno)))") }
+        } catch let error as CLIError {
+            unlink(partial)
+            throw error
+        } catch {
+            unlink(partial)
+            throw CLIError("graph: could not write \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// `dot -Tsvg` or `-Tpng` on `text`, within 30 s.
+    private static func runDot(_ text: String, format: String) throws(CLIError) -> Data {
+        let dot = ["/usr/bin/dot", "/usr/local/bin/dot"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let dot else { throw CLIError("graph: drawing needs Graphviz's dot (apt-get install graphviz); a .dot file needs nothing") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: dot)
+        process.arguments = ["-T\(format)"]
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        do { try process.run() } catch { throw CLIError("graph: could not start \(dot): \(error.localizedDescription)") }
+        let deadline = DispatchWorkItem { kill(process.processIdentifier, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: deadline)
+        defer { deadline.cancel() }
+        let written = DispatchQueue(label: "dot-input")
+        written.async {
+            input.fileHandleForWriting.write(Data(text.utf8))
+            try? input.fileHandleForWriting.close()
+        }
+        let collected = Locked(Data())
+        let errorsRead = DispatchSemaphore(value: 0)
+        Thread {
+            collected.value = errors.fileHandleForReading.readDataToEndOfFile()
+            errorsRead.signal()
+        }.start()
+        let picture = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        errorsRead.wait()
+        guard process.terminationReason == .exit, process.terminationStatus == 0, !picture.isEmpty else {
+            throw CLIError("graph: dot failed: \(String(decoding: collected.value, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+        return picture
+    }
+}
+
+/// A value one thread writes and another reads after.
+private final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
