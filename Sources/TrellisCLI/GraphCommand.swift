@@ -6,7 +6,7 @@ import TrellisSession
 struct GraphCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "graph",
-        abstract: "Draw a session's graph: SVG, PNG or DOT text, laid out by Graphviz's dot.",
+        abstract: "Draw a session's graph, laid out by Graphviz's dot: SVG, PNG, the DOT text, or the layout as JSON.",
         discussion: """
             Nodes with their units and buses, audio connections solid, MIDI dashed, subgraphs as \
             clusters, the delays that align latencies with their frames (in red), bypassed nodes \
@@ -17,7 +17,7 @@ struct GraphCommand: ParsableCommand {
     @Argument(help: "The session file.")
     var session: String
 
-    @Option(name: .shortAndLong, help: "The picture: .svg, .png, or .dot for the text dot reads.")
+    @Option(name: .shortAndLong, help: "The picture: .svg, .png, .dot for the text dot reads, or .json for dot's layout (every node's position, for a page to draw).")
     var output: String
 
     func run() throws {
@@ -32,8 +32,8 @@ struct GraphCommand: ParsableCommand {
     /// Writes `graph`'s picture to `path`, its format from the extension.
     static func draw(_ graph: Graph, title: String, to path: String) throws(CLIError) {
         let format = URL(fileURLWithPath: path).pathExtension.lowercased()
-        guard ["svg", "png", "dot"].contains(format) else {
-            throw CLIError("graph: \(path): name an .svg, .png or .dot file")
+        guard ["svg", "png", "dot", "json"].contains(format) else {
+            throw CLIError("graph: \(path): name an .svg, .png, .dot or .json file")
         }
         let text = GraphPicture.dot(graph, title: title)
         let bytes: Data

@@ -48,6 +48,21 @@ struct GraphPictureTests {
         #expect(size.width > 200 && size.height > 100, "\(size)")
     }
 
+    @Test("the layout as JSON places every node of the DOT text")
+    func layoutJSON() throws {
+        let layout = temporaryPath("demo.json"), dot = temporaryPath("demo.dot")
+        #expect(try trellis(["graph", Self.sessions + "/demo.yaml", "-o", layout]).status == 0)
+        #expect(try trellis(["graph", Self.sessions + "/demo.yaml", "-o", dot]).status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: layout))) as? [String: Any])
+        let placed = try #require(object["objects"] as? [[String: Any]]).compactMap { node -> String? in
+            guard let name = node["name"] as? String, let position = node["pos"] as? String,
+                  position.split(separator: ",").compactMap({ Double($0) }).count == 2 else { return nil }
+            return name
+        }
+        let declared = try String(contentsOfFile: dot, encoding: .utf8).split(separator: "\n").filter { $0.contains(" [label=") && !$0.contains(" -> ") }.count
+        #expect(placed.count == declared && declared > 0, "\(placed)")
+    }
+
     @Test("MIDI connections are dashed, a subgraph is a cluster, a bypassed node greyed, a compensating delay named with its frames")
     func whatTheGraphShows() throws {
         let folder = temporaryPath("graph")
@@ -90,7 +105,7 @@ struct GraphPictureTests {
         let folder = temporaryPath("graph-bad")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let wrong = try trellis(["graph", Self.sessions + "/demo.yaml", "-o", folder + "/demo.gif"])
-        #expect(wrong.status != 0 && wrong.stderr.contains("name an .svg, .png or .dot file"), "\(wrong.stderr)")
+        #expect(wrong.status != 0 && wrong.stderr.contains("name an .svg, .png, .dot or .json file"), "\(wrong.stderr)")
         try "version: 1\nnodes: { a: nosuchunit }\n".write(toFile: folder + "/broken.yaml", atomically: true, encoding: .utf8)
         let broken = try trellis(["graph", folder + "/broken.yaml", "-o", folder + "/broken.svg"])
         #expect(broken.status != 0 && broken.stderr.contains("broken.yaml:2:"), "\(broken.stderr)")
