@@ -67,9 +67,10 @@ struct GraphCommand: ParsableCommand {
         let deadline = DispatchWorkItem { kill(process.processIdentifier, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: deadline)
         defer { deadline.cancel() }
-        let written = DispatchQueue(label: "dot-input")
-        written.async {
-            input.fileHandleForWriting.write(Data(text.utf8))
+        // A dot that ends early (an error) makes the write fail, never a SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        DispatchQueue(label: "dot-input").async {
+            try? input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
             try? input.fileHandleForWriting.close()
         }
         let collected = Locked(Data())
