@@ -27,8 +27,9 @@ func numpyFigures(_ channels: [[Float]]) throws -> [[String: Double]] {
         print(json.dumps(out))
         """
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", script]
+    // A deadline that ends in SIGKILL: numpy cannot hold the suite.
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+    process.arguments = ["-k", "5", "60", "python3", "-c", script]
     let out = Pipe()
     process.standardOutput = out
     try process.run()

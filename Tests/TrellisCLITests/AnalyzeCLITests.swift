@@ -8,8 +8,9 @@ struct AnalyzeCLITests {
     /// loudness range and true peak.
     static func ffmpegLoudness(_ path: String) throws -> (integrated: Double, range: Double, truePeak: Double) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-nostats", "-hide_banner", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"]
+        // A deadline that ends in SIGKILL: ffmpeg cannot hold the suite.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments = ["-k", "5", "120", "/usr/bin/ffmpeg", "-nostats", "-hide_banner", "-i", path, "-af", "ebur128=peak=true", "-f", "null", "-"]
         let err = Pipe()
         process.standardError = err
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
