@@ -62,6 +62,8 @@ let package = Package(
         // The variadic jack_client_open, which Swift cannot call.
         .target(name: "CTrellisJACKShim", dependencies: ["CJack"]),
         .target(name: "CAllocationCounter"),
+        // The true-peak interpolator's inner loop, vectorized in every build.
+        .target(name: "CTrellisTruePeak"),
         // The LV2 log feature's variadic printf (which Swift cannot implement), the library probe, serd's error text.
         .target(name: "CTrellisLV2Shim", dependencies: ["CLilv"]),
 
@@ -84,7 +86,7 @@ let package = Package(
         // Audio files through libsndfile.
         .target(name: "TrellisAudioFile", dependencies: ["TrellisCore", "CSndfile", "CVorbisfile", "CFLAC"]),
         // Measuring sound, off the audio thread: loudness (libebur128), levels, clipping, spectrum.
-        .target(name: "TrellisAnalysis", dependencies: ["TrellisCore", "TrellisAudioFile", "CEBUR128"]),
+        .target(name: "TrellisAnalysis", dependencies: ["TrellisCore", "TrellisAudioFile", "CTrellisTruePeak"]),
         // LV2 plugins through lilv: discovery, components, hosting as audio units.
         .target(name: "TrellisLV2", dependencies: ["TrellisCore", "CLilv", "CTrellisLV2Shim", "CTrellisShim"], swiftSettings: realtimeChecks),
         // File player, recorder, taps and meters: render paths plus their disk and delivery threads. No Foundation.
@@ -126,7 +128,7 @@ let package = Package(
         // What test targets share: turns for the suites that run a JACK server.
         .target(name: "TrellisTestSupport", path: "Tests/TrellisTestSupport"),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisUnits"]),
-        .testTarget(name: "TrellisAnalysisTests", dependencies: ["TrellisTestSupport", "TrellisAnalysis", "TrellisAudioFile", "TrellisCore"]),
+        .testTarget(name: "TrellisAnalysisTests", dependencies: ["TrellisTestSupport", "TrellisAnalysis", "TrellisAudioFile", "TrellisCore", "CEBUR128"]),
         .testTarget(name: "TrellisAudioFileTests", dependencies: ["TrellisAudioFile", "TrellisCore", "CSndfile", "CAllocationCounter"]),
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),

@@ -43,7 +43,6 @@ public struct FileAnalysis: Sendable {
         let meter = try LoudnessMeter(channelCount: channelCount, sampleRate: info.sampleRate)
         var statistics = [ChannelStatistics](repeating: ChannelStatistics(), count: channelCount)
         var spectrum = SpectrumStatistics(sampleRate: info.sampleRate)
-        // 100 ms a chunk: the momentary and short-term maxima are read at 10 Hz.
         let chunkFrames = max(1, Int((info.sampleRate / 10).rounded()))
         let chunk = AudioBufferList(channelCount: channelCount, frameCapacity: chunkFrames)
         var mix = [Float](repeating: 0, count: chunkFrames)
@@ -55,7 +54,6 @@ public struct FileAnalysis: Sendable {
             frames += got
             let buffers = chunk[0]
             meter.add(buffers, frameCount: got)
-            meter.noteBlock()
             for channel in 0..<channelCount { statistics[channel].add(buffers[channel], count: got) }
             for frame in 0..<got {
                 var sum: Float = 0

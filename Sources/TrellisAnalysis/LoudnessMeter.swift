@@ -1,19 +1,38 @@
-import CEBUR128
 import Foundation
 import TrellisCore
 
-/// Loudness by ITU-R BS.1770-4 and EBU R128, through libebur128: momentary (400 ms),
-/// short-term (3 s), integrated (gated) loudness in LUFS, loudness range in LU, and true
-/// peak per channel. Feed it planar float frames; read the figures at any time.
+/// Loudness by ITU-R BS.1770-4 and EBU R128: momentary (400 ms), short-term (3 s) and
+/// integrated (gated) loudness in LUFS, loudness range in LU (EBU Tech 3342), and true
+/// peak per channel in dBTP. Feed it planar float frames; read the figures at any time.
 ///
-/// Owns one `ebur128_state`, freed in `deinit`. Thread: one at a time, never the audio
-/// thread (libebur128 allocates).
+/// Measured in 100 ms steps as libebur128 does (gating blocks every 100 ms, short-term
+/// blocks for the range every second), with its channel weights: in files of three
+/// channels and more, SMPTE order (L R C LFE Ls Rs), the LFE and channels past the sixth
+/// do not count and the surrounds weigh 1.41. Memory is bounded (`LoudnessHistory`).
+///
+/// Thread: one at a time, never the audio thread (it allocates on first use).
 public final class LoudnessMeter {
     public let channelCount: Int
     public let sampleRate: Double
-    private var state: UnsafeMutablePointer<ebur128_state>?
-    private var interleaved: [Float] = []
-    /// The loudest momentary and short-term loudness read so far (`noteBlock()`).
+    private let weighting: KWeighting
+    private var filters: [KWeighting.State]
+    private var peaks: [TruePeakDetector]
+    private let weights: [Double]
+    private let framesPerStep: Int
+    /// The current 100 ms step: frames so far and each channel's sum of squares.
+    private var stepFrames = 0
+    private var stepSums: [Double]
+    /// The last 30 steps' weighted sums of squares, oldest first from `stepIndex`.
+    private var steps = [Double](repeating: 0, count: 30)
+    private var stepIndex = 0
+    private var stepCount = 0
+    private var blocks = LoudnessHistory()
+    private var shortTermBlocks = LoudnessHistory()
+
+    /// The loudness of the last 400 ms and 3 s, as of the last full 100 ms step, in LUFS.
+    public private(set) var momentary = -Double.infinity
+    public private(set) var shortTerm = -Double.infinity
+    /// The loudest momentary and short-term loudness, read every 100 ms.
     public private(set) var maximumMomentary = -Double.infinity
     public private(set) var maximumShortTerm = -Double.infinity
 
@@ -24,68 +43,98 @@ public final class LoudnessMeter {
         }
         self.channelCount = channelCount
         self.sampleRate = sampleRate
-        let mode = Int32(EBUR128_MODE_I.rawValue | EBUR128_MODE_LRA.rawValue | EBUR128_MODE_TRUE_PEAK.rawValue)
-        guard let state = ebur128_init(UInt32(channelCount), UInt(sampleRate.rounded()), mode) else {
-            throw .unsupported("libebur128 could not start a meter for \(channelCount) channels at \(sampleRate) Hz")
+        weighting = KWeighting(sampleRate: sampleRate)
+        filters = Array(repeating: KWeighting.State(), count: channelCount + 1)
+        peaks = Array(repeating: TruePeakDetector(sampleRate: sampleRate), count: channelCount)
+        weights = Self.weights(channelCount: channelCount)
+        framesPerStep = (Int(sampleRate.rounded()) + 5) / 10
+        stepSums = Array(repeating: 0, count: channelCount + 1)
+    }
+
+    private static func weights(channelCount: Int) -> [Double] {
+        switch channelCount {
+        case 1, 2, 3: Array(repeating: 1, count: channelCount)
+        case 4: [1, 1, 1.41, 1.41]
+        case 5: [1, 1, 1, 1.41, 1.41]
+        default: [1, 1, 1, 0, 1.41, 1.41] + Array(repeating: 0, count: channelCount - 6)
         }
-        self.state = state
-        // Five channels and more in SMPTE order (L R C LFE Ls Rs ...): the LFE does not count.
-        if channelCount >= 6 { ebur128_set_channel(state, 3, Int32(EBUR128_UNUSED.rawValue)) }
     }
 
-    deinit {
-        ebur128_destroy(&state)
+    /// Starts again from silence, as if just made.
+    public func reset() {
+        for i in filters.indices { filters[i] = KWeighting.State() }
+        for i in peaks.indices { peaks[i].reset() }
+        for i in stepSums.indices { stepSums[i] = 0 }
+        for i in steps.indices { steps[i] = 0 }
+        stepFrames = 0
+        stepIndex = 0
+        stepCount = 0
+        blocks.reset()
+        shortTermBlocks.reset()
+        momentary = -.infinity
+        shortTerm = -.infinity
+        maximumMomentary = -.infinity
+        maximumShortTerm = -.infinity
     }
 
-    /// Adds `frameCount` frames of `channels` (one pointer per channel).
+    /// Adds `frameCount` frames of `channels` (one pointer per channel; missing channels
+    /// are silence).
     public func add(_ channels: AudioBuffers, frameCount: Int) {
-        guard frameCount > 0 else { return }
-        let count = frameCount * channelCount
-        if interleaved.count < count { interleaved = [Float](repeating: 0, count: count) }
-        interleaved.withUnsafeMutableBufferPointer { buffer in
-            for channel in 0..<min(channelCount, channels.channelCount) {
-                let source = channels[channel]
-                var index = channel
-                for frame in 0..<frameCount {
-                    buffer[index] = source[frame]
-                    index += channelCount
+        let count = min(channelCount, channels.channelCount)
+        for channel in 0..<count { peaks[channel].add(channels[channel], count: frameCount) }
+        var done = 0
+        while done < frameCount {
+            let take = min(frameCount - done, framesPerStep - stepFrames)
+            var channel = 0
+            while channel < count {
+                let left = UnsafePointer(channels[channel] + done)
+                let right = channel + 1 < count ? UnsafePointer(channels[channel + 1] + done) : left
+                let sums = filters.withUnsafeMutableBufferPointer {
+                    weighting.sumOfSquares(left, right, count: take, states: $0.baseAddress! + channel)
                 }
+                stepSums[channel] += sums.0
+                stepSums[channel + 1] += sums.1
+                channel += 2
             }
-            _ = ebur128_add_frames_float(state, buffer.baseAddress, frameCount)
+            stepFrames += take
+            done += take
+            if stepFrames == framesPerStep { closeStep() }
         }
     }
 
-    /// Reads the momentary and short-term loudness into their maxima: call it every
-    /// 100 ms of audio or more often (EBU Tech 3341 asks for at least 10 Hz).
-    public func noteBlock() {
+    private func closeStep() {
+        var sum = 0.0
+        for channel in 0..<channelCount { sum += weights[channel] * stepSums[channel] }
+        for i in stepSums.indices { stepSums[i] = 0 }
+        stepFrames = 0
+        steps[stepIndex] = sum
+        stepIndex = (stepIndex + 1) % steps.count
+        stepCount += 1
+        let momentaryEnergy = energy(ofLast: 4), shortTermEnergy = energy(ofLast: 30)
+        momentary = LoudnessHistory.loudness(energy: momentaryEnergy)
+        shortTerm = LoudnessHistory.loudness(energy: shortTermEnergy)
         maximumMomentary = max(maximumMomentary, momentary)
         maximumShortTerm = max(maximumShortTerm, shortTerm)
+        if stepCount >= 4 { blocks.add(momentaryEnergy) }
+        if stepCount >= 30, (stepCount - 30) % 10 == 0 { shortTermBlocks.add(shortTermEnergy) }
     }
 
-    /// The last 400 ms, in LUFS (-infinity for silence).
-    public var momentary: Double { read(ebur128_loudness_momentary) }
-
-    /// The last 3 s, in LUFS.
-    public var shortTerm: Double { read(ebur128_loudness_shortterm) }
+    /// The mean square of the last `count` steps (silence before the first).
+    private func energy(ofLast count: Int) -> Double {
+        var sum = 0.0
+        for back in 1...count { sum += steps[(stepIndex - back + steps.count) % steps.count] }
+        return sum / Double(count * framesPerStep)
+    }
 
     /// Everything so far, gated (-70 LUFS absolute, -10 LU relative), in LUFS.
-    public var integrated: Double { read(ebur128_loudness_global) }
+    public var integrated: Double { blocks.gatedLoudness() }
 
     /// The loudness range (EBU Tech 3342) so far, in LU.
-    public var range: Double { read(ebur128_loudness_range) }
+    public var range: Double { shortTermBlocks.range() }
 
     /// The largest true (inter-sample) peak of `channel` so far, in dBTP.
-    public func truePeak(channel: Int) -> Double {
-        var value = 0.0
-        guard ebur128_true_peak(state, UInt32(channel), &value) == 0 else { return -.infinity }
-        return decibels(value)
-    }
+    public func truePeak(channel: Int) -> Double { decibels(Double(peaks[channel].peak)) }
 
     /// The largest true peak of any channel, in dBTP.
     public var truePeak: Double { (0..<channelCount).map(truePeak(channel:)).max() ?? -.infinity }
-
-    private func read(_ measure: (UnsafeMutablePointer<ebur128_state>?, UnsafeMutablePointer<Double>?) -> Int32) -> Double {
-        var value = 0.0
-        return measure(state, &value) == 0 ? value : -.infinity
-    }
 }
