@@ -1,6 +1,7 @@
 #include "trellis_true_peak.h"
 
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
 /// The branch with a tap count the compiler knows: it unrolls the taps and vectorizes
@@ -43,4 +44,13 @@ float trellis_interpolated_peak(const float *input, int count, const float *taps
     float peak;
     memcpy(&peak, &top, sizeof peak);
     return peak;
+}
+
+void trellis_interpolated_magnitudes(const float *input, int count, const float *taps, int tap_count, float *magnitudes) {
+    for (int n = 0; n < count; n++) {
+        float sum = 0;
+        for (int k = 0; k < tap_count; k++) sum += taps[k] * input[n - k];
+        const float magnitude = fabsf(sum);
+        if (magnitude > magnitudes[n]) magnitudes[n] = magnitude;
+    }
 }

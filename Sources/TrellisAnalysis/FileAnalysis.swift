@@ -4,18 +4,6 @@ import TrellisCore
 /// What `trellis analyze` measures of a file, read once from start to end: loudness by
 /// EBU R128, each channel's levels and clipping, and the spectrum of the channels mixed.
 public struct FileAnalysis: Sendable {
-    public struct Loudness: Sendable {
-        /// LUFS; -infinity when every block is gated out (silence).
-        public var integrated: Double
-        /// LU.
-        public var range: Double
-        /// dBTP, the largest of the channels'.
-        public var truePeak: Double
-        /// The loudest 400 ms and 3 s windows, read every 100 ms, in LUFS.
-        public var maximumMomentary: Double
-        public var maximumShortTerm: Double
-    }
-
     public struct Channel: Sendable {
         public var statistics: ChannelStatistics
         /// dBTP.
@@ -24,7 +12,7 @@ public struct FileAnalysis: Sendable {
 
     public var path: String
     public var info: AudioFileInfo
-    public var loudness: Loudness
+    public var loudness: LoudnessReading
     public var channels: [Channel]
     /// Hz; nil for silence.
     public var spectralCentroid: Double?
@@ -67,8 +55,7 @@ public struct FileAnalysis: Sendable {
         spectrum.finish()
         return FileAnalysis(
             path: path, info: info,
-            loudness: Loudness(integrated: meter.integrated, range: meter.range, truePeak: meter.truePeak,
-                               maximumMomentary: meter.maximumMomentary, maximumShortTerm: meter.maximumShortTerm),
+            loudness: LoudnessReading(meter),
             channels: (0..<channelCount).map { Channel(statistics: statistics[$0], truePeak: meter.truePeak(channel: $0)) },
             spectralCentroid: spectrum.centroid, spectralRollOff: spectrum.rollOff)
     }

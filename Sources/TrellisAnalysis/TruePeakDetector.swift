@@ -33,6 +33,9 @@ struct TruePeakDetector {
         line = [Float](repeating: 0, count: 48 / factor - 1)
     }
 
+    /// How far the interpolated samples lag the input, in input samples.
+    var delay: Int { factor > 1 ? 24 / factor : 0 }
+
     mutating func reset() {
         peak = 0
         for i in line.indices { line[i] = 0 }
@@ -63,5 +66,24 @@ struct TruePeakDetector {
             memmove(line.baseAddress!, line.baseAddress! + count, history * MemoryLayout<Float>.stride)
         }
         peak = max(peak, Float(bitPattern: topBits))
+    }
+
+    /// Writes the true-peak envelope of `count` samples into `magnitudes`: entry n is
+    /// the largest magnitude, input sample or interpolated, around input sample n - delay.
+    mutating func envelope(_ samples: UnsafePointer<Float>, count: Int, into magnitudes: UnsafeMutablePointer<Float>) {
+        let history = tapsPerPhase - 1
+        if line.count < history + count { line.append(contentsOf: repeatElement(0, count: history + count - line.count)) }
+        let delay = delay
+        line.withUnsafeMutableBufferPointer { line in
+            let input = line.baseAddress! + history
+            input.update(from: samples, count: count)
+            for n in 0..<count { magnitudes[n] = input[n - delay].magnitude }
+            coefficients.withUnsafeBufferPointer { taps in
+                for phase in 0..<(factor - 1) {
+                    trellis_interpolated_magnitudes(input, Int32(count), taps.baseAddress! + phase * tapsPerPhase, Int32(tapsPerPhase), magnitudes)
+                }
+            }
+            memmove(line.baseAddress!, line.baseAddress! + count, history * MemoryLayout<Float>.stride)
+        }
     }
 }

@@ -65,7 +65,7 @@ struct AnalyzeCommand: ParsableCommand {
             return "{\"peak\":\(value(figures.peakDecibels)),\"truePeak\":\(value(channel.truePeak)),\"rms\":\(value(figures.rmsDecibels)),"
                 + "\"dcOffset\":\(value(figures.dcOffset)),\"clippedSamples\":\(figures.clippedSamples),\"clippedRuns\":\(figures.clippedRuns)}"
         }
-        let path = String(data: try! JSONSerialization.data(withJSONObject: analysis.path, options: .fragmentsAllowed), encoding: .utf8)!
+        let path = JSONText.string(analysis.path)
         return "{\"file\":\(path),\"sampleRate\":\(value(info.sampleRate)),\"channels\":\(info.channelCount),\"frames\":\(info.frameCount),"
             + "\"integrated\":\(value(loudness.integrated)),\"range\":\(value(loudness.range)),\"truePeak\":\(value(loudness.truePeak)),"
             + "\"samplePeak\":\(value(analysis.samplePeak)),\"maximumMomentary\":\(value(loudness.maximumMomentary)),"
@@ -79,11 +79,7 @@ struct AnalyzeCommand: ParsableCommand {
 
     private static func hertz(_ value: Double?) -> String { value.map { String(format: "%.0f Hz", $0) } ?? "none (silence)" }
 
-    /// A JSON number, or null when it is not finite or absent.
-    private static func value(_ value: Double?) -> String {
-        guard let value, value.isFinite else { return "null" }
-        return "\(value)"
-    }
+    private static func value(_ value: Double?) -> String { JSONText.number(value) }
 }
 
 private extension String {

@@ -29,6 +29,8 @@ struct ChainCommand: ParsableCommand {
 
     @OptionGroup var file: OutputFileOptions
 
+    @OptionGroup var loudness: LoudnessOptions
+
     @Option(name: .long, help: "Sample rate the chain runs at and writes (default: the source file's; 48000 for a tone). A file at another rate is converted (libsoxr, high quality).")
     var sampleRate: Double?
 
@@ -92,15 +94,24 @@ struct ChainCommand: ParsableCommand {
         let warnings = RenderWarnings(engine: built.graph.engine, registry: registry)
         let edge = ConverterEdge(built.graph)
         let dither = try file.ditherValue(edge)
-        var written = 0
-        do {
-            written = try OfflineRenderer(graph: built.graph).render(
-                frameCount: frames, to: parsed.sink.word, sampleType: type, dither: dither, quality: file.quality, input: built.input,
-                conversion: edge.quality, progress: report)
-        } catch { throw CLIError("\(error)") }
+        let graph = built.graph, channelCount = graph.plan?.outputChannelCount ?? 0
+        let measured = MeasuredRender(output: parsed.sink.word, sampleType: type, dither: dither, quality: file.quality,
+                                      sampleRate: graph.sampleRate, channelCount: channelCount, options: loudness)
+        let outcome = try measured.run { path, type, dither, quality, observe in
+            do {
+                return try OfflineRenderer(graph: graph).render(
+                    frameCount: frames, to: path, sampleType: type, dither: dither, quality: quality, input: built.input,
+                    conversion: edge.quality, progress: report, observeOutput: observe)
+            } catch { throw CLIError("\(error)") }
+        }
         progress.finish()
         if let input = built.input { ChainBuilder.warnOfDamage(in: input) }
-        FileHandle.standardError.write(Data((warnings.summary(path: parsed.sink.word, frames: written, sampleRate: built.graph.sampleRate) + "\n").utf8))
+        let summary = warnings.summary(path: parsed.sink.word, frames: outcome.frames, sampleRate: graph.sampleRate) + "\n" + outcome.summaryLines
+        FileHandle.standardError.write(Data((summary + "\n").utf8))
+        if loudness.json {
+            print(outcome.json(path: parsed.sink.word, sampleRate: graph.sampleRate, channelCount: channelCount,
+                               warnings: warnings.count, logLines: warnings.logCount))
+        }
     }
 }
 

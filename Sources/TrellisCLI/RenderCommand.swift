@@ -23,6 +23,8 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var file: OutputFileOptions
 
+    @OptionGroup var loudness: LoudnessOptions
+
     @OptionGroup var parallel: ThreadsOption
 
     @Option(name: .long, help: "Feed a JACK input port of the session from a file: PORT=FILE (repeatable).")
@@ -87,18 +89,27 @@ struct RenderCommand: ParsableCommand {
         let progress = ProgressBar(total: frames, label: output)
         let report: ((Int, Int) -> Void)? = progress.isVisible ? { done, _ in progress.update(done) } : nil
         let warnings = RenderWarnings(engine: graph.engine, registry: graph.registry)
-        var written = 0
-        do {
-            written = try OfflineRenderer(graph: graph).render(frameCount: frames, to: output, sampleType: type, dither: dither, quality: file.quality, inputs: inputs, progress: report)
-        } catch { throw CLIError("render: \(error)") }
+        let channelCount = graph.plan?.outputChannelCount ?? 0
+        let measured = MeasuredRender(output: output, sampleType: type, dither: dither, quality: file.quality,
+                                      sampleRate: graph.sampleRate, channelCount: channelCount, options: loudness)
+        let outcome = try measured.run { path, type, dither, quality, observe in
+            do {
+                return try OfflineRenderer(graph: graph).render(frameCount: frames, to: path, sampleType: type, dither: dither, quality: quality,
+                                                                inputs: inputs, progress: report, observeOutput: observe)
+            } catch { throw CLIError("render: \(error)") }
+        }
+        let written = outcome.frames
         for recorder in recorders {
             do { _ = try recorder.stop() } catch { throw CLIError("render: \(error)") }
         }
         progress.finish()
         for case let file as FileInput in inputs { ChainBuilder.warnOfDamage(in: file.reader) }
-        var summary = warnings.summary(path: output, frames: written, sampleRate: graph.sampleRate)
+        var summary = warnings.summary(path: output, frames: written, sampleRate: graph.sampleRate) + "\n" + outcome.summaryLines
         if let schedule = graph.scheduleReport { summary += "\nschedule: \(graph.engine.parallelism.threads) threads, \(schedule)" }
         FileHandle.standardError.write(Data((summary + "\n").utf8))
+        if loudness.json {
+            print(outcome.json(path: output, sampleRate: graph.sampleRate, channelCount: channelCount, warnings: warnings.count, logLines: warnings.logCount))
+        }
     }
 
     /// The output must not be a file the render reads (a player's, an `--input`) or one

@@ -20,13 +20,17 @@ public struct OfflineJob {
     /// Runs after each slice, off the audio-thread role, on the render thread: the
     /// graph re-compensates a latency that changed there, at the same frame every render.
     public var betweenSlices: (() throws(GraphError) -> Void)?
+    /// Sees each chunk of the output just before it is written, on the writer's thread
+    /// (a loudness meter): whatever it costs runs beside the render, not in it.
+    public var observeOutput: ((AudioBuffers, Int) -> Void)?
 
     public init(
         frameCount: Int, sliceFrames: Int, inputs: [any OfflineInput], inputChannels: Int, outputChannels: Int,
         writer: AudioFileWriter, participants: [any OfflineStreaming] = [], progress: ((Int, Int) -> Void)? = nil,
-        betweenSlices: (() throws(GraphError) -> Void)? = nil
+        betweenSlices: (() throws(GraphError) -> Void)? = nil, observeOutput: ((AudioBuffers, Int) -> Void)? = nil
     ) {
         self.betweenSlices = betweenSlices
+        self.observeOutput = observeOutput
         self.frameCount = max(0, frameCount)
         self.sliceFrames = max(1, sliceFrames)
         self.inputs = inputs
@@ -78,7 +82,8 @@ public final class OfflineBackend: AudioBackend, @unchecked Sendable {
         let chunkFrames = OfflineRenderer.chunkBytes / (MemoryLayout<Float>.size * max(1, inputChannels + channels))
         let pipeline = OfflinePipeline(
             frameCount: job.frameCount, chunkFrames: slice * max(1, chunkFrames / slice), depth: OfflineRenderer.chunkDepth,
-            inputs: job.inputs, inputChannelCount: inputChannels, outputChannelCount: channels, writer: job.writer)
+            inputs: job.inputs, inputChannelCount: inputChannels, outputChannelCount: channels, writer: job.writer,
+            observeOutput: job.observeOutput)
         let inputTable = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, inputChannels))
         let outputTable = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, channels))
         let cycle = UnsafeMutablePointer<BackendCycle>.allocate(capacity: 1)

@@ -22,6 +22,7 @@ final class OfflinePipeline: @unchecked Sendable {
     private let sources: [any OfflineInput]
     private let inputChannelCount: Int
     private let writer: AudioFileWriter
+    private let observeOutput: ((AudioBuffers, Int) -> Void)?
     private let inputFree: Semaphore, inputFilled = Semaphore()
     private let outputFree: Semaphore, outputFilled = Semaphore()
     private var reader: StageThread?
@@ -35,7 +36,8 @@ final class OfflinePipeline: @unchecked Sendable {
 
     /// Thread: the rendering thread.
     init(frameCount: Int, chunkFrames: Int, depth: Int, inputs sources: [any OfflineInput], inputChannelCount: Int,
-         outputChannelCount: Int, writer: AudioFileWriter) {
+         outputChannelCount: Int, writer: AudioFileWriter, observeOutput: ((AudioBuffers, Int) -> Void)? = nil) {
+        self.observeOutput = observeOutput
         self.frameCount = frameCount
         self.chunkFrames = chunkFrames
         self.chunkCount = (frameCount + chunkFrames - 1) / chunkFrames
@@ -130,6 +132,7 @@ final class OfflinePipeline: @unchecked Sendable {
         for index in 0..<chunkCount {
             outputFilled.wait()
             if isCancelled { return }
+            observeOutput?(outputs[index % depth][0], frames(ofChunk: index))
             do {
                 try writer.write(from: outputs[index % depth][0], frameCount: frames(ofChunk: index))
             } catch {

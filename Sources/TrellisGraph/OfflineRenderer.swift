@@ -31,7 +31,8 @@ public struct OfflineRenderer {
         quality: Double? = nil,
         input: AudioFileReader? = nil,
         conversion: SampleRateConverter.Quality = .high,
-        progress: ((Int, Int) -> Void)? = nil
+        progress: ((Int, Int) -> Void)? = nil,
+        observeOutput: ((AudioBuffers, Int) -> Void)? = nil
     ) throws(OfflineRenderError) -> Int {
         let inputs: [any OfflineInput]
         if let input, input.info.sampleRate != graph.sampleRate {
@@ -40,13 +41,14 @@ public struct OfflineRenderer {
             inputs = input.map { [FileInput(reader: $0)] } ?? []
         }
         return try render(frameCount: frameCount, to: path, container: container, sampleType: sampleType, dither: dither,
-                          quality: quality, inputs: inputs, progress: progress)
+                          quality: quality, inputs: inputs, progress: progress, observeOutput: observeOutput)
     }
 
     /// Renders with the graph's input channels fed, in order, by `inputs` (each filling
     /// as many channels as it has; silence after the last). `sampleType` defaults to
     /// what the container holds (`AudioFileContainer.defaultSampleType`); float made
-    /// into 16 or 24 bits is dithered unless `dither` is false. Returns the frames written.
+    /// into 16 or 24 bits is dithered unless `dither` is false. `observeOutput` sees the
+    /// output as it is written, on the writer's thread. Returns the frames written.
     @discardableResult
     public func render(
         frameCount: Int,
@@ -56,7 +58,8 @@ public struct OfflineRenderer {
         dither: Bool = true,
         quality: Double? = nil,
         inputs: [any OfflineInput],
-        progress: ((Int, Int) -> Void)? = nil
+        progress: ((Int, Int) -> Void)? = nil,
+        observeOutput: ((AudioBuffers, Int) -> Void)? = nil
     ) throws(OfflineRenderError) -> Int {
         guard let plan = graph.plan else { throw .notInitialized }
         let writer: AudioFileWriter
@@ -78,7 +81,7 @@ public struct OfflineRenderer {
             betweenSlices: { [graph] () throws(GraphError) in
                 try graph.compensateLatencyChanges()
                 try graph.compileForOneThreadIfSettled()
-            })
+            }, observeOutput: observeOutput)
         // Offline, units do in the render call what they do on other threads live (an
         // LV2 worker), so two renders of a session are the same file.
         let units = Self.distinct(plan.units.map(\.unit))

@@ -8,4 +8,9 @@
 /// Thread: any; touches only what it is given.
 float trellis_interpolated_peak(const float *input, int count, const float *taps, int tap_count);
 
+/// Raises `magnitudes[n]` to the magnitude of the same branch's output n where that is
+/// larger: the per-sample true-peak envelope a limiter needs.
+/// Thread: any; touches only what it is given.
+void trellis_interpolated_magnitudes(const float *input, int count, const float *taps, int tap_count, float *magnitudes);
+
 #endif

@@ -1,0 +1,97 @@
+import Foundation
+import TrellisAnalysis
+import TrellisAudioFile
+import TrellisCore
+
+/// An offline render whose output is measured as it is written (on the writer's
+/// thread, beside the render) and, with `--normalize`, rendered first into a temporary
+/// float file beside the output and then written at the target loudness.
+///
+/// Thread: control.
+struct MeasuredRender {
+    var output: String
+    var sampleType: SampleType?
+    var dither: Bool
+    var quality: Double?
+    var sampleRate: Double
+    var channelCount: Int
+    var options: LoudnessOptions
+
+    /// What the output measured and, when normalized, how.
+    struct Outcome {
+        var frames: Int
+        var loudness: LoudnessReading
+        var normalized: (target: Double, ceiling: Double, result: LoudnessNormalizer.Result)?
+    }
+
+    /// The render itself: write to `path` as `sampleType` (dithered when `dither`, at
+    /// `quality`), calling `observe` with each chunk as it is written; returns the frames.
+    typealias Render = (_ path: String, _ sampleType: SampleType?, _ dither: Bool, _ quality: Double?,
+                        _ observe: @escaping (AudioBuffers, Int) -> Void) throws -> Int
+
+    func run(_ render: Render) throws -> Outcome {
+        let meter: LoudnessMeter
+        do { meter = try LoudnessMeter(channelCount: max(1, channelCount), sampleRate: sampleRate) } catch { throw CLIError("\(error)") }
+        let observe: (AudioBuffers, Int) -> Void = { buffers, frames in meter.add(buffers, frameCount: frames) }
+        guard let target = try options.target() else {
+            let frames = try render(output, sampleType, dither, quality, observe)
+            return Outcome(frames: frames, loudness: LoudnessReading(meter), normalized: nil)
+        }
+        let ceiling = try options.ceiling()
+        let temporary = Self.temporaryPath(beside: output)
+        defer { unlink(temporary) }
+        let frames = try render(temporary, .float32, false, nil, observe)
+        let measured = LoudnessReading(meter)
+        let normalizer = LoudnessNormalizer(target: target, ceiling: ceiling)
+        let type = sampleType ?? AudioFileContainer(path: output)?.defaultSampleType ?? .float32
+        let result: LoudnessNormalizer.Result
+        do {
+            result = try normalizer.normalize(source: temporary, measured: measured) { () throws(AudioFileError) -> AudioFileWriter in
+                try AudioFileWriter(path: output, sampleType: type, sampleRate: sampleRate, channelCount: channelCount, dither: dither, quality: quality)
+            }
+        } catch { throw CLIError("--normalize: \(error)") }
+        return Outcome(frames: frames, loudness: result.loudness, normalized: (target, ceiling, result))
+    }
+
+    /// `.NAME.trellis-normalize-PID.caf` in the output's folder: on the same disk, and
+    /// CAF, which holds more than 4 GB.
+    static func temporaryPath(beside output: String) -> String {
+        let slash = output.lastIndex(of: "/")
+        let directory = slash.map { String(output[...$0]) } ?? ""
+        let name = slash.map { String(output[output.index(after: $0)...]) } ?? output
+        return directory + ".\(name).trellis-normalize-\(getpid()).caf"
+    }
+}
+
+extension MeasuredRender.Outcome {
+    /// The lines after the render's own: loudness, and what normalizing did.
+    var summaryLines: String {
+        var text = "loudness: \(loudness.text)"
+        if let (target, ceiling, result) = normalized {
+            let gain = String(format: "%+.1f dB", result.gain)
+            text += "\nnormalized to \(LoudnessReading.figure(target)) LUFS, ceiling \(LoudnessReading.figure(ceiling)) dBTP: gain \(gain)"
+            if let reduction = result.limiterReduction {
+                text += ", true-peak limiter \(reduction > 0.005 ? String(format: "down to -%.1f dB", reduction) : "never acting")"
+            }
+            if result.passes > 1 { text += " (\(result.passes) passes)" }
+        }
+        return text
+    }
+
+    /// The summary as one JSON object.
+    func json(path: String, sampleRate: Double, channelCount: Int, warnings: Int, logLines: Int) -> String {
+        let seconds = Double(frames) / max(1, sampleRate)
+        var text = "{\"file\":\(JSONText.string(path)),\"frames\":\(frames),\"seconds\":\(JSONText.number(seconds)),"
+            + "\"sampleRate\":\(JSONText.number(sampleRate)),\"channels\":\(channelCount),\"warnings\":\(warnings),\"logLines\":\(logLines),"
+            + "\"loudness\":{\"integrated\":\(JSONText.number(loudness.integrated)),\"range\":\(JSONText.number(loudness.range)),"
+            + "\"truePeak\":\(JSONText.number(loudness.truePeak)),\"maximumMomentary\":\(JSONText.number(loudness.maximumMomentary)),"
+            + "\"maximumShortTerm\":\(JSONText.number(loudness.maximumShortTerm))},\"normalized\":"
+        if let (target, ceiling, result) = normalized {
+            text += "{\"target\":\(JSONText.number(target)),\"ceiling\":\(JSONText.number(ceiling)),\"gain\":\(JSONText.number(result.gain)),"
+                + "\"limiterReduction\":\(JSONText.number(result.limiterReduction)),\"passes\":\(result.passes)}"
+        } else {
+            text += "null"
+        }
+        return text + "}"
+    }
+}
