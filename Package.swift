@@ -90,7 +90,7 @@ let package = Package(
         // LV2 plugins through lilv: discovery, components, hosting as audio units.
         .target(name: "TrellisLV2", dependencies: ["TrellisCore", "CLilv", "CTrellisLV2Shim", "CTrellisShim"], swiftSettings: realtimeChecks),
         // File player, recorder, taps and meters: render paths plus their disk and delivery threads. No Foundation.
-        .target(name: "TrellisMedia", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"], swiftSettings: realtimeChecks),
+        .target(name: "TrellisMedia", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile", "TrellisAnalysis"], swiftSettings: realtimeChecks),
         // The graph model and its compiler (control side).
         .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"], swiftSettings: realtimeChecks),
         // The JACK head node: a JACK client that pulls a render source live. No Foundation.
@@ -100,7 +100,7 @@ let package = Package(
         // A session live on JACK.
         .target(name: "TrellisLive", dependencies: ["TrellisCore", "TrellisGraph", "TrellisJACK", "TrellisSession"]),
         // The control plane: a line protocol on a socket, OSC, one dispatcher for both.
-        .target(name: "TrellisControl", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisAudioFile", "CLiblo"]),
+        .target(name: "TrellisControl", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisAudioFile", "TrellisAnalysis", "CLiblo"]),
         // The web desk: a page served by the session, speaking the control protocol over a WebSocket.
         .target(
             name: "TrellisWeb",

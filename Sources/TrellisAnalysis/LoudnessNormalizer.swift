@@ -113,8 +113,13 @@ public struct LoudnessReading: Sendable, Equatable {
     /// The loudest 400 ms and 3 s, in LUFS.
     public var maximumMomentary: Double
     public var maximumShortTerm: Double
+    /// The last 400 ms and 3 s, in LUFS.
+    public var momentary: Double
+    public var shortTerm: Double
 
     public init(_ meter: LoudnessMeter) {
+        momentary = meter.momentary
+        shortTerm = meter.shortTerm
         integrated = meter.integrated
         range = meter.range
         truePeak = meter.truePeak

@@ -25,7 +25,7 @@ public enum CommandHelp {
         Entry(verb: "restart", usage: "restart NODE", summary: "starts an isolated plugin's process again, from its last saved state (after a crash, a hang or a missed deadline)"),
         Entry(verb: "preset", usage: "preset NODE [NAME] | preset save NODE NAME", summary: "applies a preset (the unit's own, or the user's) by name or number; without a name, lists them; save writes the node's state as a user preset (LV2: ~/.lv2, built-ins: ~/.config/trellis/presets)"),
         Entry(verb: "property", usage: "property NODE | property get NODE NAME [SCOPE] [ELEMENT] | property set NODE NAME VALUE [SCOPE] [ELEMENT]", summary: "a node's properties (latency, stream format, bus count, preset, ...) with their values, one of them, or sets one"),
-        Entry(verb: "meter", usage: "meter NODE[.BUS]", summary: "peak and RMS level per channel in dBFS since the last reading"),
+        Entry(verb: "meter", usage: "meter NODE[.BUS] [loudness [reset]]", summary: "peak and RMS level per channel in dBFS since the last reading; or EBU R128 loudness (momentary, short-term, integrated LUFS, range LU, true peak dBTP) since the first such request, or started over"),
         Entry(verb: "play", usage: "play NODE [NODE ...] [at SAMPLETIME]", summary: "starts file players, several on one frame, or at a sample time"),
         Entry(verb: "tap", usage: "tap add NODE.BUS FILE [overwrite] | tap remove NODE.BUS | tap stream NODE.BUS [for SECONDS]", summary: "records a bus of the running graph to a file, finishes it, or streams it to this connection as raw float frames"),
         Entry(verb: "position", usage: "position NODE", summary: "a file player's state, time and frame"),
@@ -43,7 +43,7 @@ public enum CommandHelp {
         Entry(verb: "jack", usage: "jack connect|disconnect PORT PEER", summary: "connects one of our JACK ports to another client's"),
         Entry(verb: "program", usage: "program", summary: "the compiled program the audio thread runs: its steps, buffers, delays and latency"),
         Entry(verb: "status", usage: "status", summary: "the JACK client's state: xruns, DSP load, rate, period, threads and schedule, output peaks in dBFS since the last status"),
-        Entry(verb: "watch", usage: "watch [off] [events=KIND,...] [meters=NODE[.BUS],...] [rate=HZ] [time=SECONDS] [boundaries=T,...]", summary: "streams notifications to this connection"),
+        Entry(verb: "watch", usage: "watch [off] [events=KIND,...] [meters=NODE[.BUS],...] [loudness] [rate=HZ] [time=SECONDS] [boundaries=T,...]", summary: "streams notifications to this connection"),
         Entry(verb: "mode", usage: "mode text|json", summary: "switches this connection to JSON lines or back"),
         Entry(verb: "bye", usage: "bye", summary: "closes this connection"),
     ]

@@ -132,8 +132,15 @@ public enum CommandParser {
             // A preset name may hold blanks, quoted or not; none lists them.
             return .preset(node: try nodeName(arguments[0]), name: arguments.count == 1 ? nil : arguments.dropFirst().joined(separator: " "))
         case "meter":
-            try count(1...1)
-            return .meter(try bus(arguments[0]))
+            try count(1...3)
+            let rest = arguments.dropFirst().map { $0.lowercased() }
+            switch rest {
+            case []: return .meter(try bus(arguments[0]), loudness: nil)
+            case ["loudness"]: return .meter(try bus(arguments[0]), loudness: .read)
+            case ["loudness", "reset"]: return .meter(try bus(arguments[0]), loudness: .reset)
+            default:
+                throw ControlError(.syntax, "meter: expected meter BUS, meter BUS loudness or meter BUS loudness reset")
+            }
         case "play" where arguments.count > 1:
             var names = arguments
             var at: PlayStart?
@@ -296,8 +303,12 @@ public enum CommandParser {
         if arguments.count == 1 && arguments[0].lowercased() == "off" { return .unwatch }
         var request = WatchRequest()
         for word in arguments {
+            if word.lowercased() == "loudness" {
+                request.loudness = true
+                continue
+            }
             guard let equals = word.firstIndex(of: "=") else {
-                throw ControlError(.syntax, "watch: \(CommandTokenizer.quote(word)) is not off, events=, meters=, slow-meters=, rate=, time= or boundaries=")
+                throw ControlError(.syntax, "watch: \(CommandTokenizer.quote(word)) is not off, loudness, events=, meters=, slow-meters=, rate=, time= or boundaries=")
             }
             let key = word[..<equals].lowercased(), value = String(word[word.index(after: equals)...])
             let items = value.split(separator: ",").map(String.init)

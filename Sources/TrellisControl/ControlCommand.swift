@@ -33,7 +33,8 @@ public enum ControlCommand: Sendable, Equatable {
     case preset(node: String, name: String?)
     /// `preset save NODE NAME`: the node's state as a user preset.
     case presetSave(node: String, name: String)
-    case meter(BusName)
+    /// `meter BUS [loudness [reset]]`: levels, or EBU R128 loudness (and starting it over).
+    case meter(BusName, loudness: MeterLoudness?)
     case transport(TransportAction, node: String)
     /// `play A B ... [at SAMPLETIME]`: players started on one frame.
     case playTogether(nodes: [String], at: PlayStart?)
@@ -192,6 +193,8 @@ public enum ControlMode: String, Sendable, Equatable {
 public struct WatchRequest: Sendable, Equatable {
     public var kinds: Set<ControlEventKind>
     public var meters: [BusName]
+    /// Whether each meter reading carries the bus's loudness too.
+    public var loudness = false
     /// Buses read every other frame, at half of `rate`: a desk's small overview bars.
     public var slowMeters: [BusName] = []
     public var rate: Double
@@ -220,4 +223,9 @@ public enum ControlEventKind: String, Sendable, CaseIterable, Hashable {
     /// What a `watch` without `events=` streams: every kind but the busy ones a desk
     /// asks for by name (a moving fader makes dozens of `parameter` events a second).
     public static let unnamed: Set<ControlEventKind> = Set(allCases).subtracting([.parameter, .edit])
+}
+
+/// What `meter BUS loudness` asks of a bus's EBU R128 meter.
+public enum MeterLoudness: Sendable, Equatable {
+    case read, reset
 }

@@ -23,6 +23,25 @@ extension ControlDispatcher {
         usleep(50_000)
     }
 
+    /// `meter BUS loudness [reset]`: the bus's EBU R128 figures since its loudness meter
+    /// was installed (by the first such request) or last reset.
+    func loudness(_ bus: BusName, _ request: MeterLoudness) throws(ControlError) -> ControlReply {
+        let slot = meters[bus] ?? MeterSlot(bus: bus)
+        meters[bus] = slot
+        let found = try locked { () throws(ControlError) in try slot.loudness(in: graph, recorders: recorders) }
+        guard let loudness = found else {
+            throw ControlError(.graph, "\(bus) is a recorder: meter the node it records for its loudness")
+        }
+        if request == .reset {
+            // Every reading of this bus starts over: this one, and the watches' (a desk's).
+            let watched = peers.withLock { Array($0.values) }.compactMap { $0.state.withLock { $0.watch } }
+            for other in watched.flatMap(\.meters) where other.name == slot.name { other.loudness?.reset() }
+            loudness.reset()
+        }
+        let reading = MeterReading.Loudness(loudness.reading)
+        return .ok(text: slot.name + " " + reading.text, value: .object([("bus", .string(slot.name))] + reading.members))
+    }
+
     func meterReply(_ slot: MeterSlot, _ meter: any LevelMeter) -> ControlReply {
         let reading = MeterReading(bus: slot.name, closing: meter)
         return .ok(text: reading.text, value: reading.value)
@@ -36,15 +55,23 @@ extension ControlDispatcher {
         target.withGraphLocked {
             let graph = self.graph, recorders = self.recorders
             for slot in slots {
-                if let meter = try? slot.meter(in: graph, recorders: recorders).meter { watch.open.append((slot, meter)) }
+                guard let meter = try? slot.meter(in: graph, recorders: recorders).meter else { continue }
+                let loudness = slot.withLoudness ? (try? slot.loudness(in: graph, recorders: recorders)) ?? nil : nil
+                watch.open.append((slot, meter, loudness))
             }
         }
         if peer.takesJSONFrames {
             watch.frame.removeAll()
-            for (slot, meter) in watch.open { watch.frame.append(bus: slot.quotedName, closing: meter) }
+            for (slot, meter, loudness) in watch.open {
+                watch.frame.append(bus: slot.quotedName, closing: meter, loudness: loudness.map { MeterReading.Loudness($0.reading) })
+            }
             peer.send(frame: watch.frame)
         } else {
-            peer.send(watch.open.map { MeterReading(bus: $0.slot.name, closing: $0.meter) })
+            peer.send(watch.open.map { open in
+                var reading = MeterReading(bus: open.slot.name, closing: open.meter)
+                reading.loudness = open.loudness.map { MeterReading.Loudness($0.reading) }
+                return reading
+            })
         }
         if desk.parameterCarrier == ObjectIdentifier(watch) { sendParameterChanges() }
     }
@@ -52,7 +79,13 @@ extension ControlDispatcher {
     func watch(_ request: WatchRequest, peer: ControlPeer, id: ControlValue) throws(ControlError) -> ControlReply {
         stopWatching(peer)
         let slots = (request.meters + request.slowMeters).map { MeterSlot(bus: $0) }
-        for slot in slots { _ = try locked { () throws(ControlError) in try slot.meter(in: graph, recorders: recorders) } }
+        // Loudness for the buses read every frame (a desk's strips), not the slow ones.
+        for slot in slots.prefix(request.meters.count) { slot.withLoudness = request.loudness }
+        for slot in slots {
+            _ = try locked { () throws(ControlError) in
+                slot.withLoudness ? try slot.loudness(in: graph, recorders: recorders) as Any : try slot.meter(in: graph, recorders: recorders) as Any
+            }
+        }
         let watch = ControlPeer.Watch(request: request, id: id, meters: slots, everyFrame: request.meters.count)
         if !slots.isEmpty {
             let timer = DispatchSource.makeTimerSource(queue: queue)

@@ -277,7 +277,8 @@ public final class ControlDispatcher: @unchecked Sendable {
             case .properties(let node): return try properties(node)
             case .propertyGet(let node, let name, let place): return try propertyGet(node, name, place)
             case .propertySet(let node, let name, let value, let place): return try propertySet(node, name, value, place)
-            case .meter(let bus): return try meter(bus)
+            case .meter(let bus, nil): return try meter(bus)
+            case .meter(let bus, let loudness?): return try self.loudness(bus, loudness)
             case .record(let action, let recorder, let seconds, let overwrite):
                 return try record(action, recorder: recorder, seconds: seconds, overwrite: overwrite)
             case .load, .save, .transport, .playTogether: return try runInline(command)

@@ -29,7 +29,7 @@ public final class ControlPeer: @unchecked Sendable {
         /// Frames read so far, and the buffer the next is written into.
         var frames = 0
         var frame: MeterFrame
-        var open: [(slot: MeterSlot, meter: any LevelMeter)] = []
+        var open: [(slot: MeterSlot, meter: any LevelMeter, loudness: BusLoudness?)] = []
 
         init(request: WatchRequest, id: ControlValue, meters: [MeterSlot], everyFrame: Int) {
             self.request = request

@@ -23,15 +23,15 @@ struct MeterFrame {
     }
 
     /// Closes `meter`'s window and appends its reading; `bus` is the bus' name, quoted.
-    mutating func append(bus: [UInt8], closing meter: any LevelMeter) {
+    mutating func append(bus: [UInt8], closing meter: any LevelMeter, loudness: MeterReading.Loudness? = nil) {
         meter.updateMeters()
         append(bus: bus, channels: meter.meteredChannelCount, peak: meter.peakPower(forChannel:),
-               average: meter.averagePower(forChannel:), recorder: MeterReading.take(of: meter))
+               average: meter.averagePower(forChannel:), recorder: MeterReading.take(of: meter), loudness: loudness)
     }
 
     /// Appends one reading: `channels` levels of each kind, and a recorder's state.
     mutating func append(bus: [UInt8], channels: Int, peak: (Int) -> Float, average: (Int) -> Float,
-                         recorder: (state: String, seconds: Double)?) {
+                         recorder: (state: String, seconds: Double)?, loudness: MeterReading.Loudness? = nil) {
         if !bytes.isEmpty { bytes.append(UInt8(ascii: "\n")) }
         bytes.append(contentsOf: head)
         bytes.append(contentsOf: bus)
@@ -45,6 +45,15 @@ struct MeterFrame {
             bytes.append(contentsOf: Self.quoted(recorder.state))
             bytes.append(contentsOf: #","seconds":"#.utf8)
             bytes.append(contentsOf: ControlValue.format(recorder.seconds).utf8)
+        }
+        if let loudness {
+            bytes.append(contentsOf: #","loudness":{"#.utf8)
+            for (index, (name, value)) in loudness.figures.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                bytes.append(contentsOf: "\"\(name)\":".utf8)
+                if value.isFinite { Self.appendTwoDecimals(Float(value), to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+            }
+            bytes.append(UInt8(ascii: "}"))
         }
         bytes.append(contentsOf: "}}".utf8)
     }

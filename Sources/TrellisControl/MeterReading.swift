@@ -1,4 +1,5 @@
 import Foundation
+import TrellisAnalysis
 import TrellisMedia
 
 /// One closed window of a metered bus, as a `meter` reply or a watch's `meter` event
@@ -11,6 +12,36 @@ struct MeterReading {
     var peak: [Float]
     var average: [Float]
     var recorder: (state: String, seconds: Double)?
+    /// The bus's loudness, when asked for.
+    var loudness: Loudness?
+
+    /// A bus's EBU R128 figures, written to two decimals (null for -infinity).
+    struct Loudness {
+        var momentary, shortTerm, integrated, range, truePeak: Double
+
+        init(_ reading: LoudnessReading) {
+            momentary = reading.momentary
+            shortTerm = reading.shortTerm
+            integrated = reading.integrated
+            range = reading.range
+            truePeak = reading.truePeak
+        }
+
+        /// JSON names and values, in the order replies and frames give them.
+        var figures: [(String, Double)] {
+            [("momentary", momentary), ("shortTerm", shortTerm), ("integrated", integrated), ("range", range), ("truePeak", truePeak)]
+        }
+
+        /// `momentary=-14.20 short-term=... integrated=... range=... true-peak=...`.
+        var text: String {
+            let names = ["momentary", "short-term", "integrated", "range", "true-peak"]
+            return zip(names, figures).map { "\($0)=\(value($1.1))" }.joined(separator: " ")
+        }
+
+        var members: [(String, ControlValue)] { figures.map { ($0.0, $0.1.isFinite ? .number($0.1) : .null) } }
+
+        private func value(_ figure: Double) -> String { figure.isFinite ? MeterReading.twoDecimals(Float(figure)) : "-inf" }
+    }
 
     init(bus: String, peak: [Float], average: [Float], recorder: (state: String, seconds: Double)? = nil) {
         self.bus = bus
@@ -44,6 +75,7 @@ struct MeterReading {
     var text: String {
         var text = bus + " " + levelsText
         if let recorder { text += " state=\(recorder.state) seconds=\(String(format: "%.3f", recorder.seconds))" }
+        if let loudness { text += " " + loudness.text }
         return text
     }
 
@@ -56,6 +88,7 @@ struct MeterReading {
     var value: ControlValue {
         var members: [(String, ControlValue)] = [("bus", .string(bus))] + levelMembers
         if let recorder { members += [("state", .string(recorder.state)), ("seconds", .number(recorder.seconds))] }
+        if let loudness { members.append(("loudness", .object(loudness.members))) }
         return .object(members)
     }
 
@@ -63,7 +96,8 @@ struct MeterReading {
     /// levels to two decimals.
     func eventJSON(id: String) -> String {
         var frame = MeterFrame(id: id.utf8)
-        frame.append(bus: MeterFrame.quoted(bus), channels: peak.count, peak: { peak[$0] }, average: { average[$0] }, recorder: recorder)
+        frame.append(bus: MeterFrame.quoted(bus), channels: peak.count, peak: { peak[$0] }, average: { average[$0] }, recorder: recorder,
+                     loudness: loudness)
         return String(decoding: frame.bytes, as: UTF8.self)
     }
 

@@ -10,6 +10,12 @@ final class MeterSlot {
     let bus: BusName
     private var meter: BusMeter?
     private var token: ObserverToken?
+    /// The bus's loudness, installed beside the level meter when first asked for.
+    private(set) var loudness: BusLoudness?
+    /// Whether a watch's frames carry this bus's loudness.
+    var withLoudness = false
+    private var loudnessToken: ObserverToken?
+    private var channelCount = 2
     private weak var graph: Graph?
     private var node: NodeID?
     /// The bus actually metered: a node without outputs (the graph's output) is metered
@@ -52,8 +58,10 @@ final class MeterSlot {
             return (meter, false)
         }
         if let token, self.graph === graph { try? graph.removeObserver(token) }
+        removeLoudness()
         let (sourceNode, sourceBus) = try resolve(found, in: graph)
         let channels = (try? sourceNode.unit.format(scope: .output, element: sourceBus).channelCount) ?? 2
+        channelCount = channels
         let meter = BusMeter(channelCount: channels)
         // A node inside a subgraph is metered by its path; the top graph's by its id.
         let path = sourceNode.id == found.id ? bus.node : sourceNode.name
@@ -66,8 +74,30 @@ final class MeterSlot {
         return (meter, true)
     }
 
+    /// The bus's loudness meter, installed on first use (and again with the level meter);
+    /// nil for a recorder's name, which has levels only.
+    func loudness(in graph: Graph, recorders: [String: FileRecorder]) throws(ControlError) -> BusLoudness? {
+        let (meter, _) = try meter(in: graph, recorders: recorders)
+        guard meter is BusMeter, let source else { return nil }
+        if let loudness { return loudness }
+        let made: BusLoudness
+        do { made = try BusLoudness(channelCount: channelCount, sampleRate: graph.sampleRate) } catch {
+            throw ControlError(.badValue, "\(bus): \(error)")
+        }
+        do { loudnessToken = try graph.addObserver(made, path: source.node, bus: source.bus) } catch { throw ControlErrors.map(error) }
+        loudness = made
+        return made
+    }
+
+    private func removeLoudness() {
+        if let loudnessToken, let graph { try? graph.removeObserver(loudnessToken) }
+        loudness = nil
+        loudnessToken = nil
+    }
+
     /// Stops metering. Thread: the dispatcher's queue.
     func remove() {
+        removeLoudness()
         if let token, let graph { try? graph.removeObserver(token) }
         meter = nil
         token = nil

@@ -28,27 +28,34 @@ public final class Tap: BusObserver, OfflineStreaming, @unchecked Sendable {
     public let channelCount: Int
     private let core: TapCore
     private let thread: ServiceThread
+    private let ownsThread: Bool
     private let dropped = makeAtomicCell(0)
     private let kernel: UnsafeMutablePointer<TapKernel>
 
     /// A tap delivering `bufferSize` frames of up to `channelCount` channels at a time.
     /// The ring holds `queueDepth` buffers. Thread: control.
-    public init(channelCount: Int, bufferSize: Int = 4096, queueDepth: Int = 8, callback: @escaping @Sendable (TapBuffer) -> Void) {
+    public convenience init(channelCount: Int, bufferSize: Int = 4096, queueDepth: Int = 8, callback: @escaping @Sendable (TapBuffer) -> Void) {
+        self.init(channelCount: channelCount, bufferSize: bufferSize, queueDepth: queueDepth, sharing: nil, callback: callback)
+    }
+
+    /// A tap delivered by `sharing`, a thread that serves many (its interval is their
+    /// latency), or by a thread of its own when nil. Thread: control.
+    init(channelCount: Int, bufferSize: Int, queueDepth: Int, sharing shared: ServiceThread?, callback: @escaping @Sendable (TapBuffer) -> Void) {
         self.bufferSize = max(1, bufferSize)
         self.channelCount = max(1, channelCount)
         let ring = FrameRing(slotCount: max(2, queueDepth), frameCapacity: self.bufferSize, channelCount: self.channelCount)
         core = TapCore(ring: ring, callback: callback)
         kernel = .allocate(capacity: 1)
         kernel.initialize(to: TapKernel(ring: ring, bufferSize: self.bufferSize, channelCount: self.channelCount, dropped: dropped))
-        thread = ServiceThread(name: "trellis-tap", intervalNanoseconds: 2_000_000)
+        ownsThread = shared == nil
+        thread = shared ?? ServiceThread(name: "trellis-tap", intervalNanoseconds: 2_000_000)
         thread.add(core) { $0.deliver() }
     }
 
-    /// Stops the delivery thread (after the callback in progress) and frees the ring;
-    /// runs on the control side once the graph has retired the last program using it.
+    /// Stops the delivery (after the callback in progress); the ring goes with the core.
+    /// Runs on the control side once the graph has retired the last program using it.
     deinit {
-        thread.stop()
-        core.ring.deallocate()
+        if ownsThread { thread.stop() } else { thread.remove(core) }
         kernel.deinitialize(count: 1)
         kernel.deallocate()
         freeAtomicCell(dropped)
@@ -92,6 +99,9 @@ final class TapCore: @unchecked Sendable {
         self.ring = ring
         self.callback = callback
     }
+
+    /// After the tap and the last pass of its thread let go.
+    deinit { ring.deallocate() }
 
     /// Delivers every full buffer, oldest first. Thread: the tap's thread.
     func deliver() -> Bool {

@@ -82,7 +82,7 @@ final class MeterFeed: Sendable {
             let (strips, others) = Self.buses(inDescription: reply)
             let meters = (strips.isEmpty ? "" : " meters=" + strips.joined(separator: ","))
                 + (others.isEmpty ? "" : " slow-meters=" + others.joined(separator: ","))
-            dispatcher.handle(line: #"{"id": "meters", "command": "watch events=edit,graph\#(meters) rate=\#(Self.stripRate)"}"#, from: peer) { _ in }
+            dispatcher.handle(line: #"{"id": "meters", "command": "watch events=edit,graph\#(meters) loudness rate=\#(Self.stripRate)"}"#, from: peer) { _ in }
         }
     }
 

@@ -152,3 +152,16 @@ struct DeskProtocolTests {
         #expect(secret.webToken != secret.webCookie && secret.webToken.count == 64)
     }
 }
+
+@Suite("meter loudness requests")
+struct MeterLoudnessRequestTests {
+    @Test("meter BUS loudness takes only reset after it; anything else is a syntax error naming the forms")
+    func syntax() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        let reply = try rig.ask("meter trim loudness now")
+        #expect(reply.hasPrefix("error SYNTAX"), "\(reply)")
+        #expect(reply.contains("meter BUS loudness reset"), "\(reply)")
+        #expect(try rig.ask("meter nowhere loudness").hasPrefix("error "))
+    }
+}

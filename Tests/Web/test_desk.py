@@ -165,6 +165,35 @@ def test_the_meters_show_a_tone_at_its_level_and_silence_at_the_floor(desk, page
     assert level("quiet.0") == (-160.0, -160.0)
 
 
+def test_the_master_strip_shows_the_mix_loudness_and_its_reset_starts_it_over(desk, pages):
+    page, _ = pages
+
+    def shown(figure):
+        value = page.execute_script(
+            "const e = document.querySelector(arguments[0]); return e ? e.dataset.value : null",
+            f'.loudness[data-loudness="mix.0"] [data-figure="{figure}"]')
+        return None if value in (None, "-inf") else float(value)
+
+    def measured(figure):
+        reply = desk.ok("meter", "mix.0", "loudness")
+        return float(next(word for word in reply.split() if word.startswith(figure + "=")).split("=")[1])
+
+    # The session's own reading of a steady tone's last 400 ms, beside the page's.
+    measured("momentary")
+    time.sleep(0.6)
+    assert wait_for(lambda: (lambda d, m: d is not None and abs(d - m) < 0.1)(shown("momentary"), measured("momentary")), 5)
+    loud = shown("integrated")
+    assert loud is not None
+    # 20 dB down, then the page's reset: the integrated loudness is the quieter part's alone.
+    desk.ok("set", "mix", "in0.volume", "0.1")
+    try:
+        time.sleep(0.5)
+        click(page, '.loudness[data-loudness="mix.0"] .loudness-reset')
+        assert wait_for(lambda: (lambda i: i is not None and abs(i - (loud - 20)) < 0.3)(shown("integrated")), 5), shown("integrated")
+    finally:
+        desk.ok("set", "mix", "in0.volume", "1")
+
+
 def select_by_value(driver, element_id, value):
     steady(lambda: Select(driver.find_element(By.ID, element_id)).select_by_value(value))
 

@@ -7,7 +7,7 @@ import { make, control, throttled, faderToGain, gainToFader, dbText, FADER_MIN_D
 
 const session = new Session();
 const $ = (id) => document.getElementById(id);
-const state = { graph: null, selected: null, controls: new Map(), levels: new Map(), meters: new Map(), takes: [] };
+const state = { graph: null, selected: null, controls: new Map(), levels: new Map(), meters: new Map(), loudness: new Map(), takes: [] };
 const PEAK_HOLD_MS = 1500;
 
 function notify(text, kind = "error") {
@@ -60,6 +60,7 @@ async function buildStrips() {
   const strips = $("strips");
   strips.replaceChildren();
   state.meters = new Map();
+  state.loudness = new Map();
   for (const mixer of state.graph.nodes.filter((n) => n.kind === "mixer" && n.triple.startsWith("aumx:mcmx"))) {
     const parameters = await session.request(`params ${quote(mixer.path)}`);
     const byName = new Map(parameters.map((p) => [p.parameter, p]));
@@ -144,7 +145,37 @@ function masterStrip(mixer, parameters) {
   body.append(fader(mixer.path, "volume", parameters.get("volume")?.value ?? 1));
   body.append(meterElement(`${mixer.name}.0`));
   element.append(body);
+  element.append(loudnessPanel(`${mixer.name}.0`));
   return element;
+}
+
+// The master bus's EBU R128 loudness: momentary, short-term, integrated (LUFS), range
+// (LU) and true peak (dBTP), measured by the session since the last reset.
+const LOUDNESS_FIGURES = [["momentary", "M"], ["shortTerm", "S"], ["integrated", "I"], ["range", "LRA"], ["truePeak", "TP"]];
+
+function loudnessPanel(bus) {
+  const panel = make("div", { class: "loudness", "data-loudness": bus });
+  const values = new Map();
+  for (const [figure, label] of LOUDNESS_FIGURES) {
+    const value = make("span", { class: "loudness-value", "data-figure": figure }, "-inf");
+    panel.append(make("span", { class: "loudness-label" }, label), value);
+    values.set(figure, value);
+  }
+  const reset = make("button", { type: "button", class: "loudness-reset", title: "start the loudness measurement over" }, "reset");
+  reset.addEventListener("click", () => run(`meter ${quote(bus)} loudness reset`).catch(() => {}));
+  panel.append(reset);
+  state.loudness.set(bus, values);
+  return panel;
+}
+
+function showLoudness(bus, loudness) {
+  const values = state.loudness.get(bus);
+  if (!values) return;
+  for (const [figure] of LOUDNESS_FIGURES) {
+    const value = loudness[figure];
+    values.get(figure).textContent = value === null || value === undefined ? "-inf" : value.toFixed(1);
+    values.get(figure).dataset.value = value === null || value === undefined ? "-inf" : String(value);
+  }
 }
 
 function showMeter(bus, peaks, averages) {
@@ -359,7 +390,10 @@ function wire() {
   });
   $("connect").addEventListener("click", () => run(`connect ${$("connect-from").value} ${$("connect-to").value}${$("connect-convert").checked ? " convert" : ""}`).catch(() => {}));
 
-  session.on("meter", (data) => showMeter(data.bus, data.peak, data.average));
+  session.on("meter", (data) => {
+    showMeter(data.bus, data.peak, data.average);
+    if (data.loudness) showLoudness(data.bus, data.loudness);
+  });
   session.on("parameter", (data) => state.controls.get(`${data.node} ${data.parameter}`)?.(data.value));
   let pending = null;
   const later = () => {
