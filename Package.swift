@@ -55,6 +55,8 @@ let package = Package(
         systemLibrary("CFLAC", pkgConfig: "flac", apt: "libflac-dev"),
         // EBU R128 / ITU-R BS.1770 loudness and true peak.
         systemLibrary("CEBUR128", pkgConfig: "libebur128", apt: "libebur128-dev"),
+        // Cairo, which draws `analyze`'s pictures (PNG and SVG).
+        systemLibrary("CCairo", pkgConfig: "cairo", apt: "libcairo2-dev"),
         // The LV2 headers, for the plugins Trellis exports.
         systemLibrary("CLV2", pkgConfig: "lv2", apt: "lv2-dev"),
         // Host time, FTZ/DAZ and the audio-thread mark: what the core needs, without libjack.
@@ -86,7 +88,7 @@ let package = Package(
         // Audio files through libsndfile.
         .target(name: "TrellisAudioFile", dependencies: ["TrellisCore", "CSndfile", "CVorbisfile", "CFLAC"]),
         // Measuring sound, off the audio thread: loudness (libebur128), levels, clipping, spectrum.
-        .target(name: "TrellisAnalysis", dependencies: ["TrellisCore", "TrellisAudioFile", "CTrellisTruePeak"]),
+        .target(name: "TrellisAnalysis", dependencies: ["TrellisCore", "TrellisAudioFile", "CTrellisTruePeak", "CCairo"]),
         // LV2 plugins through lilv: discovery, components, hosting as audio units.
         .target(name: "TrellisLV2", dependencies: ["TrellisCore", "CLilv", "CTrellisLV2Shim", "CTrellisShim"], swiftSettings: realtimeChecks),
         // File player, recorder, taps and meters: render paths plus their disk and delivery threads. No Foundation.

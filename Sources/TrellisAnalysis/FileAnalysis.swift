@@ -17,12 +17,15 @@ public struct FileAnalysis: Sendable {
     /// Hz; nil for silence.
     public var spectralCentroid: Double?
     public var spectralRollOff: Double?
+    /// What a picture draws, when one was asked for.
+    public var picture: PictureData?
 
     /// The sample peak of every channel, in dBFS.
     public var samplePeak: Double { channels.map(\.statistics.peakDecibels).max() ?? -.infinity }
 
-    /// Reads `path` to its end. Thread: control (it allocates and does I/O).
-    public static func analyze(path: String) throws(AnalysisError) -> FileAnalysis {
+    /// Reads `path` to its end, gathering what `picture` draws when given. Thread: control
+    /// (it allocates and does I/O).
+    public static func analyze(path: String, picture: AnalysisPicture? = nil) throws(AnalysisError) -> FileAnalysis {
         let reader: AudioFileReader
         do { reader = try AudioFileReader(path: path) } catch { throw .file(error) }
         defer { reader.close() }
@@ -34,6 +37,9 @@ public struct FileAnalysis: Sendable {
         let chunkFrames = max(1, Int((info.sampleRate / 10).rounded()))
         let chunk = AudioBufferList(channelCount: channelCount, frameCapacity: chunkFrames)
         var mix = [Float](repeating: 0, count: chunkFrames)
+        var drawn = picture.map {
+            PictureData(columns: $0.columns, bands: $0.bands, channelCount: channelCount, frameCount: info.frameCount, sampleRate: info.sampleRate)
+        }
         var frames = 0
         while true {
             let got: Int
@@ -48,15 +54,20 @@ public struct FileAnalysis: Sendable {
                 for channel in 0..<channelCount { sum += buffers[channel][frame] }
                 mix[frame] = sum / Float(channelCount)
             }
-            mix.withUnsafeBufferPointer { spectrum.add($0.baseAddress!, count: got) }
+            mix.withUnsafeBufferPointer { mix in
+                spectrum.add(mix.baseAddress!, count: got)
+                drawn?.add((0..<channelCount).map { UnsafePointer(buffers[$0]) }, mix: mix.baseAddress!, count: got)
+            }
+            if got == chunkFrames { drawn?.addShortTerm(meter.shortTerm) }
             if got < chunkFrames { break }
         }
         guard frames > 0 else { throw .empty(path: path) }
         spectrum.finish()
+        drawn?.finish()
         return FileAnalysis(
             path: path, info: info,
             loudness: LoudnessReading(meter),
             channels: (0..<channelCount).map { Channel(statistics: statistics[$0], truePeak: meter.truePeak(channel: $0)) },
-            spectralCentroid: spectrum.centroid, spectralRollOff: spectrum.rollOff)
+            spectralCentroid: spectrum.centroid, spectralRollOff: spectrum.rollOff, picture: drawn)
     }
 }

@@ -8,11 +8,12 @@ struct AnalyzeCommand: ParsableCommand {
         abstract: "Measure audio files: loudness (EBU R128), true peak, levels, DC, clipping and spectrum.",
         discussion: """
             For each file: integrated loudness (LUFS), loudness range (LU), true peak (dBTP) and \
-            the loudest momentary and short-term loudness, by ITU-R BS.1770-4 and EBU R128 \
-            (libebur128); then per channel the sample peak and RMS (dBFS; a full-scale sine is \
+            the loudest momentary and short-term loudness, by ITU-R BS.1770-4 and EBU R128; then per channel the sample peak and RMS (dBFS; a full-scale sine is \
             -3.01), true peak, DC offset (the mean) and clipping: samples in runs of two or more \
             at full scale (|x| >= 32767/32768), and the runs; and the spectrum's centroid and 85 % \
-            roll-off of the channels mixed. A table, or JSON with --json (null for -infinity).
+            roll-off of the channels mixed. A table, or JSON with --json (null for -infinity). \
+            --png or --svg draws one file's waveform (clipped runs marked red), spectrogram and \
+            short-term loudness over time.
             """)
 
     @Argument(help: "The files to measure.")
@@ -21,12 +22,35 @@ struct AnalyzeCommand: ParsableCommand {
     @Flag(help: "Print one JSON array, an object per file.")
     var json = false
 
+    @Option(help: ArgumentHelp("Draw the file's waveform, spectrogram and loudness as a PNG picture.", valueName: "PATH"))
+    var png: String?
+
+    @Option(help: ArgumentHelp("The same picture as SVG.", valueName: "PATH"))
+    var svg: String?
+
+    @Option(name: .customLong("picture-size"), help: ArgumentHelp("The picture's size in pixels.", valueName: "WIDTHxHEIGHT"))
+    var pictureSize = "1200x800"
+
+    /// The picture asked for, checked before any file is read.
+    private func picture() throws -> AnalysisPicture? {
+        guard png != nil || svg != nil else { return nil }
+        guard files.count == 1 else { throw CLIError("analyze: --png and --svg draw one file; \(files.count) were given") }
+        let sides = pictureSize.lowercased().split(separator: "x").compactMap { Int($0) }
+        guard sides.count == 2 else { throw CLIError("--picture-size \(pictureSize): give WIDTHxHEIGHT, as 1200x800") }
+        do { return try AnalysisPicture(width: sides[0], height: sides[1]) } catch { throw CLIError("--picture-size \(pictureSize): \(error)") }
+    }
+
     func run() throws {
+        let picture = try picture()
         var failed = false
         var objects: [String] = []
         for file in files {
             do {
-                let analysis = try FileAnalysis.analyze(path: file)
+                let analysis = try FileAnalysis.analyze(path: file, picture: picture)
+                if let picture, let data = analysis.picture {
+                    if let png { try picture.write(analysis, data: data, to: png, format: .png) }
+                    if let svg { try picture.write(analysis, data: data, to: svg, format: .svg) }
+                }
                 if json { objects.append(Self.json(analysis)) } else { print(Self.table(analysis)) }
             } catch {
                 FileHandle.standardError.write(Data("\(error)\n".utf8))
