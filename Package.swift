@@ -87,12 +87,13 @@ let package = Package(
             ])]),
         // Audio files through libsndfile.
         .target(name: "TrellisAudioFile", dependencies: ["TrellisCore", "CSndfile", "CVorbisfile", "CFLAC"]),
-        // Measuring sound, off the audio thread: loudness (libebur128), levels, clipping, spectrum.
+        // Measuring sound, off the audio thread: loudness (BS.1770 / EBU R128), levels, clipping,
+        // spectrum, normalizing, and pictures of a file (Cairo).
         .target(name: "TrellisAnalysis", dependencies: ["TrellisCore", "TrellisAudioFile", "CTrellisTruePeak", "CCairo"]),
         // LV2 plugins through lilv: discovery, components, hosting as audio units.
         .target(name: "TrellisLV2", dependencies: ["TrellisCore", "CLilv", "CTrellisLV2Shim", "CTrellisShim"], swiftSettings: realtimeChecks),
         // File player, recorder, taps and meters: render paths plus their disk and delivery threads. No Foundation.
-        .target(name: "TrellisMedia", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile", "TrellisAnalysis"], swiftSettings: realtimeChecks),
+        .target(name: "TrellisMedia", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"], swiftSettings: realtimeChecks),
         // The graph model and its compiler (control side).
         .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"], swiftSettings: realtimeChecks),
         // The JACK head node: a JACK client that pulls a render source live. No Foundation.

@@ -35,6 +35,11 @@ public final class LoudnessMeter {
     /// The loudest momentary and short-term loudness, read every 100 ms.
     public private(set) var maximumMomentary = -Double.infinity
     public private(set) var maximumShortTerm = -Double.infinity
+    /// Frames added since the meter was made or reset.
+    public private(set) var frameCount = 0
+
+    /// Seconds added since the meter was made or reset.
+    public var measuredSeconds: Double { Double(frameCount) / sampleRate }
 
     /// Thread: control.
     public init(channelCount: Int, sampleRate: Double) throws(AnalysisError) {
@@ -69,6 +74,7 @@ public final class LoudnessMeter {
         stepFrames = 0
         stepIndex = 0
         stepCount = 0
+        frameCount = 0
         blocks.reset()
         shortTermBlocks.reset()
         momentary = -.infinity
@@ -81,6 +87,7 @@ public final class LoudnessMeter {
     /// are silence).
     public func add(_ channels: AudioBuffers, frameCount: Int) {
         let count = min(channelCount, channels.channelCount)
+        self.frameCount += frameCount
         for channel in 0..<count { peaks[channel].add(channels[channel], count: frameCount) }
         var done = 0
         while done < frameCount {

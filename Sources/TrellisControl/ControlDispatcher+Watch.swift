@@ -28,9 +28,16 @@ extension ControlDispatcher {
     func loudness(_ bus: BusName, _ request: MeterLoudness) throws(ControlError) -> ControlReply {
         let slot = meters[bus] ?? MeterSlot(bus: bus)
         meters[bus] = slot
+        let fresh = slot.loudness == nil
         let found = try locked { () throws(ControlError) in try slot.loudness(in: graph, recorders: recorders) }
         guard let loudness = found else {
             throw ControlError(.graph, "\(bus) is a recorder: meter the node it records for its loudness")
+        }
+        // A fresh meter has measured nothing: while audio runs, wait for its first gating
+        // block (400 ms), so the first reading has every figure.
+        if fresh, graph.engine.isRendering || target.jackHead != nil {
+            let deadline = Date().addingTimeInterval(1)
+            while loudness.measuredSeconds < 0.4 && Date() < deadline { usleep(10_000) }
         }
         if request == .reset {
             // Every reading of this bus starts over: this one, and the watches' (a desk's).

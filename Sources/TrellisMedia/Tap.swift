@@ -34,13 +34,21 @@ public final class Tap: BusObserver, OfflineStreaming, @unchecked Sendable {
 
     /// A tap delivering `bufferSize` frames of up to `channelCount` channels at a time.
     /// The ring holds `queueDepth` buffers. Thread: control.
-    public convenience init(channelCount: Int, bufferSize: Int = 4096, queueDepth: Int = 8, callback: @escaping @Sendable (TapBuffer) -> Void) {
-        self.init(channelCount: channelCount, bufferSize: bufferSize, queueDepth: queueDepth, sharing: nil, callback: callback)
+    /// With `sharedDelivery`, one thread delivers every such tap's buffers, up to 10 ms
+    /// late (for consumers that need not be prompt, such as loudness meters: many taps,
+    /// one thread); else the tap has a thread of its own, 2 ms at most behind.
+    public convenience init(channelCount: Int, bufferSize: Int = 4096, queueDepth: Int = 8, sharedDelivery: Bool = false,
+                            callback: @escaping @Sendable (TapBuffer) -> Void) {
+        self.init(channelCount: channelCount, bufferSize: bufferSize, queueDepth: queueDepth,
+                  sharing: sharedDelivery ? Self.sharedThread : nil, callback: callback)
     }
+
+    /// The thread that delivers the taps made with `sharedDelivery`.
+    private static let sharedThread = ServiceThread(name: "trellis-taps", intervalNanoseconds: 10_000_000)
 
     /// A tap delivered by `sharing`, a thread that serves many (its interval is their
     /// latency), or by a thread of its own when nil. Thread: control.
-    init(channelCount: Int, bufferSize: Int, queueDepth: Int, sharing shared: ServiceThread?, callback: @escaping @Sendable (TapBuffer) -> Void) {
+    private init(channelCount: Int, bufferSize: Int, queueDepth: Int, sharing shared: ServiceThread?, callback: @escaping @Sendable (TapBuffer) -> Void) {
         self.bufferSize = max(1, bufferSize)
         self.channelCount = max(1, channelCount)
         let ring = FrameRing(slotCount: max(2, queueDepth), frameCapacity: self.bufferSize, channelCount: self.channelCount)
