@@ -106,7 +106,7 @@ struct ChainCommand: ParsableCommand {
         }
         progress.finish()
         if let input = built.input { ChainBuilder.warnOfDamage(in: input) }
-        let summary = warnings.summary(path: parsed.sink.word, frames: outcome.frames, sampleRate: graph.sampleRate) + "\n" + outcome.summaryLines
+        let summary = warnings.summary(path: parsed.sink.word, frames: outcome.frames, sampleRate: graph.sampleRate) + (outcome.loudness == nil ? "" : "\n" + outcome.summaryLines)
         FileHandle.standardError.write(Data((summary + "\n").utf8))
         if loudness.json {
             print(outcome.json(path: parsed.sink.word, sampleRate: graph.sampleRate, channelCount: channelCount,

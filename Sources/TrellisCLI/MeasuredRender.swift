@@ -17,19 +17,23 @@ struct MeasuredRender {
     var channelCount: Int
     var options: LoudnessOptions
 
-    /// What the output measured and, when normalized, how.
+    /// What the output measured (nil with `--no-loudness`) and, when normalized, how.
     struct Outcome {
         var frames: Int
-        var loudness: LoudnessReading
+        var loudness: LoudnessReading?
         var normalized: (target: Double, ceiling: Double, result: LoudnessNormalizer.Result)?
     }
 
     /// The render itself: write to `path` as `sampleType` (dithered when `dither`, at
     /// `quality`), calling `observe` with each chunk as it is written; returns the frames.
     typealias Render = (_ path: String, _ sampleType: SampleType?, _ dither: Bool, _ quality: Double?,
-                        _ observe: @escaping (AudioBuffers, Int) -> Void) throws -> Int
+                        _ observe: ((AudioBuffers, Int) -> Void)?) throws -> Int
 
     func run(_ render: Render) throws -> Outcome {
+        if options.noLoudness {
+            _ = try options.target()
+            return Outcome(frames: try render(output, sampleType, dither, quality, nil), loudness: nil, normalized: nil)
+        }
         let meter: LoudnessMeter
         do { meter = try LoudnessMeter(channelCount: max(1, channelCount), sampleRate: sampleRate) } catch { throw CLIError("\(error)") }
         let observe: (AudioBuffers, Int) -> Void = { buffers, frames in meter.add(buffers, frameCount: frames) }
@@ -66,6 +70,7 @@ struct MeasuredRender {
 extension MeasuredRender.Outcome {
     /// The lines after the render's own: loudness, and what normalizing did.
     var summaryLines: String {
+        guard let loudness else { return "" }
         var text = "loudness: \(loudness.text)"
         if let (target, ceiling, result) = normalized {
             let gain = String(format: "%+.1f dB", result.gain)
@@ -83,9 +88,15 @@ extension MeasuredRender.Outcome {
         let seconds = Double(frames) / max(1, sampleRate)
         var text = "{\"file\":\(JSONText.string(path)),\"frames\":\(frames),\"seconds\":\(JSONText.number(seconds)),"
             + "\"sampleRate\":\(JSONText.number(sampleRate)),\"channels\":\(channelCount),\"warnings\":\(warnings),\"logLines\":\(logLines),"
-            + "\"loudness\":{\"integrated\":\(JSONText.number(loudness.integrated)),\"range\":\(JSONText.number(loudness.range)),"
-            + "\"truePeak\":\(JSONText.number(loudness.truePeak)),\"maximumMomentary\":\(JSONText.number(loudness.maximumMomentary)),"
-            + "\"maximumShortTerm\":\(JSONText.number(loudness.maximumShortTerm))},\"normalized\":"
+            + "\"loudness\":"
+        if let loudness {
+            text += "{\"integrated\":\(JSONText.number(loudness.integrated)),\"range\":\(JSONText.number(loudness.range)),"
+                + "\"truePeak\":\(JSONText.number(loudness.truePeak)),\"maximumMomentary\":\(JSONText.number(loudness.maximumMomentary)),"
+                + "\"maximumShortTerm\":\(JSONText.number(loudness.maximumShortTerm))}"
+        } else {
+            text += "null"
+        }
+        text += ",\"normalized\":"
         if let (target, ceiling, result) = normalized {
             text += "{\"target\":\(JSONText.number(target)),\"ceiling\":\(JSONText.number(ceiling)),\"gain\":\(JSONText.number(result.gain)),"
                 + "\"limiterReduction\":\(JSONText.number(result.limiterReduction)),\"passes\":\(result.passes)}"

@@ -104,7 +104,7 @@ struct RenderCommand: ParsableCommand {
         }
         progress.finish()
         for case let file as FileInput in inputs { ChainBuilder.warnOfDamage(in: file.reader) }
-        var summary = warnings.summary(path: output, frames: written, sampleRate: graph.sampleRate) + "\n" + outcome.summaryLines
+        var summary = warnings.summary(path: output, frames: written, sampleRate: graph.sampleRate) + (outcome.loudness == nil ? "" : "\n" + outcome.summaryLines)
         if let schedule = graph.scheduleReport { summary += "\nschedule: \(graph.engine.parallelism.threads) threads, \(schedule)" }
         FileHandle.standardError.write(Data((summary + "\n").utf8))
         if loudness.json {

@@ -108,6 +108,18 @@ struct NormalizeCLITests {
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 
+    @Test("--no-loudness leaves the loudness out of the summary and the JSON, and cannot go with --normalize")
+    func withoutLoudness() throws {
+        let output = temporaryPath("plain.wav")
+        let result = try trellis(["chain", "--no-loudness", "--json", "--duration", "1", "tone", "!", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("loudness:"), "\(result.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(summary["loudness"] is NSNull && summary["frames"] as? Int == 48_000)
+        let both = try trellis(["chain", "--no-loudness", "--normalize", "-14", "--duration", "1", "tone", "!", temporaryPath("never.wav")])
+        #expect(both.status != 0 && both.stderr.contains("--no-loudness and --normalize disagree"), "\(both.stderr)")
+    }
+
     @Test("normalizing silence is an error naming it, and leaves no file behind")
     func silenceCannotBeNormalized() throws {
         let output = temporaryPath("silence.wav")
