@@ -64,8 +64,8 @@ let package = Package(
         // The variadic jack_client_open, which Swift cannot call.
         .target(name: "CTrellisJACKShim", dependencies: ["CJack"]),
         .target(name: "CAllocationCounter"),
-        // The true-peak interpolator's inner loop, vectorized in every build.
-        .target(name: "CTrellisTruePeak"),
+        // The loudness meter's inner loops (K-weighting, true-peak interpolation), fast in every build.
+        .target(name: "CTrellisLoudness"),
         // The LV2 log feature's variadic printf (which Swift cannot implement), the library probe, serd's error text.
         .target(name: "CTrellisLV2Shim", dependencies: ["CLilv"]),
 
@@ -89,7 +89,7 @@ let package = Package(
         .target(name: "TrellisAudioFile", dependencies: ["TrellisCore", "CSndfile", "CVorbisfile", "CFLAC"]),
         // Measuring sound, off the audio thread: loudness (BS.1770 / EBU R128), levels, clipping,
         // spectrum, normalizing, and pictures of a file (Cairo).
-        .target(name: "TrellisAnalysis", dependencies: ["TrellisCore", "TrellisAudioFile", "CTrellisTruePeak", "CCairo"]),
+        .target(name: "TrellisAnalysis", dependencies: ["TrellisCore", "TrellisAudioFile", "CTrellisLoudness", "CCairo"]),
         // LV2 plugins through lilv: discovery, components, hosting as audio units.
         .target(name: "TrellisLV2", dependencies: ["TrellisCore", "CLilv", "CTrellisLV2Shim", "CTrellisShim"], swiftSettings: realtimeChecks),
         // File player, recorder, taps and meters: render paths plus their disk and delivery threads. No Foundation.

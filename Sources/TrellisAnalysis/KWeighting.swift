@@ -1,3 +1,4 @@
+import CTrellisLoudness
 import Foundation
 
 /// BS.1770-4's K-weighting: a high shelf (+4 dB above about 1.7 kHz) and a high pass
@@ -26,41 +27,30 @@ struct KWeighting {
         highPass = Biquad(b0: 1, b1: -2, b2: 1, a1: 2 * (k * k - 1) / a0, a2: (1 - k / q + k * k) / a0)
     }
 
-    /// One channel's filter memories (transposed direct form II).
+    /// One channel's filter memories (transposed direct form II), as the C loop keeps them.
     struct State {
         var shelf1 = 0.0, shelf2 = 0.0, pass1 = 0.0, pass2 = 0.0
     }
 
     /// Filters `count` samples of `left` and `right` and returns each one's sum of
-    /// squares. Two channels a loop: their recursions run side by side.
+    /// squares; `states` holds the two channels' memories, left first.
     @inline(__always)
     func sumOfSquares(_ left: UnsafePointer<Float>, _ right: UnsafePointer<Float>, count: Int,
                       states: UnsafeMutablePointer<State>) -> (Double, Double) {
-        var l = states[0], r = states[1]
-        var sumLeft = 0.0, sumRight = 0.0
-        let b0 = shelf.b0, b1 = shelf.b1, b2 = shelf.b2, a1 = shelf.a1, a2 = shelf.a2
-        let c1 = highPass.a1, c2 = highPass.a2
-        var i = 0
-        while i < count {
-            let xl = Double(left[i]), xr = Double(right[i])
-            let yl = b0 * xl + l.shelf1, yr = b0 * xr + r.shelf1
-            l.shelf1 = b1 * xl - a1 * yl + l.shelf2
-            r.shelf1 = b1 * xr - a1 * yr + r.shelf2
-            l.shelf2 = b2 * xl - a2 * yl
-            r.shelf2 = b2 * xr - a2 * yr
-            let zl = yl + l.pass1, zr = yr + r.pass1
-            l.pass1 = -2 * yl - c1 * zl + l.pass2
-            r.pass1 = -2 * yr - c1 * zr + r.pass2
-            l.pass2 = yl - c2 * zl
-            r.pass2 = yr - c2 * zr
-            sumLeft += zl * zl
-            sumRight += zr * zr
-            i += 1
+        let coefficients = (shelf.b0, shelf.b1, shelf.b2, shelf.a1, shelf.a2, highPass.a1, highPass.a2)
+        var sums = (0.0, 0.0)
+        withUnsafePointer(to: coefficients) { coefficients in
+            withUnsafeMutablePointer(to: &sums) { sums in
+                UnsafeMutableRawPointer(states).withMemoryRebound(to: Double.self, capacity: 8) { memories in
+                    trellis_k_weighting_pair(left, right, Int32(count), UnsafeRawPointer(coefficients).assumingMemoryBound(to: Double.self),
+                                             memories, UnsafeMutableRawPointer(sums).assumingMemoryBound(to: Double.self))
+                }
+            }
         }
         // A decaying tail must not leave denormals behind to slow the meter down.
-        states[0] = l.settled
-        states[1] = r.settled
-        return (sumLeft, sumRight)
+        states[0] = states[0].settled
+        states[1] = states[1].settled
+        return sums
     }
 }
 

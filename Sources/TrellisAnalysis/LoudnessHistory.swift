@@ -13,6 +13,8 @@ struct LoudnessHistory {
     private var energies = [Double](repeating: 0, count: binCount)
     private var totalCount = 0
     private var totalEnergy = 0.0
+    /// The lowest and highest bins holding a block: the scans cover only these.
+    private var lowest = binCount, highest = -1
 
     static func loudness(energy: Double) -> Double { energy > 0 ? 10 * log10(energy) - 0.691 : -.infinity }
     static func energy(loudness: Double) -> Double { pow(10, (loudness + 0.691) / 10) }
@@ -30,6 +32,8 @@ struct LoudnessHistory {
         let bin = Self.bin(energy)
         counts[bin] += 1
         energies[bin] += energy
+        lowest = min(lowest, bin)
+        highest = max(highest, bin)
         totalCount += 1
         totalEnergy += energy
     }
@@ -49,7 +53,8 @@ struct LoudnessHistory {
         guard totalCount > 0 else { return -.infinity }
         let gate = totalEnergy / Double(totalCount) * pow(10, relativeGate / 10)
         var count = 0, energy = 0.0
-        for bin in firstBin(atOrAbove: gate)..<Self.binCount {
+        let upper = highest + 1
+        for bin in min(upper, max(lowest, firstBin(atOrAbove: gate)))..<upper {
             count += counts[bin]
             energy += energies[bin]
         }
@@ -61,14 +66,15 @@ struct LoudnessHistory {
     func range() -> Double {
         guard totalCount > 0 else { return 0 }
         let gate = totalEnergy / Double(totalCount) * 0.01
-        let first = firstBin(atOrAbove: gate)
-        let kept = counts[first...].reduce(0, +)
+        let first = max(lowest, firstBin(atOrAbove: gate))
+        guard first <= highest else { return 0 }
+        let kept = counts[first...highest].reduce(0, +)
         guard kept > 0 else { return 0 }
         // libebur128's ranks: the nearest of the sorted blocks.
         let low = Int(Double(kept - 1) * 0.1 + 0.5), high = Int(Double(kept - 1) * 0.95 + 0.5)
         var seen = 0
         var lowValue: Double?, highValue = 0.0
-        for bin in first..<Self.binCount where counts[bin] > 0 {
+        for bin in first...highest where counts[bin] > 0 {
             seen += counts[bin]
             if lowValue == nil, seen > low { lowValue = Self.centre(bin) }
             if seen > high { highValue = Self.centre(bin); break }

@@ -1,4 +1,4 @@
-import CTrellisTruePeak
+import CTrellisLoudness
 import Foundation
 
 /// The largest inter-sample peak of one channel, as BS.1770-4 annex 2 measures it: the

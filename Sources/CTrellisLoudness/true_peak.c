@@ -1,4 +1,4 @@
-#include "trellis_true_peak.h"
+#include "trellis_loudness.h"
 
 #include <stdint.h>
 #include <math.h>
