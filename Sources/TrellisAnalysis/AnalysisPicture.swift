@@ -1,5 +1,6 @@
 import CCairo
 import Foundation
+import TrellisAudioFile
 
 /// `trellis analyze --png/--svg`: a file's waveform (each channel's smallest and largest
 /// sample per pixel column, clipped runs marked), its spectrogram (the channels mixed,
@@ -31,10 +32,11 @@ public struct AnalysisPicture {
     private var plotHeight: Double { Double(height) - Self.margin.top - Self.margin.bottom - 2 * Self.margin.gap }
 
     public func write(_ analysis: FileAnalysis, data: PictureData, to path: String, format: Format) throws(AnalysisError) {
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { String(path[...$0]) } ?? ""
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let temporary = directory + ".\(name).trellis-\(getpid()).\(format.rawValue)"
+        let temporary: String
+        switch TemporaryFile.reserve(beside: path, extension: format.rawValue) {
+        case .success(let reserved): temporary = reserved
+        case .failure(let reason): throw .unsupported("\(path): the picture could not be written (\(reason))")
+        }
         let surface: OpaquePointer? = switch format {
         case .png: cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))
         case .svg: cairo_svg_surface_create(temporary, Double(width), Double(height))

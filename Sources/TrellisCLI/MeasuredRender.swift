@@ -42,7 +42,11 @@ struct MeasuredRender {
             return Outcome(frames: frames, loudness: LoudnessReading(meter), normalized: nil)
         }
         let ceiling = try options.ceiling()
-        let temporary = Self.temporaryPath(beside: output)
+        let temporary: String
+        switch TemporaryFile.reserve(beside: output, extension: "caf") {
+        case .success(let path): temporary = path
+        case .failure(let reason): throw CLIError("--normalize: \(reason)")
+        }
         defer { unlink(temporary) }
         let frames = try render(temporary, .float32, false, nil, observe)
         let measured = LoudnessReading(meter)
@@ -55,15 +59,6 @@ struct MeasuredRender {
             }
         } catch { throw CLIError("--normalize: \(error)") }
         return Outcome(frames: frames, loudness: result.loudness, normalized: (target, ceiling, result))
-    }
-
-    /// `.NAME.trellis-normalize-PID.caf` in the output's folder: on the same disk, and
-    /// CAF, which holds more than 4 GB.
-    static func temporaryPath(beside output: String) -> String {
-        let slash = output.lastIndex(of: "/")
-        let directory = slash.map { String(output[...$0]) } ?? ""
-        let name = slash.map { String(output[output.index(after: $0)...]) } ?? output
-        return directory + ".\(name).trellis-normalize-\(getpid()).caf"
     }
 }
 

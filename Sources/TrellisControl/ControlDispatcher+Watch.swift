@@ -89,8 +89,9 @@ extension ControlDispatcher {
         // Loudness for the buses read every frame (a desk's strips), not the slow ones.
         for slot in slots.prefix(request.meters.count) { slot.withLoudness = request.loudness }
         for slot in slots {
-            _ = try locked { () throws(ControlError) in
-                slot.withLoudness ? try slot.loudness(in: graph, recorders: recorders) as Any : try slot.meter(in: graph, recorders: recorders) as Any
+            try locked { () throws(ControlError) in
+                _ = try slot.meter(in: graph, recorders: recorders)
+                if slot.withLoudness { _ = try slot.loudness(in: graph, recorders: recorders) }
             }
         }
         let watch = ControlPeer.Watch(request: request, id: id, meters: slots, everyFrame: request.meters.count)

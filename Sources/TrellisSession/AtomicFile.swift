@@ -1,3 +1,4 @@
+import TrellisAudioFile
 import Glibc
 
 /// Replaces a file so that a crash at any moment leaves either the old content or the
@@ -89,20 +90,12 @@ enum AtomicFile {
         throw SessionWriteError(path: path, reason: "too many symbolic links")
     }
 
-    /// A new file of a random name beside `target`, open for writing. `O_EXCL` and
-    /// `O_NOFOLLOW`: whatever another user put at a name is never opened, only skipped.
+    /// A new file of a random name beside `target`, open for writing (`TemporaryFile`).
     private static func createTemporary(beside target: String, in folder: String, path: String) throws(SessionWriteError) -> (Int32, String) {
-        var random = SystemRandomNumberGenerator()
-        for _ in 0..<100 {
-            let suffix = String(UInt64.random(in: 0...UInt64.max, using: &random), radix: 36)
-            let temporary = "\(folder)/.\(baseName(target)).tmp-\(suffix)"
-            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            if fd >= 0 { return (fd, temporary) }
-            guard errno == EEXIST else {
-                throw SessionWriteError(path: path, reason: "cannot create a temporary file in \(folder): \(String(cString: strerror(errno)))")
-            }
+        switch TemporaryFile.create(beside: folder + "/" + baseName(target)) {
+        case .success(let created): return (created.descriptor, created.path)
+        case .failure(let error): throw SessionWriteError(path: path, reason: error.description)
         }
-        throw SessionWriteError(path: path, reason: "cannot create a temporary file in \(folder): every name tried was taken")
     }
 
     private static func baseName(_ path: String) -> String {

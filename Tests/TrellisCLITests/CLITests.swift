@@ -8,8 +8,7 @@ import TrellisTestSupport
 func trellis(_ arguments: [String], environment: [String: String] = [:], removing: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     let process = Process()
-    process.executableURL = directory.appendingPathComponent("trellis")
-    process.arguments = arguments
+    (process.executableURL, process.arguments) = deadlined(directory.appendingPathComponent("trellis").path, arguments)
     let kept = ["XDG_CACHE_HOME": testStateFolder + "/cache", "XDG_STATE_HOME": testStateFolder + "/state"]
     process.environment = ProcessInfo.processInfo.environment.merging(kept) { $1 }.merging(environment) { $1 }
         .filter { !removing.contains($0.key) }
@@ -33,31 +32,40 @@ func temporaryPath(_ name: String) -> String {
     return directory.appendingPathComponent(name).path
 }
 
-/// Runs an outside program quietly and returns its exit status.
+/// `tool` and its arguments under `timeout`: SIGTERM after `seconds`, SIGKILL 5 s later,
+/// so no program a test starts can hold the suite.
+func deadlined(_ tool: String, _ arguments: [String], seconds: Int = 300) -> (URL, [String]) {
+    (URL(fileURLWithPath: "/usr/bin/timeout"), ["-k", "5", "\(seconds)", tool] + arguments)
+}
+
+/// Runs an outside program quietly, under a deadline, and returns its exit status.
 @discardableResult
 func runTool(_ tool: String, _ arguments: [String]) throws -> Int32 {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: tool)
-    process.arguments = arguments
-    process.standardOutput = Pipe()
-    process.standardError = Pipe()
+    (process.executableURL, process.arguments) = deadlined(tool, arguments)
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
     try process.run()
     process.waitUntilExit()
     return process.terminationStatus
 }
 
-/// A file's samples, interleaved, as sox (an outside program) decodes them to float.
-func floats(_ path: String) throws -> [Float] {
+/// What an outside program prints on stdout, under a deadline.
+func output(of tool: String, _ arguments: [String]) throws -> Data {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
-    process.arguments = [path, "-t", "f32", "-"]
+    (process.executableURL, process.arguments) = deadlined(tool, arguments)
     let pipe = Pipe()
     process.standardOutput = pipe
-    process.standardError = Pipe()
+    process.standardError = FileHandle.nullDevice
     try process.run()
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    return data
+}
+
+/// A file's samples, interleaved, as sox (an outside program) decodes them to float.
+func floats(_ path: String) throws -> [Float] {
+    try output(of: "/usr/bin/sox", [path, "-t", "f32", "-"]).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
 }
 
 @Suite("The trellis command")
