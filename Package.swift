@@ -93,7 +93,7 @@ let package = Package(
         // LV2 plugins through lilv: discovery, components, hosting as audio units.
         .target(name: "TrellisLV2", dependencies: ["TrellisCore", "CLilv", "CTrellisLV2Shim", "CTrellisShim"], swiftSettings: realtimeChecks),
         // File player, recorder, taps and meters: render paths plus their disk and delivery threads. No Foundation.
-        .target(name: "TrellisMedia", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"], swiftSettings: realtimeChecks),
+        .target(name: "TrellisMedia", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile", "CTrellisShim"], swiftSettings: realtimeChecks),
         // The graph model and its compiler (control side).
         .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"], swiftSettings: realtimeChecks),
         // The JACK head node: a JACK client that pulls a render source live. No Foundation.

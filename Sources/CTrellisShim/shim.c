@@ -124,6 +124,24 @@ void trellis_cpu_relax(void) {
 #endif
 }
 
+void trellis_stream_samples(float *to, const float *from, int64_t count) {
+    int64_t i = 0;
+#if defined(__x86_64__)
+    if (((uintptr_t)to & 15) == 0) {
+        for (; i + 4 <= count; i += 4) _mm_stream_ps(to + i, _mm_loadu_ps(from + i));
+    }
+#endif
+    for (; i < count; i++) to[i] = from[i];
+}
+
+void trellis_stream_fence(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_sfence();
+#else
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+#endif
+}
+
 int32_t trellis_processor_count(void) {
     long count = sysconf(_SC_NPROCESSORS_ONLN);
     return count < 1 ? 1 : (count > INT_MAX ? INT_MAX : (int32_t)count);

@@ -27,9 +27,9 @@ struct KWeighting {
         highPass = Biquad(b0: 1, b1: -2, b2: 1, a1: 2 * (k * k - 1) / a0, a2: (1 - k / q + k * k) / a0)
     }
 
-    /// One channel's filter memories (transposed direct form II), as the C loop keeps them.
+    /// One channel's filter memories (direct form I, newest first), as the C loop keeps them.
     struct State {
-        var shelf1 = 0.0, shelf2 = 0.0, pass1 = 0.0, pass2 = 0.0
+        var input1 = 0.0, input2 = 0.0, shelf1 = 0.0, shelf2 = 0.0, pass1 = 0.0, pass2 = 0.0
     }
 
     /// Filters `count` samples of `left` and `right` and returns each one's sum of
@@ -41,7 +41,7 @@ struct KWeighting {
         var sums = (0.0, 0.0)
         withUnsafePointer(to: coefficients) { coefficients in
             withUnsafeMutablePointer(to: &sums) { sums in
-                UnsafeMutableRawPointer(states).withMemoryRebound(to: Double.self, capacity: 8) { memories in
+                UnsafeMutableRawPointer(states).withMemoryRebound(to: Double.self, capacity: 12) { memories in
                     trellis_k_weighting_pair(left, right, Int32(count), UnsafeRawPointer(coefficients).assumingMemoryBound(to: Double.self),
                                              memories, UnsafeMutableRawPointer(sums).assumingMemoryBound(to: Double.self))
                 }
@@ -57,6 +57,6 @@ struct KWeighting {
 extension KWeighting.State {
     /// Zero once every memory is below 1e-30.
     var settled: Self {
-        max(shelf1.magnitude, shelf2.magnitude, pass1.magnitude, pass2.magnitude) < 1e-30 ? Self() : self
+        max(input1.magnitude, input2.magnitude, shelf1.magnitude, shelf2.magnitude, pass1.magnitude, pass2.magnitude) < 1e-30 ? Self() : self
     }
 }

@@ -28,6 +28,10 @@ public final class LoudnessMeter {
     private var stepCount = 0
     private var blocks = LoudnessHistory()
     private var shortTermBlocks = LoudnessHistory()
+    /// The last integrated loudness and range read, and the step they were read at:
+    /// they change only when a step closes, and meters are read more often than that.
+    private var integratedAsOf = -1, integratedValue = -Double.infinity
+    private var rangeAsOf = -1, rangeValue = 0.0
 
     /// The loudness of the last 400 ms and 3 s, as of the last full 100 ms step, in LUFS.
     public private(set) var momentary = -Double.infinity
@@ -74,6 +78,8 @@ public final class LoudnessMeter {
         stepFrames = 0
         stepIndex = 0
         stepCount = 0
+        integratedAsOf = -1
+        rangeAsOf = -1
         frameCount = 0
         blocks.reset()
         shortTermBlocks.reset()
@@ -134,10 +140,16 @@ public final class LoudnessMeter {
     }
 
     /// Everything so far, gated (-70 LUFS absolute, -10 LU relative), in LUFS.
-    public var integrated: Double { blocks.gatedLoudness() }
+    public var integrated: Double {
+        if integratedAsOf != stepCount { (integratedAsOf, integratedValue) = (stepCount, blocks.gatedLoudness()) }
+        return integratedValue
+    }
 
     /// The loudness range (EBU Tech 3342) so far, in LU.
-    public var range: Double { shortTermBlocks.range() }
+    public var range: Double {
+        if rangeAsOf != stepCount { (rangeAsOf, rangeValue) = (stepCount, shortTermBlocks.range()) }
+        return rangeValue
+    }
 
     /// The largest true (inter-sample) peak of `channel` so far, in dBTP.
     public func truePeak(channel: Int) -> Double { decibels(Double(peaks[channel].peak)) }

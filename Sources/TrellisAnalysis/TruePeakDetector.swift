@@ -12,9 +12,14 @@ struct TruePeakDetector {
     /// `coefficients[(phase - 1) * tapsPerPhase + k]` weighs the input `k` samples back;
     /// phase 0 is the sample itself.
     private let coefficients: [Float]
-    /// The last `tapsPerPhase - 1` inputs, then room for a block.
+    /// The last `tapsPerPhase - 1` inputs, then room for the start of a block.
     private var line: [Float]
     private(set) var peak: Float = 0
+    /// The largest sum of one branch's tap magnitudes, and of those outside its four
+    /// central taps, with room for rounding: bounds that let most blocks go without
+    /// interpolating (`trellis_true_peak`).
+    private let reach: Float
+    private let outerReach: Float
 
     init(sampleRate: Double) {
         factor = sampleRate < 96_000 ? 4 : sampleRate < 192_000 ? 2 : 1
@@ -30,7 +35,17 @@ struct TruePeakDetector {
             }
         }
         coefficients = taps
-        line = [Float](repeating: 0, count: 48 / factor - 1)
+        let branch = tapsPerPhase, middle = branch / 2 - 2
+        var all: Float = 0, outer: Float = 0
+        for phase in 0..<max(0, factor - 1) {
+            let magnitudes = taps[phase * branch..<(phase + 1) * branch].map(\.magnitude)
+            let sum = magnitudes.reduce(0, +)
+            all = max(all, sum)
+            outer = max(outer, sum - magnitudes.dropFirst(middle).prefix(4).reduce(0, +))
+        }
+        reach = all * 1.0001
+        outerReach = outer * 1.0001 + 0.0001
+        line = [Float](repeating: 0, count: 2 * (48 / factor - 1))
     }
 
     /// How far the interpolated samples lag the input, in input samples.
@@ -43,29 +58,25 @@ struct TruePeakDetector {
 
     /// Adds `count` samples.
     mutating func add(_ samples: UnsafePointer<Float>, count: Int) {
-        let history = tapsPerPhase - 1
-        if line.count < history + count { line.append(contentsOf: repeatElement(0, count: history + count - line.count)) }
-        var topBits: UInt32 = 0
-        // Phase 0 is the sample itself. Magnitudes compare as their bit patterns.
-        var i = 0
-        while i < count {
-            let bits = samples[i].bitPattern & 0x7fff_ffff
-            if bits > topBits { topBits = bits }
-            i &+= 1
-        }
+        let history = tapsPerPhase - 1, head = min(count, history)
+        let (phases, taps, gain, outer) = (Int32(factor - 1), Int32(tapsPerPhase), reach, outerReach)
+        var peak = peak
         line.withUnsafeMutableBufferPointer { line in
-            let input = line.baseAddress! + history
-            input.update(from: samples, count: count)
-            coefficients.withUnsafeBufferPointer { taps in
-                for phase in 0..<(factor - 1) {
-                    let peak = trellis_interpolated_peak(input, Int32(count), taps.baseAddress! + phase * tapsPerPhase, Int32(tapsPerPhase))
-                    topBits = max(topBits, peak.bitPattern)
+            coefficients.withUnsafeBufferPointer { coefficients in
+                let coefficients = coefficients.baseAddress!, memory = line.baseAddress!
+                // The first outputs reach back into the last block, kept in `line`; the
+                // rest have their history in `samples` itself.
+                (memory + history).update(from: samples, count: head)
+                peak = trellis_true_peak(memory + history, Int32(head), coefficients, phases, taps, gain, outer, peak)
+                if count > head {
+                    peak = trellis_true_peak(samples + head, Int32(count - head), coefficients, phases, taps, gain, outer, peak)
+                    memory.update(from: samples + count - history, count: history)
+                } else {
+                    memmove(memory, memory + count, history * MemoryLayout<Float>.stride)
                 }
             }
-            // Keep the newest inputs for the next block.
-            memmove(line.baseAddress!, line.baseAddress! + count, history * MemoryLayout<Float>.stride)
         }
-        peak = max(peak, Float(bitPattern: topBits))
+        self.peak = peak
     }
 
     /// Writes the true-peak envelope of `count` samples into `magnitudes`: entry n is

@@ -34,13 +34,21 @@ struct MeterReading {
 
         /// `momentary=-14.20 short-term=... integrated=... range=... true-peak=...`.
         var text: String {
-            let names = ["momentary", "short-term", "integrated", "range", "true-peak"]
-            return zip(names, figures).map { "\($0)=\(value($1.1))" }.joined(separator: " ")
+            var bytes: [UInt8] = []
+            append(to: &bytes)
+            return String(decoding: bytes, as: UTF8.self)
+        }
+
+        /// Writes `text` into `bytes` (a watch writes sixteen of these thirty times a second).
+        func append(to bytes: inout [UInt8]) {
+            for (name, figure) in [("momentary=", momentary), (" short-term=", shortTerm), (" integrated=", integrated),
+                                   (" range=", range), (" true-peak=", truePeak)] {
+                bytes.append(contentsOf: name.utf8)
+                if figure.isFinite { MeterFrame.appendTwoDecimals(Float(figure), to: &bytes) } else { bytes.append(contentsOf: "-inf".utf8) }
+            }
         }
 
         var members: [(String, ControlValue)] { figures.map { ($0.0, $0.1.isFinite ? .number($0.1) : .null) } }
-
-        private func value(_ figure: Double) -> String { figure.isFinite ? MeterReading.twoDecimals(Float(figure)) : "-inf" }
     }
 
     init(bus: String, peak: [Float], average: [Float], recorder: (state: String, seconds: Double)? = nil) {
@@ -68,15 +76,33 @@ struct MeterReading {
 
     /// `peak=… average=…`, channels separated by commas.
     var levelsText: String {
-        "peak=" + peak.map(Self.twoDecimals).joined(separator: ",") + " average=" + average.map(Self.twoDecimals).joined(separator: ",")
+        var bytes: [UInt8] = []
+        appendLevels(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func appendLevels(to bytes: inout [UInt8]) {
+        for (name, levels) in [("peak=", peak), (" average=", average)] {
+            bytes.append(contentsOf: name.utf8)
+            for (index, level) in levels.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                Self.appendTwoDecimals(level, to: &bytes)
+            }
+        }
     }
 
     /// `BUS peak=… average=…`, and a recorder's `state=… seconds=…`.
     var text: String {
-        var text = bus + " " + levelsText
-        if let recorder { text += " state=\(recorder.state) seconds=\(String(format: "%.3f", recorder.seconds))" }
-        if let loudness { text += " " + loudness.text }
-        return text
+        var bytes = Array(bus.utf8)
+        bytes.reserveCapacity(bytes.count + 200)
+        bytes.append(UInt8(ascii: " "))
+        appendLevels(to: &bytes)
+        if let recorder { bytes.append(contentsOf: " state=\(recorder.state) seconds=\(String(format: "%.3f", recorder.seconds))".utf8) }
+        if let loudness {
+            bytes.append(UInt8(ascii: " "))
+            loudness.append(to: &bytes)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The levels as JSON members.
@@ -103,9 +129,13 @@ struct MeterReading {
 
     /// `%.2f` without Foundation's formatter: the same text for every finite level.
     static func twoDecimals(_ value: Float) -> String {
-        guard value.isFinite else { return String(format: "%.2f", value) }
         var bytes: [UInt8] = []
-        MeterFrame.appendTwoDecimals(value, to: &bytes)
+        appendTwoDecimals(value, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `%.2f` of `value` into `bytes`, `-inf`, `inf` or `nan` where it is not finite.
+    static func appendTwoDecimals(_ value: Float, to bytes: inout [UInt8]) {
+        if value.isFinite { MeterFrame.appendTwoDecimals(value, to: &bytes) } else { bytes.append(contentsOf: String(format: "%.2f", value).utf8) }
     }
 }

@@ -1,3 +1,4 @@
+import CTrellisShim
 import TrellisCore
 import TrellisEngine
 
@@ -46,7 +47,10 @@ struct TapKernel {
             while channel < channelCount {
                 let to = destination[channel] + filled
                 if channel < bus.channelCount {
-                    copySamples(from: bus[channel] + offset, to: to, count: count)
+                    // The tap's thread reads it next: stores that bypass this core's cache
+                    // (C, which the checker cannot see into: a copy, nothing more).
+                    let from = UnsafePointer(bus[channel] + offset)
+                    _unsafePerformance { trellis_stream_samples(to, from, Int64(count)) }
                 } else {
                     to.update(repeating: 0, count: count)
                 }
@@ -56,6 +60,7 @@ struct TapKernel {
             offset &+= count
             if filled == bufferSize {
                 ring.header(slot).pointee.frameCount = filled
+                _unsafePerformance { trellis_stream_fence() }
                 ring.commit()
                 slot = -1
             }

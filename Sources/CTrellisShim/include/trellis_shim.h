@@ -58,6 +58,16 @@ int trellis_die_with_parent(void);
 /// Tells the processor that the calling thread spins (x86 `pause`). Thread: any.
 void trellis_cpu_relax(void);
 
+/// Copies `count` samples for another core to read: on x86, where `to` is 16-byte
+/// aligned, with stores that bypass the cache, so that the writer neither fetches the
+/// lines the reader last held nor keeps them. `trellis_stream_fence` must come between
+/// the copy and whatever publishes it. Thread: any (a tap's copy on the audio thread).
+void trellis_stream_samples(float *to, const float *from, int64_t count);
+
+/// Orders the stores of `trellis_stream_samples` before the stores after it (x86
+/// `sfence`). Thread: any.
+void trellis_stream_fence(void);
+
 /// The processors online. Thread: any.
 int32_t trellis_processor_count(void);
 
