@@ -16,8 +16,9 @@ public final class NSMClient: @unchecked Sendable {
     private let source: DispatchSourceRead
     private var listening = false
 
-    /// Binds a socket on an ephemeral port. `handler` gets each message from the server;
-    /// `onIgnored` hears why one was not understood.
+    /// Binds a socket on an ephemeral port of the address the route to the server starts
+    /// from (loopback for a manager on this machine), never every interface. `handler`
+    /// gets each message from the server; `onIgnored` hears why one was not understood.
     public init(
         server: NSMAddress, queue: DispatchQueue,
         handler: @escaping @Sendable (NSMServerMessage) -> Void, onIgnored: @escaping @Sendable (NSMError) -> Void
@@ -25,9 +26,14 @@ public final class NSMClient: @unchecked Sendable {
         let destination = try server.resolve()
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw NSMError("cannot make a UDP socket for the session manager: \(String(cString: strerror(errno)))") }
-        var any = sockaddr_in()
-        any.sin_family = sa_family_t(AF_INET)
-        let bound = withUnsafePointer(to: &any) {
+        var local: sockaddr_in
+        do throws(NSMError) {
+            local = try Self.localAddress(toward: destination, server: server)
+        } catch {
+            close(fd)
+            throw error
+        }
+        let bound = withUnsafePointer(to: &local) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard bound == 0 else {
@@ -98,6 +104,25 @@ public final class NSMClient: @unchecked Sendable {
                 do { handler(try NSMServerMessage(message)) } catch { onIgnored(error) }
             }
         }
+    }
+
+    /// The address this machine sends to `destination` from, port 0: a connected probe
+    /// socket's own address, which the routing table chooses.
+    private static func localAddress(toward destination: sockaddr_in, server: NSMAddress) throws(NSMError) -> sockaddr_in {
+        let probe = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard probe >= 0 else { throw NSMError("cannot make a UDP socket for the session manager: \(String(cString: strerror(errno)))") }
+        defer { close(probe) }
+        var target = destination, local = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let connected = withUnsafePointer(to: &target) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        let named = connected == 0 && withUnsafeMutablePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(probe, $0, &length) }
+        } == 0
+        guard named else { throw NSMError("the session manager at \(server) cannot be reached: \(String(cString: strerror(errno)))") }
+        local.sin_port = 0
+        return local
     }
 
     /// The server's port, from its address or, when both are on this machine, from any

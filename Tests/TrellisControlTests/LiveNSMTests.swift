@@ -136,6 +136,25 @@ extension LiveControlTests {
     }
 }
 
+extension LiveControlTests {
+    @Test("the client's OSC socket listens on the loopback address a local manager is reached from, not on every interface")
+    func sessionManagerSocketIsLoopbackOnly() throws {
+        let rig = try NSMRig()
+        defer { rig.stop() }
+        let client = try rig.welcome()
+        // The client's URL, as the server saw it: osc.udp://HOST:PORT/.
+        let port = try #require(client.split(separator: ":").last.flatMap { UInt16($0.filter(\.isNumber)) }, "\(client)")
+        // /proc/net/udp: "sl local_address:port ..." in hex, the address in network order read as a little-endian word.
+        let table = try String(contentsOfFile: "/proc/net/udp", encoding: .utf8)
+        let locals = table.split(separator: "\n").dropFirst().compactMap { line -> String? in
+            let local = line.split(separator: " ", omittingEmptySubsequences: true)[1]
+            let parts = local.split(separator: ":")
+            return UInt16(parts[1], radix: 16) == port ? String(parts[0]) : nil
+        }
+        #expect(locals == ["0100007F"], "the client's socket is bound to \(locals), not 127.0.0.1")
+    }
+}
+
 /// A jackd, a stand-in NSM server, and `trellis-nsm` (a link to the built trellis)
 /// started the way a session manager starts it: no arguments, NSM_URL set.
 final class NSMRig {
