@@ -31,7 +31,8 @@ struct NSMCommand: ParsableCommand {
     var web: String?
 
     /// A new session: two JACK inputs straight to two outputs, to be built on with `trellis ctl`.
-    static let emptySession = """
+    static let emptySession = SessionWriter.header + """
+
         version: 1   # a new Trellis session: stereo in, straight through, stereo out; build on it with trellis ctl
         jack: { inputs: [in_1, in_2], outputs: [out_1, out_2] }
         nodes:

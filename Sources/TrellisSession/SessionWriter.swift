@@ -2,10 +2,17 @@ import TrellisUnits
 
 /// Writes documents as session text, and saves them atomically.
 public enum SessionWriter {
+    /// The first line of every saved session. To YAML, the start of a document whose root
+    /// is a mapping (the standard map tag); to `sh` and `bash`, a redirection without a
+    /// file, a syntax error that stops them before they run or create anything, should a
+    /// saved session be run as a script (its `a -> b` lines would otherwise be redirects).
+    public static let header = "--- !<tag:yaml.org,2002:map>"
+
     /// The document as YAML, in a fixed layout and order, with the comments it was
     /// read with beside the same entries. Thread: any.
     public static func text(_ document: SessionDocument) -> String {
         var out = CommentedOutput()
+        out.line(header, "")
         out.line("version: \(document.version)", "version")
         let defaults = document.defaults
         if defaults.sampleRate != nil || defaults.blockSize != nil {

@@ -82,4 +82,30 @@ struct SafeSaveTests {
         #expect(stat(path, &info) == 0)
         #expect(info.st_mode & 0o7777 == 0o640)
     }
+
+    @Test("a saved session run by sh or bash stops at its first line: no command runs and no file is made", arguments: ["sh", "bash"])
+    func savedSessionStopsAShell(shell: String) throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let document = try SessionParser.parse("""
+            version: 1
+            nodes:
+              tone1: { unit: tone }
+              out: output
+            connections:
+              - tone1 -> out
+            """, file: folder + "/mix.yaml")
+        try SessionWriter.save(document, to: folder + "/mix.yaml")
+        let run = Process()
+        run.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        run.arguments = ["-k", "5", "30", "/bin/\(shell)", "mix.yaml"]
+        run.currentDirectoryURL = URL(fileURLWithPath: folder)
+        run.standardOutput = FileHandle.nullDevice
+        run.standardError = FileHandle.nullDevice
+        try run.run()
+        run.waitUntilExit()
+        #expect(run.terminationStatus == 2, "\(shell) exited with \(run.terminationStatus), not 2 (a syntax error)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["mix.yaml"], "the connection line ran as a redirect")
+        #expect(try SessionParser.parse(String(contentsOfFile: folder + "/mix.yaml", encoding: .utf8), file: "mix.yaml").graph.nodes.count == 2)
+    }
 }
