@@ -416,6 +416,12 @@ final class GraphBuilder {
             throw SessionError("subgraph \(quoted(definition.name)): session file \(resolved) \(FileChecks.problem(resolved))", at: location)
         }
         let text = try SessionLoader.readSessionFile(resolved, at: location)
+        // Any file may be named here; one that is not a session is never quoted.
+        guard SessionLoader.hasVersionLine(text) else {
+            throw SessionError(
+                "subgraph \(quoted(definition.name)): \(resolved) is not a Trellis session: it has no top-level \"version:\" line (nothing of the file is shown)",
+                at: location)
+        }
         let document = try SessionParser.parse(text, file: resolved)
         if document.jack != nil || !document.recorders.isEmpty {
             warnings.append(SessionWarning("\(resolved) is used as subgraph \(quoted(definition.name)); its jack: and recorders: are ignored", at: location))

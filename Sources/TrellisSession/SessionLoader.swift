@@ -51,7 +51,7 @@ public enum SessionLoader {
         path: String, registry: ComponentRegistry, options: SessionLoadOptions = .init()
     ) throws(SessionError) -> LoadedSession {
         let text = try readSessionFile(path, at: SourceLocation(file: path, line: 1, column: 1))
-        if options.onlySessions, !text.split(separator: "\n", omittingEmptySubsequences: true).contains(where: isVersionLine) {
+        if options.onlySessions, !hasVersionLine(text) {
             throw SessionError(
                 "\(path) is not a Trellis session: it has no top-level \"version:\" line (nothing of the file is shown)",
                 at: SourceLocation(file: path, line: 1, column: 1))
@@ -137,6 +137,13 @@ public enum SessionLoader {
             throw SessionError("\(path) is not UTF-8 text", at: location)
         }
         return text
+    }
+
+    /// Whether `text` has a top-level `version:` line: what a file must have before its
+    /// content is quoted in any message, when someone other than its reader may have
+    /// named it.
+    static func hasVersionLine(_ text: String) -> Bool {
+        text.split(separator: "\n", omittingEmptySubsequences: true).contains(where: isVersionLine)
     }
 
     private static func isVersionLine(_ line: Substring) -> Bool {

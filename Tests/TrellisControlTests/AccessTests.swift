@@ -82,6 +82,25 @@ struct AccessTests {
         #expect(!reply.contains("hunter2"))
     }
 
+    @Test("a session whose subgraph file is not a session says so and shows nothing of that file")
+    func subgraphFileShowsNoContent() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        let secret = try write("root:hunter2-hash:19000:0:99999:7:::\nPRETTY_NAME: hunter2\n", to: "shadow", in: rig.folder)
+        chmod(secret, 0o600)
+        let session = try write("""
+            version: 1
+            subgraphs: { sh: { file: \(secret) } }
+            nodes:
+              a: { subgraph: sh }
+            """, to: "names-a-secret.yaml", in: rig.folder)
+        let reply = try rig.ask("load \(session)")
+        #expect(reply.hasPrefix("error SESSION \(session):2:26: subgraph \"sh\": \(secret) is not a Trellis session"), "\(reply)")
+        #expect(!reply.contains("hunter2"))
+        let validated = try trellis(["validate", session])
+        #expect(validated.status != 0 && !validated.stdout.contains("hunter2") && !validated.stderr.contains("hunter2"), "\(validated.stderr)")
+    }
+
     @Test("a relative path over the protocol is in the session's folder")
     func relativeToSession() throws {
         let rig = try ControlRig()
