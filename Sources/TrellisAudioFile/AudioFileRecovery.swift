@@ -2,8 +2,11 @@ import Glibc
 
 /// Repairs a WAV or CAF file whose header was never finished (the program writing it
 /// was killed): the header says fewer frames than the data that follows it, often
-/// none. The sizes are rewritten to cover every whole frame on disk; a partial frame at
-/// the end is cut off. Nothing else in the file changes.
+/// none. The sizes are rewritten to cover every whole frame on disk; the bytes of a
+/// partial frame at the end stay in the file, outside the data. Nothing else changes,
+/// and the file never gets shorter: the repair is made in a copy beside it, which is
+/// renamed over it. A header whose frame size is not what its channels and sample size
+/// make is not trusted, and the file is left alone.
 ///
 /// Thread: any (one call per file at a time).
 public enum AudioFileRecovery {
@@ -12,11 +15,14 @@ public enum AudioFileRecovery {
         public var framesBefore: Int
         /// Frames it declares now (the same when nothing needed repair).
         public var framesAfter: Int
-        public var repaired: Bool { framesAfter != framesBefore }
+        /// Whether the header was rewritten (its sizes may have been wrong even where the
+        /// frames it covered were right).
+        public var repaired: Bool
 
-        public init(framesBefore: Int, framesAfter: Int) {
+        public init(framesBefore: Int, framesAfter: Int, repaired: Bool? = nil) {
             self.framesBefore = framesBefore
             self.framesAfter = framesAfter
+            self.repaired = repaired ?? (framesAfter != framesBefore)
         }
     }
 
@@ -50,7 +56,15 @@ public enum AudioFileRecovery {
             let id = String(decoding: try file.bytes(at: offset, count: 4), as: UTF8.self)
             let size = Int64(try file.littleUInt32(at: offset + 4))
             switch id {
-            case "fmt ": blockAlign = Int64(try file.littleUInt16(at: offset + 8 + 12))
+            case "fmt ":
+                let format = try file.littleUInt16(at: offset + 8)
+                let channels = Int64(try file.littleUInt16(at: offset + 8 + 2))
+                blockAlign = Int64(try file.littleUInt16(at: offset + 8 + 12))
+                let bits = Int64(try file.littleUInt16(at: offset + 8 + 14))
+                guard [1, 3, 6, 7, 0xFFFE].contains(format) else {
+                    throw .readFailed(path: file.path, reason: "its format (0x\(String(format, radix: 16))) is not PCM or float; nothing was changed")
+                }
+                try trust(file, channels: channels, bits: bits, frameBytes: blockAlign, what: "block align")
             case "fact": factSizeAt = offset + 8
             case "data":
                 guard blockAlign > 0 else { throw .readFailed(path: file.path, reason: "no fmt chunk before the data") }
@@ -64,11 +78,10 @@ public enum AudioFileRecovery {
                 guard available <= Int64(UInt32.max) - start else {
                     throw .readFailed(path: file.path, reason: "its data is too long for a WAV header (over 4 GiB)")
                 }
-                try file.writeLittleUInt32(UInt32(available), at: offset + 4)
-                try file.writeLittleUInt32(UInt32(start + available - 8), at: 4)
-                if let factSizeAt { try file.writeLittleUInt32(UInt32(available / blockAlign), at: factSizeAt) }
-                try file.truncate(to: start + available)
-                return Report(framesBefore: Int(min(declared, file.size - start) / blockAlign), framesAfter: Int(available / blockAlign))
+                var patches = [(Int64(offset + 4), littleEndian(UInt32(available))), (Int64(4), littleEndian(UInt32(start + available - 8)))]
+                if let factSizeAt { patches.append((factSizeAt, littleEndian(UInt32(available / blockAlign)))) }
+                try file.rewrite(patches)
+                return Report(framesBefore: Int(min(declared, file.size - start) / blockAlign), framesAfter: Int(available / blockAlign), repaired: true)
             default: break
             }
             offset += 8 + size + (size & 1)
@@ -85,7 +98,16 @@ public enum AudioFileRecovery {
             let id = String(decoding: try file.bytes(at: offset, count: 4), as: UTF8.self)
             let size = try file.bigInt64(at: offset + 4)
             switch id {
-            case "desc": bytesPerPacket = Int64(try file.bigUInt32(at: offset + 12 + 16))
+            case "desc":
+                let format = String(decoding: try file.bytes(at: offset + 12 + 8, count: 4), as: UTF8.self)
+                bytesPerPacket = Int64(try file.bigUInt32(at: offset + 12 + 16))
+                let framesPerPacket = try file.bigUInt32(at: offset + 12 + 20)
+                let channels = Int64(try file.bigUInt32(at: offset + 12 + 24))
+                let bits = Int64(try file.bigUInt32(at: offset + 12 + 28))
+                guard format == "lpcm", framesPerPacket == 1 else {
+                    throw .readFailed(path: file.path, reason: "it is not linear PCM of one frame a packet; nothing was changed")
+                }
+                try trust(file, channels: channels, bits: bits, frameBytes: bytesPerPacket, what: "bytes per packet")
             case "data":
                 guard bytesPerPacket > 0 else {
                     throw .readFailed(path: file.path, reason: "no desc chunk of constant-size frames before the data")
@@ -97,10 +119,9 @@ public enum AudioFileRecovery {
                 if size > 4, declared <= file.size - start, try file.chunksFollow(at: start + declared, littleEndian: false) {
                     return Report(framesBefore: Int(declared / bytesPerPacket), framesAfter: Int(declared / bytesPerPacket))
                 }
-                try file.writeBigInt64(available + 4, at: offset + 4)
-                try file.truncate(to: start + available)
+                try file.rewrite([(offset + 4, bigEndian(available + 4))])
                 let before = size < 0 ? 0 : min(declared, file.size - start)
-                return Report(framesBefore: Int(before / bytesPerPacket), framesAfter: Int(available / bytesPerPacket))
+                return Report(framesBefore: Int(before / bytesPerPacket), framesAfter: Int(available / bytesPerPacket), repaired: true)
             default: break
             }
             guard size >= 0 else { break }
@@ -110,7 +131,26 @@ public enum AudioFileRecovery {
     }
 }
 
-/// Reads and writes at offsets, with errors that name the file.
+extension AudioFileRecovery {
+    /// A frame size is trusted only when it is what the channels and the sample size make.
+    private static func trust(_ file: RawFile, channels: Int64, bits: Int64, frameBytes: Int64, what: String) throws(AudioFileError) {
+        guard (1...1024).contains(channels), [8, 16, 24, 32, 64].contains(bits) else {
+            throw .readFailed(path: file.path, reason: "its header cannot be trusted: \(channels) channels of \(bits) bits; nothing was changed")
+        }
+        guard frameBytes == channels * bits / 8 else {
+            throw .readFailed(path: file.path, reason: "its header cannot be trusted: a \(what) of \(frameBytes) bytes, where \(channels) channels of \(bits) bits make \(channels * bits / 8); nothing was changed")
+        }
+    }
+
+    private static func littleEndian(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
+
+    private static func bigEndian(_ value: Int64) -> [UInt8] {
+        let bits = UInt64(bitPattern: value)
+        return (0..<8).reversed().map { UInt8(truncatingIfNeeded: bits >> ($0 * 8)) }
+    }
+}
+
+/// Reads at offsets, and writes a repaired copy, with errors that name the file.
 private struct RawFile {
     let fd: Int32
     let size: Int64
@@ -153,25 +193,43 @@ private struct RawFile {
         return length >= 0 && offset + Int64(header) + length <= size
     }
 
-    func writeLittleUInt32(_ value: UInt32, at offset: Int64) throws(AudioFileError) {
-        try write((0..<4).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }, at: offset)
-    }
-
-    func writeBigInt64(_ value: Int64, at offset: Int64) throws(AudioFileError) {
-        let bits = UInt64(bitPattern: value)
-        try write((0..<8).reversed().map { UInt8(truncatingIfNeeded: bits >> ($0 * 8)) }, at: offset)
-    }
-
-    func write(_ bytes: [UInt8], at offset: Int64) throws(AudioFileError) {
-        guard pwrite(fd, bytes, bytes.count, off_t(offset)) == bytes.count else {
-            throw .writeFailed(path: path, reason: String(cString: strerror(errno)))
+    /// Copies the whole file beside it (`TemporaryFile`), writes `patches` into the copy,
+    /// gives it the file's mode (without set-id bits) and, for root, its owner, flushes it
+    /// and renames it over the file: the file is the old one or the repaired one, never
+    /// shorter, never half-written.
+    func rewrite(_ patches: [(offset: Int64, bytes: [UInt8])]) throws(AudioFileError) {
+        let (copy, temporary): (Int32, String)
+        switch TemporaryFile.create(beside: path) {
+        case .success(let created): (copy, temporary) = created
+        case .failure(let error): throw .writeFailed(path: path, reason: error.description)
         }
-    }
-
-    func truncate(to length: Int64) throws(AudioFileError) {
-        guard length < size else { return }
-        guard ftruncate(fd, off_t(length)) == 0, fsync(fd) == 0 else {
-            throw .writeFailed(path: path, reason: String(cString: strerror(errno)))
+        func fail(_ what: String) -> AudioFileError {
+            let reason = "\(what): \(String(cString: strerror(errno)))"
+            close(copy)
+            unlink(temporary)
+            return .writeFailed(path: path, reason: reason)
+        }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var input: Int64 = 0
+        while input < size {
+            let count = pread(fd, &buffer, min(buffer.count, Int(size - input)), off_t(input))
+            guard count > 0, Glibc.write(copy, buffer, count) == count else { throw fail("cannot copy it to \(temporary)") }
+            input += Int64(count)
+        }
+        for patch in patches {
+            guard pwrite(copy, patch.bytes, patch.bytes.count, off_t(patch.offset)) == patch.bytes.count else { throw fail("cannot write \(temporary)") }
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0, fchmod(copy, info.st_mode & 0o777) == 0 else { throw fail("cannot give \(temporary) the file's mode") }
+        if geteuid() == 0, fchown(copy, info.st_uid, info.st_gid) != 0 { throw fail("cannot give \(temporary) the file's owner") }
+        guard fsync(copy) == 0 else { throw fail("cannot flush \(temporary) to disk") }
+        guard rename(temporary, path) == 0 else { throw fail("cannot rename \(temporary) over it") }
+        close(copy)
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let directory = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
         }
     }
 }

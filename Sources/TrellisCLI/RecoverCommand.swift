@@ -11,7 +11,9 @@ struct RecoverCommand: ParsableCommand {
             fewer frames than the file holds (often none). Trellis' recorders update the header \
             every second, so a recent one reads up to its last second anyway; this repairs any \
             WAV or CAF file, Trellis' or another program's: the sizes are rewritten to cover every \
-            whole frame on disk, in place. A file whose header is right is left as it is.
+            whole frame on disk, in a copy renamed over the file, which never gets shorter. A file \
+            whose header is right is left as it is; one whose frame size is not what its channels \
+            and sample size make is not trusted, and is left as it is.
             """)
 
     @Argument(help: "The files to repair.")
@@ -22,7 +24,9 @@ struct RecoverCommand: ParsableCommand {
         for file in files {
             do {
                 let report = try AudioFileRecovery.recover(file)
-                if report.repaired {
+                if report.repaired, report.framesAfter == report.framesBefore {
+                    print("\(file): repaired the sizes in its header, which covers its \(report.framesAfter) frames")
+                } else if report.repaired {
                     print("\(file): recovered \(report.framesAfter) frames (the header said \(report.framesBefore))")
                 } else {
                     print("\(file): ok, the header already covers its \(report.framesAfter) frames")
