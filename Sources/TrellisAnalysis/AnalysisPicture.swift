@@ -32,6 +32,8 @@ public struct AnalysisPicture {
     private var plotHeight: Double { Double(height) - Self.margin.top - Self.margin.bottom - 2 * Self.margin.gap }
 
     public func write(_ analysis: FileAnalysis, data: PictureData, to path: String, format: Format) throws(AnalysisError) {
+        let target: WriteTarget
+        do { target = try WriteTarget(path, followingLinks: false) } catch { throw .unsupported("\(path): \(error.reason)") }
         let temporary: String
         switch TemporaryFile.reserve(beside: path, extension: format.rawValue) {
         case .success(let reserved): temporary = reserved
@@ -54,7 +56,7 @@ public struct AnalysisPicture {
         cairo_surface_finish(surface)
         if status == CAIRO_STATUS_SUCCESS { status = cairo_surface_status(surface) }
         cairo_surface_destroy(surface)
-        guard status == CAIRO_STATUS_SUCCESS, rename(temporary, path) == 0 else {
+        guard status == CAIRO_STATUS_SUCCESS, chmod(temporary, target.mode) == 0, rename(temporary, path) == 0 else {
             let reason = status == CAIRO_STATUS_SUCCESS ? String(cString: strerror(errno)) : String(cString: cairo_status_to_string(status))
             unlink(temporary)
             throw .unsupported("\(path): the picture could not be written (\(reason))")

@@ -27,6 +27,8 @@ public enum AudioFileRecovery {
     }
 
     public static func recover(_ path: String) throws(AudioFileError) -> Report {
+        // The repaired copy replaces the file: only a plain file of this user's (`WriteTarget`).
+        do { _ = try WriteTarget(path, followingLinks: false) } catch { throw .cannotOpen(path: path, reason: error.reason) }
         let fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
@@ -194,9 +196,9 @@ private struct RawFile {
     }
 
     /// Copies the whole file beside it (`TemporaryFile`), writes `patches` into the copy,
-    /// gives it the file's mode (without set-id bits) and, for root, its owner, flushes it
-    /// and renames it over the file: the file is the old one or the repaired one, never
-    /// shorter, never half-written.
+    /// gives it the file's mode (less set-id bits and others' write, as `WriteTarget`
+    /// says), flushes it and renames it over the file: the file is the old one or the
+    /// repaired one, never shorter, never half-written.
     func rewrite(_ patches: [(offset: Int64, bytes: [UInt8])]) throws(AudioFileError) {
         let (copy, temporary): (Int32, String)
         switch TemporaryFile.create(beside: path) {
@@ -220,8 +222,7 @@ private struct RawFile {
             guard pwrite(copy, patch.bytes, patch.bytes.count, off_t(patch.offset)) == patch.bytes.count else { throw fail("cannot write \(temporary)") }
         }
         var info = stat()
-        guard fstat(fd, &info) == 0, fchmod(copy, info.st_mode & 0o777) == 0 else { throw fail("cannot give \(temporary) the file's mode") }
-        if geteuid() == 0, fchown(copy, info.st_uid, info.st_gid) != 0 { throw fail("cannot give \(temporary) the file's owner") }
+        guard fstat(fd, &info) == 0, fchmod(copy, info.st_mode & 0o775) == 0 else { throw fail("cannot give \(temporary) the file's mode") }
         guard fsync(copy) == 0 else { throw fail("cannot flush \(temporary) to disk") }
         guard rename(temporary, path) == 0 else { throw fail("cannot rename \(temporary) over it") }
         close(copy)

@@ -101,16 +101,15 @@ public final class AudioFileWriter: @unchecked Sendable {
         guard sf_format_check(&requested) == SF_TRUE else {
             throw .invalidFormat(path: path, reason: "libsndfile cannot write \(container) \(sampleType) at \(Int(sampleRate)) Hz with \(channelCount) channels")
         }
-        var info = stat()
-        let existed = lstat(path, &info) == 0
-        if existed, (info.st_mode & S_IFMT) != S_IFREG {
-            throw .cannotOpen(path: path, reason: "it is not a regular file (a FIFO, device, folder or link); audio is written only to regular files")
-        }
+        // Audio is written only to plain files this user owns, never through a link (`WriteTarget`).
+        let target: WriteTarget
+        do { target = try WriteTarget(path, followingLinks: false) } catch { throw .cannotOpen(path: path, reason: error.reason) }
         // O_NONBLOCK: a FIFO put there since the check must not make this wait.
         let fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        if target.exists { fchmod(fd, target.mode) }
         Glibc.close(fd)
-        if !existed { unlink(path) }
+        if !target.exists { unlink(path) }
         return (container, requested)
     }
 

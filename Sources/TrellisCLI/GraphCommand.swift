@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Glibc
+import TrellisAudioFile
 import TrellisGraph
 import TrellisSession
 
@@ -38,17 +40,22 @@ struct GraphCommand: ParsableCommand {
         let text = GraphPicture.dot(graph, title: title)
         let bytes: Data
         if format == "dot" { bytes = Data(text.utf8) } else { bytes = try Self.runDot(text, format: format) }
-        // Whole or not at all: written beside the target, then renamed over it.
-        let partial = path + ".partial-\(getpid())"
-        do {
-            try bytes.write(to: URL(fileURLWithPath: partial))
-            guard rename(partial, path) == 0 else { throw CLIError("graph: could not write \(path): \(String(cString: strerror(errno)))") }
-        } catch let error as CLIError {
+        // Whole or not at all: written to a new file beside the target, then renamed over
+        // it, which must be a plain file of this user's or nothing (`WriteTarget`).
+        let target: WriteTarget
+        do { target = try WriteTarget(path, followingLinks: false) } catch { throw CLIError("graph: \(error)") }
+        let (fd, partial): (Int32, String)
+        switch TemporaryFile.create(beside: path, extension: format) {
+        case .success(let created): (fd, partial) = created
+        case .failure(let error): throw CLIError("graph: could not write \(path): \(error)")
+        }
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        let flushed = fchmod(fd, target.mode) == 0 && fsync(fd) == 0
+        close(fd)
+        guard written == bytes.count, flushed, rename(partial, path) == 0 else {
+            let reason = String(cString: strerror(errno))
             unlink(partial)
-            throw error
-        } catch {
-            unlink(partial)
-            throw CLIError("graph: could not write \(path): \(error.localizedDescription)")
+            throw CLIError("graph: could not write \(path): \(reason)")
         }
     }
 

@@ -19,10 +19,17 @@ enum Units {
             Log.logger.log(level: message.level == .error ? .error : (message.level == .warning ? .warning : .debug),
                            "\(message.plugin): \(message.text)")
         }
-        if scan { LV2Components.registerAll(into: registry, world: world, store: .user, checkingInstantiation: true) }
-        LV2Components.addResolver(to: registry, world: world, store: .user)
+        let store = LV2CatalogStore.user
+        for refusal in LV2CatalogStore.refusedFolders where warned.withLock({ $0.insert(refusal).inserted }) {
+            Log.logger.warning("\(refusal)")
+        }
+        if scan { LV2Components.registerAll(into: registry, world: world, store: store, checkingInstantiation: true) }
+        LV2Components.addResolver(to: registry, world: world, store: store)
         return registry
     }
+
+    /// The folder refusals already said.
+    private static let warned = Mutex<Set<String>>([])
 }
 
 /// Every unit a running session's `units` command lists, LV2 plugins included: scanned

@@ -74,4 +74,22 @@ public enum Files {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
+
+    /// Why `path` may not hold Trellis' own files (its cache, state and presets), or nil
+    /// when it may: it must be a real folder (not a link) of this user's that no one else
+    /// may write, in a folder where no one else may replace it (one others may write must
+    /// be sticky). A folder that does not exist yet is fine: it is made private.
+    public static func privateFolderProblem(_ path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return errno == ENOENT ? nil : "cannot read it: \(String(cString: strerror(errno)))" }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return "it is not a folder (a link, or a file)" }
+        guard info.st_uid == geteuid() else { return "it belongs to user \(info.st_uid), not to this user (\(geteuid()))" }
+        guard info.st_mode & 0o022 == 0 else { return "others may write in it (mode \(String(info.st_mode & 0o777, radix: 8)))" }
+        let parent = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        var outer = stat()
+        if stat(parent, &outer) == 0, outer.st_mode & 0o022 != 0, outer.st_mode & S_ISVTX == 0 {
+            return "\(parent), which holds it, lets others replace it (mode \(String(outer.st_mode & 0o7777, radix: 8)), not sticky)"
+        }
+        return nil
+    }
 }

@@ -5,9 +5,10 @@ import Glibc
 /// truncation would spend before the first frame) happens on another thread while the
 /// render runs.
 ///
-/// Only a plain file with one link, of at least a megabyte, is moved; anything else
-/// (a symbolic link, a hard-linked file, a small file) is left for the writer to
-/// truncate as usual. The new file takes the old one's permission bits. Thread: control.
+/// Only a plain file of this user's with one link, of at least a megabyte, is moved;
+/// anything else (a symbolic link, a hard-linked file, a small file, another user's file)
+/// is left for the writer, which truncates it or refuses it (`WriteTarget`). The new file
+/// takes the old one's permission bits, less set-id bits and others' write. Thread: control.
 final class ReplacedFile {
     private let path: String
     private let aside: String?
@@ -17,7 +18,8 @@ final class ReplacedFile {
     init(path: String) {
         self.path = path
         var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_nlink == 1, info.st_size >= 1 << 20 else {
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid(), info.st_nlink == 1,
+              info.st_size >= 1 << 20 else {
             aside = nil
             mode = 0
             return
@@ -27,7 +29,8 @@ final class ReplacedFile {
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         let candidate = directory + ".\(name).trellis-replaced-\(getpid())"
         aside = rename(path, candidate) == 0 ? candidate : nil
-        mode = info.st_mode & 0o7777
+        // As `WriteTarget` says: no set-id bits, no write for others.
+        mode = info.st_mode & 0o775
     }
 
     /// The new file exists: give it the old one's permissions and start removing the old one.

@@ -1,4 +1,6 @@
 import Glibc
+import Synchronization
+import TrellisCore
 
 /// Where the discovery cache and the short-name table are kept, and how they are read
 /// and written.
@@ -8,8 +10,9 @@ import Glibc
 /// - The short-name table is state that must outlive the cache:
 ///   `<state>/lv2-names`, shared by every search path.
 ///
-/// Both directories are made readable by their user only. A store that cannot write
-/// (no home, a read-only disk) still works; it only scans again next time.
+/// Both directories are made readable by their user only, and one that another user
+/// owns or may write is not used at all. A store that cannot write (no home, a read-only
+/// disk, a folder refused) still works; it only scans again next time.
 /// Thread: control.
 public struct LV2CatalogStore: Sendable {
     /// Where the catalog files go (`$XDG_CACHE_HOME/trellis`); nil keeps nothing.
@@ -32,15 +35,33 @@ public struct LV2CatalogStore: Sendable {
             return home + "/" + fallback
         }
         return LV2CatalogStore(
-            cacheDirectory: base("XDG_CACHE_HOME", ".cache").map { $0 + "/trellis" },
-            stateDirectory: base("XDG_STATE_HOME", ".local/state").map { $0 + "/trellis" })
+            cacheDirectory: base("XDG_CACHE_HOME", ".cache").map { $0 + "/trellis" }.flatMap(trusted),
+            stateDirectory: base("XDG_STATE_HOME", ".local/state").map { $0 + "/trellis" }.flatMap(trusted))
     }
 
-    /// The kept catalog for `index`, if it still matches every bundle on disk.
+    /// Why folders were not used, for the program to say once (see `trusted`).
+    public static var refusedFolders: [String] { refusals.withLock { $0 } }
+    private static let refusals = Mutex<[String]>([])
+
+    /// `folder` when it may hold what the store keeps (`Files.privateFolderProblem`);
+    /// else nil, so nothing is read from it or written to it (a catalog another user
+    /// could write would name their libraries for this user to load).
+    private static func trusted(_ folder: String) -> String? {
+        guard let problem = Files.privateFolderProblem(folder) else { return folder }
+        let message = "not using \(folder) for the LV2 catalog: \(problem)"
+        refusals.withLock { if !$0.contains(message) { $0.append(message) } }
+        return nil
+    }
+
+    /// The kept catalog for `index`, if it still matches every bundle on disk and names
+    /// no bundle but those (an entry pointing anywhere else discards the catalog).
     public func cached(index: LV2BundleIndex) -> LV2Catalog? {
+        let stamps = index.stamps()
         guard let path = catalogPath(index), let text = FileSystem.contents(of: path),
-              let catalog = LV2Catalog(text: text), catalog.matches(index, stamps: index.stamps())
+              let catalog = LV2Catalog(text: text), catalog.matches(index, stamps: stamps)
         else { return nil }
+        let bundles = Set(stamps.map(\.bundle))
+        guard catalog.entries.allSatisfy({ $0.bundles.allSatisfy(bundles.contains) }) else { return nil }
         return catalog
     }
 

@@ -5,10 +5,12 @@ import Glibc
 /// new, never a mix, and so that nothing but the file meant is touched.
 ///
 /// The path is followed through symbolic links to the file they name (a session kept
-/// as a link is saved in its target); what is there must be a regular file or nothing:
-/// a device, FIFO, directory or socket is refused, never replaced. The new content goes
+/// as a link is saved in its target), as `WriteTarget` allows: links another user made,
+/// files another user owns, devices, FIFOs, directories and sockets are refused, never
+/// replaced. The new content goes
 /// to a temporary file of a random name created beside the target with `O_EXCL` (so a
-/// link planted there is never followed), takes the old file's mode, is fsynced, renamed
+/// link planted there is never followed), takes the old file's mode (less set-id bits and
+/// others' write), is fsynced, renamed
 /// over, and the folder is fsynced so the rename itself is durable.
 enum AtomicFile {
     /// `mayReplace` is asked once, just before the rename: false (the caller gave up
@@ -17,10 +19,10 @@ enum AtomicFile {
         func failure(_ what: String, _ code: Int32 = errno) -> SessionWriteError {
             SessionWriteError(path: path, reason: "\(what): \(String(cString: strerror(code)))")
         }
-        let target = try regularTarget(of: path)
+        let resolved: WriteTarget
+        do { resolved = try WriteTarget(path, followingLinks: true) } catch { throw SessionWriteError(path: path, reason: error.reason) }
+        let target = resolved.path, mode = resolved.mode
         let folder = SessionLoader.directoryOf(target)
-        var existing = stat()
-        let mode = stat(target, &existing) == 0 ? existing.st_mode & 0o7777 : newFileMode()
 
         let (fd, temporary) = try createTemporary(beside: target, in: folder, path: path)
         func abandon(_ error: SessionWriteError) -> SessionWriteError {
@@ -54,42 +56,6 @@ enum AtomicFile {
         }
     }
 
-    /// The file `path` names once symbolic links are followed: a regular file, or no
-    /// file yet. Anything else is refused.
-    static func regularTarget(of path: String) throws(SessionWriteError) -> String {
-        var current = path
-        for _ in 0..<40 {
-            var info = stat()
-            guard lstat(current, &info) == 0 else {
-                if errno == ENOENT { return current }
-                throw SessionWriteError(path: path, reason: "cannot read \(current): \(String(cString: strerror(errno)))")
-            }
-            switch info.st_mode & S_IFMT {
-            case S_IFREG:
-                return current
-            case S_IFLNK:
-                var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-                let length = readlink(current, &buffer, buffer.count - 1)
-                guard length > 0 else {
-                    throw SessionWriteError(path: path, reason: "cannot read the link \(current): \(String(cString: strerror(errno)))")
-                }
-                let link = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                current = link.hasPrefix("/") ? link : SessionLoader.resolve(link, in: SessionLoader.directoryOf(current))
-            default:
-                let kind = switch info.st_mode & S_IFMT {
-                case S_IFDIR: "a directory"
-                case S_IFCHR, S_IFBLK: "a device"
-                case S_IFIFO: "a FIFO"
-                case S_IFSOCK: "a socket"
-                default: "not a regular file"
-                }
-                let named = current == path ? "it" : "\(current), which it links to,"
-                throw SessionWriteError(path: path, reason: "\(named) is \(kind), not a session file; refusing to replace it")
-            }
-        }
-        throw SessionWriteError(path: path, reason: "too many symbolic links")
-    }
-
     /// A new file of a random name beside `target`, open for writing (`TemporaryFile`).
     private static func createTemporary(beside target: String, in folder: String, path: String) throws(SessionWriteError) -> (Int32, String) {
         switch TemporaryFile.create(beside: folder + "/" + baseName(target)) {
@@ -101,29 +67,5 @@ enum AtomicFile {
     private static func baseName(_ path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: slash)...])
-    }
-
-    /// 0666 less the process's umask, read without changing it (`umask` cannot be read
-    /// alone, and setting it is process-wide).
-    private static func newFileMode() -> mode_t {
-        var mask: mode_t = 0o022
-        if let file = fopen("/proc/self/status", "r") {
-            defer { fclose(file) }
-            var line = [CChar](repeating: 0, count: 256)
-            while fgets(&line, Int32(line.count), file) != nil {
-                let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                if text.hasPrefix("Umask:"), let value = mode_t(text.dropFirst(6).trimmingWhitespace, radix: 8) { mask = value }
-            }
-        }
-        return 0o666 & ~mask
-    }
-}
-
-extension Substring {
-    fileprivate var trimmingWhitespace: Substring {
-        var text = self
-        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
-        while let last = text.last, last == " " || last == "\t" || last == "\n" { text.removeLast() }
-        return text
     }
 }

@@ -12,7 +12,8 @@ import Yams
 ///     parameters:
 ///       gain: -12
 ///
-/// Plugins keep theirs where their format says (`UserPresetUnit`). Thread: control.
+/// Plugins keep theirs where their format says (`UserPresetUnit`). A presets folder
+/// another user owns or may write is neither read nor written. Thread: control.
 public struct BuiltInPresets: Sendable {
     public let directory: String
 
@@ -43,6 +44,7 @@ public struct BuiltInPresets: Sendable {
     @discardableResult
     public func save(_ unit: any AudioUnit, label: String) throws(SessionWriteError) -> String {
         let folder = folder(for: unit)
+        if let problem = folderProblem(folder) { throw SessionWriteError(path: folder, reason: "not a folder for presets: \(problem)") }
         let path = presets(for: unit).first { $0.name == label }?.path ?? folder + "/" + Self.fileName(label, in: folder)
         guard Files.makeDirectories(folder, mode: 0o700) else {
             throw SessionWriteError(path: folder, reason: "cannot create the folder: \(String(cString: strerror(errno)))")
@@ -89,6 +91,7 @@ public struct BuiltInPresets: Sendable {
     /// skipped (a file is never half-applied).
     func presets(for unit: any AudioUnit) -> [Preset] {
         let folder = folder(for: unit)
+        guard folderProblem(folder) == nil else { return [] }
         var found: [Preset] = []
         for entry in Files.entries(of: folder).sorted().prefix(Self.countLimit) where entry.hasSuffix(".yaml") {
             let path = folder + "/" + entry
@@ -101,6 +104,12 @@ public struct BuiltInPresets: Sendable {
             found.append(Preset(name: name, path: path, parameters: parameters))
         }
         return found
+    }
+
+    /// Presets are read from, and saved in, only folders of this user's that no one else
+    /// may write (`Files.privateFolderProblem`), the presets folder and the unit's.
+    private func folderProblem(_ folder: String) -> String? {
+        Files.privateFolderProblem(directory).map { "\(directory): \($0)" } ?? Files.privateFolderProblem(folder).map { "\(folder): \($0)" }
     }
 
     private static func read(_ path: String) -> String? {

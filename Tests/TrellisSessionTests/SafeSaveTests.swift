@@ -37,7 +37,7 @@ struct SafeSaveTests {
         }
         for (name, kind, said) in targets {
             #expect { try SessionWriter.save(Self.document, to: folder + "/" + name) } throws: { error in
-                "\(error)".contains("it is \(said), not a session file; refusing to replace it")
+                "\(error)".contains("it is \(said), not a regular file; refusing to write it")
             }
             #expect(Self.kind(folder + "/" + name) == kind, "\(name) is what it was")
         }
