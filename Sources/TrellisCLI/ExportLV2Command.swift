@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Glibc
+import TrellisAudioFile
 import TrellisPlugins
 
 struct ExportLV2Command: ParsableCommand {
@@ -34,12 +36,26 @@ struct ExportLV2Command: ParsableCommand {
         do { turtle = try PluginTurtle.files(binary: binary) } catch { throw CLIError("export-lv2: \(error)") }
         do {
             try files.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+            // Each file replaced only as `WriteTarget` allows (a plain file of this user's, or none).
+            for name in [binary] + turtle.map(\.name) {
+                do { _ = try WriteTarget(bundle + "/" + name, followingLinks: false) } catch { throw CLIError("export-lv2: \(error)") }
+            }
             let target = bundle + "/" + binary
             // A copy beside the old one, then a rename: a host that has the old one loaded keeps it.
-            let temporary = target + ".new"
-            try? files.removeItem(atPath: temporary)
-            try files.copyItem(atPath: source, toPath: temporary)
-            guard rename(temporary, target) == 0 else { throw CLIError("export-lv2: cannot replace \(target): \(String(cString: strerror(errno)))") }
+            let library = try Data(contentsOf: URL(fileURLWithPath: source))
+            let (fd, temporary): (Int32, String)
+            switch TemporaryFile.create(beside: target) {
+            case .success(let created): (fd, temporary) = created
+            case .failure(let error): throw CLIError("export-lv2: \(error)")
+            }
+            let written = library.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            let finished = written == library.count && fchmod(fd, 0o755) == 0 && fsync(fd) == 0
+            close(fd)
+            guard finished, rename(temporary, target) == 0 else {
+                let reason = String(cString: strerror(errno))
+                unlink(temporary)
+                throw CLIError("export-lv2: cannot replace \(target): \(reason)")
+            }
             for file in turtle {
                 try Data(file.text.utf8).write(to: URL(fileURLWithPath: bundle + "/" + file.name), options: .atomic)
             }
