@@ -7,11 +7,10 @@ import Glibc
 /// The path is followed through symbolic links to the file they name (a session kept
 /// as a link is saved in its target), as `WriteTarget` allows: links another user made,
 /// files another user owns, devices, FIFOs, directories and sockets are refused, never
-/// replaced. The new content goes
-/// to a temporary file of a random name created beside the target with `O_EXCL` (so a
-/// link planted there is never followed), takes the old file's mode (less set-id bits and
-/// others' write), is fsynced, renamed
-/// over, and the folder is fsynced so the rename itself is durable.
+/// replaced. The new content goes to a temporary file of a random name created beside
+/// the target with `O_EXCL` (so a link planted there is never followed), takes the old
+/// file's mode (less set-id bits and others' write), is fsynced, renamed over, and the
+/// folder is fsynced so the rename itself is durable.
 enum AtomicFile {
     /// `mayReplace` is asked once, just before the rename: false (the caller gave up
     /// waiting) leaves the old file and removes the new one. Thread: control.
