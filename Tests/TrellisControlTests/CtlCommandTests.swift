@@ -9,8 +9,9 @@ func trellis(
 ) throws -> (status: Int32, stdout: String, stderr: String) {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     let process = Process()
-    process.executableURL = directory.appendingPathComponent("trellis")
-    process.arguments = arguments
+    // A deadline that ends in SIGKILL: a command that hangs fails its test, not the suite.
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+    process.arguments = ["-k", "5", "300", directory.appendingPathComponent("trellis").path] + arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
     let out = Pipe(), err = Pipe(), stdin = Pipe()

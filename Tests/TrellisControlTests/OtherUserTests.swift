@@ -3,11 +3,12 @@ import Glibc
 import Testing
 import TrellisControl
 
-/// Runs a system program as `nobody` (setpriv, as root), with what it prints.
+/// Runs a system program as `nobody` (setpriv, as root), with what it prints; killed
+/// after a minute (SIGKILL 5 s after SIGTERM).
 func asNobody(_ arguments: [String]) throws -> (status: Int32, output: String) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-    process.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups"] + arguments
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+    process.arguments = ["-k", "5", "60", "/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] + arguments
     let out = Pipe()
     process.standardOutput = out
     process.standardError = out
