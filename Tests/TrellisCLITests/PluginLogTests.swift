@@ -47,8 +47,9 @@ struct PluginLogTests {
             ["run", session, "--start-server", "--server", "trellis-cli-log-\(getpid())-\(isolated)", "--duration", "1", "--json", "--no-control"],
             environment: ["LV2_PATH": try TestPlugins.lv2Path()])
         #expect(result.status == 0, "\(result.stderr)")
-        let notices = result.stdout.split(separator: "\n").filter { $0.hasPrefix("{\"type\":\"notice\"") }
-        #expect(notices == [
+        // A bridge process may answer a cycle late on a busy machine; that notice is not this test's.
+        let logNotices = result.stdout.split(separator: "\n").filter { $0.hasPrefix(#"{"type":"notice","kind":"log""#) }
+        #expect(logNotices == [
             #"{"type":"notice","kind":"log","node":"fx","unit":"lv2:http://example.org/trellis-test/logger","level":"note","line":"mark 3","message":"node fx (lv2:http://example.org/trellis-test/logger) logs note: mark 3"}"#
         ], "\(result.stdout)")
     }

@@ -180,7 +180,7 @@ extension LiveControlTests {
             for (request, expected) in transcript.exchanges {
                 try client.send(here(request))
                 for (index, wanted) in expected.enumerated() {
-                    let got = try index == 0 ? client.readReply(timeout: 15) : client.takeEvents().first ?? client.readLine(timeout: 3)
+                    let got = try index == 0 ? client.readReply(timeout: 60) : client.takeEvents().first ?? client.readLine(timeout: 3)
                     let want = DocumentationExamples.normalized(here(wanted)), have = DocumentationExamples.normalized(got ?? "(nothing)")
                     #expect(have == want, "\(transcript.file):\(transcript.line): > \(request)\n  printed: \(wanted)\n  got:     \(got ?? "(nothing)")")
                 }
