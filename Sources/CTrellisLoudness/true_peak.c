@@ -86,6 +86,19 @@ static uint32_t group_peak(const float *input, int count, const float *taps, int
     return top;
 }
 
+typedef float lanes __attribute__((vector_size(32)));
+typedef uint32_t lane_bits __attribute__((vector_size(32)));
+
+// Macros, not functions: a function taking eight lanes would have two ABIs here.
+#define LOAD_LANES(p) ({ lanes loaded_; memcpy(&loaded_, (p), sizeof loaded_); loaded_; })
+#define LANE_MAGNITUDES(v) ({ const lanes value_ = (v); lane_bits bits_; memcpy(&bits_, &value_, sizeof bits_); bits_ & 0x7fffffffu; })
+#define LANE_MAX(a, b) ({ const lane_bits a_ = (a), b_ = (b), greater_ = (lane_bits)(a_ > b_); (a_ & greater_) | (b_ & ~greater_); })
+#define ACROSS(v) ({ const lane_bits all_ = (v); uint32_t top_ = 0; for (int l_ = 0; l_ < 8; l_++) top_ = all_[l_] > top_ ? all_[l_] : top_; top_; })
+
+/// Groups of 32 outputs in eight lanes: the largest input magnitude, and every phase's
+/// output from its four central taps (those four inputs loaded once for all phases).
+enum { WIDE = 32 };
+
 __attribute__((target_clones("avx2", "default")))
 float trellis_true_peak(const float *input, int count, const float *taps, int phases, int tap_count, float gain, float outer, float peak) {
     uint32_t top = magnitude_bits(peak);
@@ -93,17 +106,49 @@ float trellis_true_peak(const float *input, int count, const float *taps, int ph
     // the group before (or the history): |output| <= gain * the two groups' largest. Where
     // that could raise the peak, the central taps' sum plus `outer` times that largest
     // bounds it closer; only where that too could raise it is the group interpolated.
+    // Groups are WIDE long where the phases and taps are 4x oversampling's, else `group`.
     const int history = tap_count - 1, group = history > GROUP ? history : GROUP;
     uint32_t previous = largest_magnitude(input - history, history);
-    for (int start = 0; start < count; start += group) {
-        const int length = count - start < group ? count - start : group;
-        const uint32_t own = largest_magnitude(input + start, length);
+    const int centre = tap_count / 2 - 2;
+    const int wide = phases == 3 && tap_count >= 4 && history <= GROUP;
+    for (int start = 0; start < count;) {
+        const int left = count - start;
+        const int length = wide && left >= WIDE ? WIDE : left < group ? left : group;
+        const float *x = input + start;
+        uint32_t own;
+        if (length == WIDE && wide) {
+            lane_bits m = LANE_MAGNITUDES(LOAD_LANES(x));
+            for (int n = 8; n < WIDE; n += 8) m = LANE_MAX(m, LANE_MAGNITUDES(LOAD_LANES(x + n)));
+            own = ACROSS(m);
+        } else {
+            own = largest_magnitude(x, length);
+        }
         top = own > top ? own : top;
         const float reach = from_bits(own > previous ? own : previous), now = from_bits(top);
         previous = own;
+        const int from = start;
+        start += length;
         if (phases == 0 || reach * gain <= now) continue;
-        if (tap_count >= 4 && from_bits(group_central_peak(input + start, length, taps, phases, tap_count)) + reach * outer <= now) continue;
-        const uint32_t interpolated = group_peak(input + start, length, taps, phases, tap_count);
+        uint32_t central;
+        if (length == WIDE && wide) {
+            const float *h = taps + centre;
+            const lanes a0 = h[0] - (lanes){}, a1 = h[1] - (lanes){}, a2 = h[2] - (lanes){}, a3 = h[3] - (lanes){};
+            const lanes b0 = h[tap_count] - (lanes){}, b1 = h[tap_count + 1] - (lanes){}, b2 = h[tap_count + 2] - (lanes){}, b3 = h[tap_count + 3] - (lanes){};
+            const lanes c0 = h[2 * tap_count] - (lanes){}, c1 = h[2 * tap_count + 1] - (lanes){}, c2 = h[2 * tap_count + 2] - (lanes){}, c3 = h[2 * tap_count + 3] - (lanes){};
+            lane_bits m = {0};
+            const float *y = x - centre;
+            for (int n = 0; n < WIDE; n += 8) {
+                const lanes y0 = LOAD_LANES(y + n), y1 = LOAD_LANES(y + n - 1), y2 = LOAD_LANES(y + n - 2), y3 = LOAD_LANES(y + n - 3);
+                m = LANE_MAX(m, LANE_MAGNITUDES(a0 * y0 + a1 * y1 + a2 * y2 + a3 * y3));
+                m = LANE_MAX(m, LANE_MAGNITUDES(b0 * y0 + b1 * y1 + b2 * y2 + b3 * y3));
+                m = LANE_MAX(m, LANE_MAGNITUDES(c0 * y0 + c1 * y1 + c2 * y2 + c3 * y3));
+            }
+            central = ACROSS(m);
+        } else {
+            central = tap_count >= 4 ? group_central_peak(x, length, taps, phases, tap_count) : 0x7f800000u;
+        }
+        if (from_bits(central) + reach * outer <= now) continue;
+        const uint32_t interpolated = group_peak(input + from, length, taps, phases, tap_count);
         top = interpolated > top ? interpolated : top;
     }
     return from_bits(top);

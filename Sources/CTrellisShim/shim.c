@@ -116,6 +116,10 @@ int trellis_die_with_parent(void) {
     return prctl(PR_SET_PDEATHSIG, SIGKILL);
 }
 
+void trellis_name_thread(const char *name) {
+    prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
 void trellis_cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
     _mm_pause();

@@ -94,7 +94,6 @@ public final class LoudnessMeter {
     public func add(_ channels: AudioBuffers, frameCount: Int) {
         let count = min(channelCount, channels.channelCount)
         self.frameCount += frameCount
-        for channel in 0..<count { peaks[channel].add(channels[channel], count: frameCount) }
         var done = 0
         while done < frameCount {
             let take = min(frameCount - done, framesPerStep - stepFrames)
@@ -113,6 +112,9 @@ public final class LoudnessMeter {
             done += take
             if stepFrames == framesPerStep { closeStep() }
         }
+        // After the filter, whose slow recursion hides the first reads of a block that
+        // another core wrote: the peak pass then finds it in this core's cache.
+        for channel in 0..<count { peaks[channel].add(channels[channel], count: frameCount) }
     }
 
     private func closeStep() {

@@ -26,7 +26,7 @@ final class BusLoudness: BusObserver, @unchecked Sendable {
         let measure = Measure(try LoudnessMeter(channelCount: max(1, channelCount), sampleRate: sampleRate))
         self.measure = measure
         // 1024 frames a delivery (21 ms at 48 kHz); sixteen in the ring cover a third of a second.
-        tap = Tap(channelCount: max(1, channelCount), bufferSize: 1024, queueDepth: 16, sharedDelivery: true) { buffer in
+        tap = Tap(channelCount: max(1, channelCount), bufferSize: 2048, queueDepth: 8, sharedDelivery: true) { buffer in
             measure.lock.withLock { _ in measure.meter.add(buffer.buffers, frameCount: buffer.frameCount) }
         }
     }

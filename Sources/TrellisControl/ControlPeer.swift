@@ -57,8 +57,8 @@ public final class ControlPeer: @unchecked Sendable {
     let deliverBytes: (@Sendable (UnsafeRawBufferPointer) -> Bool)?
     /// Closes the connection once what is queued has been sent.
     let finish: @Sendable () -> Void
-    /// Whether a watch's meter frame is handed over as one delivery, its JSON lines
-    /// joined by newlines, rather than a line at a time (JSON mode only).
+    /// Whether a watch's meter frame is handed over as one delivery, its lines joined by
+    /// newlines, rather than a line at a time: a transport that queues bytes.
     let takesFrames: Bool
 
     /// `deliver` and `deliverBytes` must not block: a transport queues or drops.
@@ -117,6 +117,17 @@ public final class ControlPeer: @unchecked Sendable {
         let (mode, watch) = state.withLock { ($0.mode, $0.watch) }
         guard let watch, watch.request.kinds.contains(.meter) else { return }
         let id = watch.id.json
+        if takesFrames && mode == .text {
+            // One delivery for the frame, as JSON frames are: lines joined by newlines.
+            var bytes: [UInt8] = []
+            for (index, reading) in readings.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: "\n")) }
+                bytes.append(contentsOf: "event meter ".utf8)
+                bytes.append(contentsOf: ControlReply.oneLine(reading.text).utf8)
+            }
+            if !bytes.isEmpty, !deliver(String(decoding: bytes, as: UTF8.self)) { dropped.add(1, ordering: .relaxed) }
+            return
+        }
         for reading in readings {
             let line = mode == .json ? reading.eventJSON(id: id) : ControlEvent(kind: .meter, text: reading.text, data: .null).line
             if !deliver(line) { dropped.add(1, ordering: .relaxed) }

@@ -29,6 +29,9 @@ public enum ControlReply: Sendable, Equatable {
     }
 
     static func oneLine(_ text: String) -> String {
-        text.contains(where: \.isNewline) ? String(text.map { $0.isNewline ? " " : $0 }) : text
+        // Every newline Character holds one of these bytes (\n \v \f \r, or the lead
+        // byte of U+0085, U+2028 and U+2029): most lines are cleared by the bytes alone.
+        guard text.utf8.contains(where: { (0x0A...0x0D).contains($0) || $0 == 0xC2 || $0 == 0xE2 }) else { return text }
+        return text.contains(where: \.isNewline) ? String(text.map { $0.isNewline ? " " : $0 }) : text
     }
 }

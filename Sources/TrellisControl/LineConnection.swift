@@ -50,7 +50,7 @@ final class LineConnection: @unchecked Sendable {
             self?.outbox.withLock { $0.closeAfterFlush = true }
             wake()
         }
-        peer = ControlPeer(name: name, deliverBytes: deliverBytes, finish: finish) { [weak self] line in
+        peer = ControlPeer(name: name, takesFrames: true, deliverBytes: deliverBytes, finish: finish) { [weak self] line in
             guard let self else { return false }
             let queued = self.outbox.withLock { outbox in
                 guard !outbox.closed, outbox.pending <= eventLimit else { return false }

@@ -1,3 +1,4 @@
+import CTrellisShim
 import Glibc
 import Synchronization
 import TrellisEngine
@@ -29,7 +30,10 @@ final class ServiceThread: Sendable {
     init(name: String, intervalNanoseconds: Int) {
         self.name = name
         self.intervalNanoseconds = intervalNanoseconds
-        let body = ThreadBody { [self] in run() }
+        let body = ThreadBody { [self] in
+            trellis_name_thread(name)
+            run()
+        }
         var handle = pthread_t()
         let status = pthread_create(&handle, nil, { raw in
             let body = Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue()

@@ -44,7 +44,7 @@ public final class Tap: BusObserver, OfflineStreaming, @unchecked Sendable {
     }
 
     /// The thread that delivers the taps made with `sharedDelivery`.
-    private static let sharedThread = ServiceThread(name: "trellis-taps", intervalNanoseconds: 10_000_000)
+    private static let sharedThread = ServiceThread(name: "trellis-taps", intervalNanoseconds: 40_000_000)
 
     /// A tap delivered by `sharing`, a thread that serves many (its interval is their
     /// latency), or by a thread of its own when nil. Thread: control.

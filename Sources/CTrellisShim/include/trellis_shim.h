@@ -68,6 +68,10 @@ void trellis_stream_samples(float *to, const float *from, int64_t count);
 /// `sfence`). Thread: any.
 void trellis_stream_fence(void);
 
+/// Names the calling thread as `top -H`, `ps -L` and perf show it (the kernel keeps the
+/// first 15 bytes). Thread: the one to name.
+void trellis_name_thread(const char *name);
+
 /// The processors online. Thread: any.
 int32_t trellis_processor_count(void);
 
