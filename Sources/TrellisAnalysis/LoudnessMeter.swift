@@ -42,6 +42,10 @@ public final class LoudnessMeter {
     /// Frames added since the meter was made or reset.
     public private(set) var frameCount = 0
 
+    /// 100 ms steps closed since the meter was made or reset: every figure but true peak
+    /// changes only when this does.
+    public var closedSteps: Int { stepCount }
+
     /// Seconds added since the meter was made or reset.
     public var measuredSeconds: Double { Double(frameCount) / sampleRate }
 
@@ -157,5 +161,5 @@ public final class LoudnessMeter {
     public func truePeak(channel: Int) -> Double { decibels(Double(peaks[channel].peak)) }
 
     /// The largest true peak of any channel, in dBTP.
-    public var truePeak: Double { (0..<channelCount).map(truePeak(channel:)).max() ?? -.infinity }
+    public var truePeak: Double { decibels(Double(peaks.reduce(0) { max($0, $1.peak) })) }
 }

@@ -19,6 +19,9 @@ final class BusLoudness: BusObserver, @unchecked Sendable {
     private final class Measure: @unchecked Sendable {
         let lock = Mutex<Void>(())
         let meter: LoudnessMeter
+        /// The last reading and the step it was taken at: a watch reads thirty times a
+        /// second, the figures move ten times (true peak excepted, read fresh).
+        var last: (step: Int, reading: LoudnessReading)?
         init(_ meter: LoudnessMeter) { self.meter = meter }
     }
 
@@ -39,13 +42,29 @@ final class BusLoudness: BusObserver, @unchecked Sendable {
     }
 
     /// The figures now. Thread: any but audio.
-    var reading: LoudnessReading { measure.lock.withLock { _ in LoudnessReading(measure.meter) } }
+    var reading: LoudnessReading {
+        measure.lock.withLock { _ in
+            let step = measure.meter.closedSteps
+            guard var reading = measure.last.flatMap({ $0.step == step ? $0.reading : nil }) else {
+                let reading = LoudnessReading(measure.meter)
+                measure.last = (step, reading)
+                return reading
+            }
+            reading.truePeak = measure.meter.truePeak
+            return reading
+        }
+    }
 
     /// Seconds of the bus measured since it was installed or reset. Thread: any but audio.
     var measuredSeconds: Double { measure.lock.withLock { _ in measure.meter.measuredSeconds } }
 
     /// Starts the measurement again from now. Thread: any but audio.
-    func reset() { measure.lock.withLock { _ in measure.meter.reset() } }
+    func reset() {
+        measure.lock.withLock { _ in
+            measure.meter.reset()
+            measure.last = nil
+        }
+    }
 
     /// Frames the tap dropped because measuring fell behind.
     var droppedFrames: Int { tap.droppedFrames }

@@ -263,8 +263,8 @@ public enum CommandParser {
         if text.hasSuffix("s"), let seconds = Double(text.dropLast()), seconds.isFinite, seconds >= 0, seconds <= 1e9 {
             return .seconds(seconds)
         }
-        if let frames = Int64(text), frames >= 0 { return .sampleTime(frames) }
-        throw ControlError(.badValue, "play: \(CommandTokenizer.quote(word)) is not a start time: a sample time (frames), seconds of graph time (20s) or seconds from now (+2)")
+        if let frames = Int64(text), frames >= 0, frames <= TimeContext.maximumFrame { return .sampleTime(frames) }
+        throw ControlError(.badValue, "play: \(CommandTokenizer.quote(word)) is not a start time: a sample time (frames, at most \(TimeContext.maximumFrame)), seconds of graph time (20s) or seconds from now (+2)")
     }
 
     /// One `key=value` of a tap's file settings, checked as a session's recorder checks it.
@@ -468,7 +468,7 @@ public enum CommandParser {
         case "locate":
             let word = try one()
             guard let time = TransportTime(word) else {
-                throw ControlError(.badValue, "transport locate: \(CommandTokenizer.quote(printable(word))) is not a position: frames (96000), seconds (2.5s), bars|beats|ticks (3|1|0) or SMPTE (00:00:02:12, 00:01:00;02 drop-frame)")
+                throw ControlError(.badValue, "transport locate: \(CommandTokenizer.quote(printable(word))) is not a position: frames (96000), seconds (2.5s), bars|beats|ticks (3|1|0) or SMPTE (00:00:02:12, 00:01:00;02 drop-frame), within ten million seconds")
             }
             return .locate(time)
         case "tempo":

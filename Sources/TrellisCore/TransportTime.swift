@@ -24,7 +24,7 @@ public struct TempoMeter: Sendable, Equatable {
     public func beats(atFrame frame: Int64) -> Double { Double(frame) / framesPerBeat }
 
     /// The frame `beats` beats from transport zero, to the nearest frame.
-    public func frame(atBeats beats: Double) -> Int64 { Int64((beats * framesPerBeat).rounded()) }
+    public func frame(atBeats beats: Double) -> Int64 { TimeContext.frame(clamping: (beats * framesPerBeat).rounded()) }
 
     /// `frame` as bars|beats|ticks.
     public func barBeatTick(atFrame frame: Int64) -> BarBeatTick {
@@ -52,8 +52,9 @@ public struct BarBeatTick: Sendable, Equatable, CustomStringConvertible {
     /// The position `beats` beats from zero; ticks are rounded down, so a position
     /// always lies at or before the beats given (a tiny error up is not a beat late).
     public init(beats: Double, beatsPerBar: Double) {
-        let totalTicks = Int64((beats * Double(Self.ticksPerBeat) + 1e-6).rounded(.down))
-        let ticksPerBar = Int64((beatsPerBar * Double(Self.ticksPerBeat)).rounded())
+        // Bounded so that no position or meter, however odd, can trap.
+        let totalTicks = TimeContext.whole(clamping: (beats * Double(Self.ticksPerBeat) + 1e-6).rounded(.down), to: 1e15)
+        let ticksPerBar = max(1, TimeContext.whole(clamping: (beatsPerBar * Double(Self.ticksPerBeat)).rounded(), to: 1e9))
         let bars = totalTicks >= 0 ? totalTicks / ticksPerBar : (totalTicks - ticksPerBar + 1) / ticksPerBar
         let inBar = totalTicks - bars * ticksPerBar
         bar = Int(bars) + 1
@@ -119,7 +120,7 @@ public struct SMPTETime: Sendable, Equatable, CustomStringConvertible {
 
     /// The timecode of the picture frame that holds audio frame `frame`.
     public init(frame: Int64, sampleRate: Double, rate: SMPTERate) {
-        var count = Int64((Double(frame) * rate.framesPerSecond / sampleRate + 1e-9).rounded(.down))
+        var count = TimeContext.whole(clamping: (Double(frame) * rate.framesPerSecond / sampleRate + 1e-9).rounded(.down), to: 1e15)
         if rate == .fps2997Drop {
             // 17,982 frames in ten minutes; 1,798 in each minute after the first of them.
             let tens = count / 17_982, rest = count % 17_982
@@ -146,7 +147,7 @@ public struct SMPTETime: Sendable, Equatable, CustomStringConvertible {
 
     /// The first audio frame of this timecode's picture frame.
     public func frame(sampleRate: Double) -> Int64 {
-        Int64((Double(pictureFrames) * sampleRate / rate.framesPerSecond - 1e-9).rounded(.up))
+        TimeContext.frame(clamping: (Double(pictureFrames) * sampleRate / rate.framesPerSecond - 1e-9).rounded(.up))
     }
 
     /// Whether the label exists: drop-frame has no :00 and :01 at most minutes' start.
@@ -170,11 +171,13 @@ public enum TransportTime: Sendable, Equatable, CustomStringConvertible {
     case bars(BarBeatTick)
     case smpte(hours: Int, minutes: Int, seconds: Int, frames: Int, dropFrame: Bool)
 
-    /// Reads the text; nil when it is none of the forms.
+    /// Reads the text; nil when it is none of the forms, or lies past ten million seconds
+    /// (frames past `TimeContext.maximumFrame`, timecode fields past 2,000).
     public init?(_ text: String) {
         if text.hasSuffix("s"), let seconds = Double(text.dropLast()), seconds.isFinite, seconds >= 0, seconds <= 1e7 {
             self = .seconds(seconds)
         } else if let frames = Int64(text), frames >= 0 {
+            guard frames <= TimeContext.maximumFrame else { return nil }
             self = .frames(frames)
         } else if text.contains("|") {
             let parts = text.split(separator: "|", omittingEmptySubsequences: false).map { Int($0) }
@@ -185,7 +188,7 @@ public enum TransportTime: Sendable, Equatable, CustomStringConvertible {
         } else {
             let drop = text.contains(";")
             let parts = text.split(whereSeparator: { $0 == ":" || $0 == ";" }).map { Int($0) }
-            guard parts.count == 4, parts.allSatisfy({ $0 != nil && $0! >= 0 }), text.filter({ $0 == ";" }).count <= 1 else { return nil }
+            guard parts.count == 4, parts.allSatisfy({ $0 != nil && $0! >= 0 && $0! <= 2_000 }), text.filter({ $0 == ";" }).count <= 1 else { return nil }
             self = .smpte(hours: parts[0]!, minutes: parts[1]!, seconds: parts[2]!, frames: parts[3]!, dropFrame: drop)
         }
     }
@@ -196,7 +199,7 @@ public enum TransportTime: Sendable, Equatable, CustomStringConvertible {
     public func frame(tempo: TempoMeter, smpte: SMPTERate) -> Int64? {
         switch self {
         case .frames(let frames): return frames
-        case .seconds(let seconds): return Int64((seconds * tempo.sampleRate).rounded())
+        case .seconds(let seconds): return TimeContext.frame(clamping: (seconds * tempo.sampleRate).rounded())
         case .bars(let position):
             guard Double(position.beat) <= tempo.beatsPerBar.rounded(.up) else { return nil }
             return tempo.frame(at: position)

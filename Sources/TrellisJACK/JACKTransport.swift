@@ -31,12 +31,12 @@ struct JACKTimebase {
         let frame = Int64(position.pointee.frame)
         let beats = max(0, time.anchorBeat + Double(frame - time.anchorFrame) * time.tempo / (60 * rate))
         let ticksPerBeat = Double(BarBeatTick.ticksPerBeat)
-        let barIndex = Double(Int64(beats / time.beatsPerBar))
+        let barIndex = Double(TimeContext.whole(clamping: beats / time.beatsPerBar, to: Double(Int32.max - 1)))
         let inBar = beats - barIndex * time.beatsPerBar
-        let wholeBeats = Double(Int64(inBar))
+        let wholeBeats = Double(TimeContext.whole(clamping: inBar, to: Double(Int32.max - 1)))
         position.pointee.bar = Int32(barIndex) + 1
         position.pointee.beat = Int32(wholeBeats) + 1
-        position.pointee.tick = Int32((inBar - wholeBeats) * ticksPerBeat)
+        position.pointee.tick = Int32(TimeContext.whole(clamping: (inBar - wholeBeats) * ticksPerBeat, to: Double(Int32.max)))
         position.pointee.bar_start_tick = barIndex * time.beatsPerBar * ticksPerBeat
         position.pointee.beats_per_bar = Float(time.beatsPerBar)
         position.pointee.beat_type = Float(time.beatUnit)
@@ -54,8 +54,11 @@ extension JACKRealtimeState {
         var position = jack_position_t()
         let state = jack_transport_query(client, &position)
         var transport = ExternalTransport(isRolling: state == JackTransportRolling, frame: Int64(position.frame))
-        if takingBars, position.valid.rawValue & JackPositionBBT.rawValue != 0, position.beats_per_bar > 0, position.ticks_per_beat > 0,
-           position.beats_per_minute > 0, position.bar >= 1, position.beat >= 1 {
+        // Another client's figures, taken only when finite and in range (a timebase
+        // master can write anything there).
+        if takingBars, position.valid.rawValue & JackPositionBBT.rawValue != 0, (1...64).contains(position.beats_per_bar),
+           position.ticks_per_beat.isFinite, position.ticks_per_beat >= 1, (1...999).contains(position.beats_per_minute),
+           (1...64).contains(position.beat_type), position.bar >= 1, position.beat >= 1, position.tick >= 0 {
             transport.hasBars = true
             transport.beatsPerBar = Double(position.beats_per_bar)
             transport.beat = Double(position.bar - 1) * transport.beatsPerBar + Double(position.beat - 1)

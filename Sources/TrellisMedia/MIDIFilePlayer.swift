@@ -77,15 +77,15 @@ public final class MIDIFilePlayer: AudioUnitBase, @unchecked Sendable {
         let buffer = UnsafeMutablePointer<SongEvent>.allocate(capacity: max(1, events.count))
         let split = midiBusCount(.output) > 1
         for (index, event) in events.enumerated() {
-            buffer[index] = SongEvent(frame: Int64((event.seconds * sampleRate).rounded()), bus: split ? Int32(event.track + 1) : 0, message: event.message)
+            buffer[index] = SongEvent(frame: TimeContext.frame(clamping: (event.seconds * sampleRate).rounded()), bus: split ? Int32(event.track + 1) : 0, message: event.message)
         }
         let buses = midiBusCount(.output)
         let held = UnsafeMutablePointer<UInt8>.allocate(capacity: buses * 16 * 128)
         held.initialize(repeating: 0, count: buses * 16 * 128)
         endedFlag.pointee = false
         let kernel = MIDIFilePlayerKernel(
-            events: buffer, count: events.count, length: Int64(((song?.length ?? 0) * sampleRate).rounded()), loops: loopCount,
-            start: Int64((Double(values[0]) * sampleRate).rounded()), sampleRate: sampleRate, busCount: buses, held: held, ended: endedFlag)
+            events: buffer, count: events.count, length: TimeContext.frame(clamping: ((song?.length ?? 0) * sampleRate).rounded()), loops: loopCount,
+            start: TimeContext.frame(clamping: (Double(values[0]) * sampleRate).rounded()), sampleRate: sampleRate, busCount: buses, held: held, ended: endedFlag)
         storage = KernelStorage(kernel, render: { MIDIFilePlayerKernel.render($0, $1) }, reset: { $0.assumingMemoryBound(to: MIDIFilePlayerKernel.self).pointee.reset() })
     }
 
@@ -102,7 +102,7 @@ public final class MIDIFilePlayer: AudioUnitBase, @unchecked Sendable {
     /// rendering). Thread: control.
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
         guard index == 0, let kernel = storage?.pointer else { return }
-        kernel.pointee.start = Int64((Double(value) * sampleRate).rounded())
+        kernel.pointee.start = TimeContext.frame(clamping: (Double(value) * sampleRate).rounded())
         kernel.pointee.expected = -1
     }
 

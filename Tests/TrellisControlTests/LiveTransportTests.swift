@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisControl
+import TrellisCore
 import TrellisTestSupport
 
 extension LiveControlTests {
@@ -52,6 +53,19 @@ extension LiveControlTests {
         // frame (changes apply there; the take began on one too): the first click is there.
         let first = try #require(onsets.first)
         #expect(first > 10_000 && first % 256 == 0, "\(onsets)")
+    }
+
+    @Test("a locate past the transport's range is refused, and locate, tempo and a locate by bars leave the session running")
+    func farLocateIsRefused() throws {
+        let rig = try LiveRig(session: Self.metronomeSession)
+        defer { rig.stop() }
+        let client = try rig.client()
+        let refused = try client.request("transport locate 9223372036854775807")
+        #expect(refused.hasPrefix("error") && refused.contains("within ten million seconds"), "\(refused)")
+        #expect(try client.request("transport locate \(TimeContext.maximumFrame)").hasPrefix("ok"))
+        #expect(try client.request("transport tempo 90").hasPrefix("ok"))
+        #expect(try client.request("transport locate 2|1|0").hasPrefix("ok"))
+        #expect(try client.request("status").hasPrefix("ok"))
     }
 
     @Test("transport shows and moves the clock in frames, seconds, bars|beats|ticks and SMPTE; status says where it is")

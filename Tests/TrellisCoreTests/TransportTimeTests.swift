@@ -82,3 +82,54 @@ struct TransportTimeTests {
         #expect(TransportTime("0|1") == nil)
     }
 }
+
+@Suite("Transport arithmetic at the edges")
+struct TransportEdgeTests {
+    @Test("a position past ten million seconds is not a position, in any form")
+    func positionsAreBounded() {
+        #expect(TransportTime("\(TimeContext.maximumFrame)") == .frames(TimeContext.maximumFrame))
+        #expect(TransportTime("\(TimeContext.maximumFrame + 1)") == nil)
+        #expect(TransportTime("9223372036854775807") == nil)
+        #expect(TransportTime("10000001s") == nil)
+        #expect(TransportTime("2001:00:00:00") == nil)
+    }
+
+    @Test("locating to the largest frame, changing tempo and locating by bars keeps every figure finite and in range")
+    func locateTempoLocate() throws {
+        var clock = TransportClock(sampleRate: 48_000)
+        clock.locate(frame: .max)
+        #expect(clock.time.transportFrame == TimeContext.maximumFrame)
+        clock.setTempo(90)
+        let frame = try #require(TransportTime("2|1|0")?.frame(on: clock.time, smpte: .fps25))
+        clock.locate(frame: frame)
+        // Bars count through the tempo change at the far end: beat 4 lies before it.
+        #expect(clock.time.transportFrame == 0)
+        #expect(clock.time.beat.isFinite && clock.time.barBeat.isFinite)
+    }
+
+    @Test("extreme tempos and positions clamp where a frame number is made: none traps")
+    func extremesClamp() {
+        for tempo in [1e-300, 1e-9, 1e300] {
+            var time = TimeContext(sampleRate: 48_000, transportFrame: TimeContext.maximumFrame)
+            time.tempo = tempo
+            time.updateMusicalPosition()
+            #expect(abs(time.frame(atBeats: 1e300)) <= TimeContext.maximumFrame)
+            #expect(abs(time.frame(atBeats: -1e300)) <= TimeContext.maximumFrame)
+            #expect(time.frame(atBeats: .nan) == 0 || abs(time.frame(atBeats: .nan)) <= TimeContext.maximumFrame)
+            _ = BarBeatTick(beats: time.beat, beatsPerBar: 1e-9)
+            _ = SMPTETime(frame: TimeContext.maximumFrame, sampleRate: 1, rate: .fps2997Drop)
+        }
+        #expect(TempoMeter(sampleRate: 48_000, tempo: 1e-300).frame(atBeats: 1e10) == TimeContext.maximumFrame)
+    }
+
+    @Test("a timebase master's nonsense (NaN, infinite or huge bars and beats) is not taken")
+    func foreignTransportIsChecked() {
+        var clock = TransportClock(sampleRate: 48_000)
+        for (beat, tempo, beatsPerBar) in [(Double.nan, 120.0, 4.0), (1e300, 120, 4), (4, .infinity, 4), (4, 120, 1e30), (4, 120, 0.001)] {
+            clock.follow(ExternalTransport(isRolling: true, frame: .max, hasBars: true, beat: beat, tempo: tempo, beatsPerBar: beatsPerBar, beatUnit: 4))
+            #expect(clock.time.tempo == 120 && clock.time.beatsPerBar == 4)
+            #expect(clock.time.transportFrame == TimeContext.maximumFrame)
+            #expect(clock.time.beat.isFinite)
+        }
+    }
+}

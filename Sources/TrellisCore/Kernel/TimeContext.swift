@@ -45,6 +45,26 @@ public struct TimeContext: BitwiseCopyable, Sendable, Equatable {
         updateMusicalPosition()
     }
 
+    /// The farthest transport position taken, 2^43 frames: more than ten million seconds
+    /// (115 days) at 768 kHz. Positions are checked against it where they enter, and
+    /// the clock's arithmetic stays inside it, so no value can make it trap.
+    public static let maximumFrame: Int64 = 1 << 43
+
+    /// `frames` as a frame number no farther than `maximumFrame` either way (NaN is 0).
+    @inlinable
+    public static func frame(clamping frames: Double) -> Int64 {
+        let limit = Double(maximumFrame)
+        guard frames == frames else { return 0 }
+        return Int64(min(max(frames, -limit), limit))
+    }
+
+    /// `value` as a whole number no larger in magnitude than `limit` (NaN is 0).
+    @inlinable
+    public static func whole(clamping value: Double, to limit: Double = 9.0e15) -> Int64 {
+        guard value == value else { return 0 }
+        return Int64(min(max(value, -limit), limit))
+    }
+
     /// Frames a beat lasts at the tempo now.
     @inlinable
     public var framesPerBeat: Double { 60 * sampleRate / tempo }
@@ -55,9 +75,9 @@ public struct TimeContext: BitwiseCopyable, Sendable, Equatable {
     public mutating func updateMusicalPosition() {
         beat = beats(atFrame: transportFrame)
         let quotient = beat / beatsPerBar
-        var bars = Double(Int64(quotient))
+        var bars = Double(Self.whole(clamping: quotient))
         if bars > quotient { bars -= 1 }
-        bar = Int64(bars)
+        bar = Self.whole(clamping: bars)
         barBeat = beat - bars * beatsPerBar
     }
 
@@ -69,7 +89,7 @@ public struct TimeContext: BitwiseCopyable, Sendable, Equatable {
 
     /// The frame at `beats` beats from transport zero, to the nearest frame.
     public func frame(atBeats beats: Double) -> Int64 {
-        anchorFrame + Int64(((beats - anchorBeat) * framesPerBeat).rounded())
+        Self.frame(clamping: Double(anchorFrame) + ((beats - anchorBeat) * framesPerBeat).rounded())
     }
 
     /// The tempo and meter now, as if they had held from transport zero.
@@ -120,7 +140,7 @@ public struct TransportClock: BitwiseCopyable, Sendable {
         switch command {
         case .play: time.isRolling = true
         case .stop: time.isRolling = false
-        case .locate(let frame): time.transportFrame = max(0, frame)
+        case .locate(let frame): time.transportFrame = min(max(0, frame), TimeContext.maximumFrame)
         case .tempo(let tempo):
             guard tempo.isFinite, tempo > 0 else { return }
             time.anchorBeat = time.beat
@@ -145,12 +165,14 @@ public struct TransportClock: BitwiseCopyable, Sendable {
     public mutating func follow(_ external: ExternalTransport) {
         var next = time
         next.isRolling = external.isRolling
-        next.transportFrame = external.frame
-        if external.hasBars, external.tempo > 0, external.beatsPerBar > 0 {
+        next.transportFrame = min(max(0, external.frame), TimeContext.maximumFrame)
+        // Another client's bars and beats are taken only when they make sense.
+        if external.hasBars, (1...999).contains(external.tempo), (1...64).contains(external.beatsPerBar), (1...64).contains(external.beatUnit),
+           external.beat.isFinite, abs(external.beat) < 1e12 {
             next.tempo = external.tempo
             next.beatsPerBar = external.beatsPerBar
             next.beatUnit = external.beatUnit
-            next.anchorFrame = external.frame
+            next.anchorFrame = next.transportFrame
             next.anchorBeat = external.beat
         }
         next.updateMusicalPosition()
