@@ -36,7 +36,7 @@ enum ControlErrors {
         case .readOnlyParameter: code = .readOnly
         case .invalidValue, .invalidSetting, .repeatedSetting, .noState, .invalidState: code = .badValue
         case .outOfRange: code = .outOfRange
-        case .unknownPreset: code = .unknownPreset
+        case .unknownPreset, .unreadablePreset: code = .unknownPreset
         case .refused(_, let refusal): code = Self.code(for: refusal)
         }
         return ControlError(code, "node \(node): \(error)")

@@ -64,7 +64,11 @@ public struct BuiltInPresets: Sendable {
     /// Applies preset `label` to the unit, through its parameters (so a running unit
     /// changes the way `set` changes it); false when it has no such preset.
     public func apply(_ label: String, to unit: any AudioUnit) throws(UnitFactoryError) -> Bool {
-        guard let preset = presets(for: unit).first(where: { $0.name.lowercased() == label.lowercased() }) else { return false }
+        let (presets, unreadable) = scan(for: unit)
+        guard let preset = presets.first(where: { $0.name.lowercased() == label.lowercased() }) else {
+            if let broken = unreadable.first { throw .unreadablePreset(label, file: broken.description) }
+            return false
+        }
         let factory = UnitFactory(registry: ComponentRegistry())
         var values: [(ParameterInfo, Float)] = []
         // Every value is checked before any changes, so a bad file changes nothing.
@@ -87,23 +91,40 @@ public struct BuiltInPresets: Sendable {
         var parameters: [(String, String)]
     }
 
-    /// The presets in the unit's folder that read as presets of this unit; others are
-    /// skipped (a file is never half-applied).
-    func presets(for unit: any AudioUnit) -> [Preset] {
+    func presets(for unit: any AudioUnit) -> [Preset] { scan(for: unit).presets }
+
+    /// The presets in the unit's folder that read as presets of this unit, and the errors
+    /// of the files that could not be read as YAML (each with its line and column).
+    /// Presets of other units are skipped; a file is never half-applied.
+    func scan(for unit: any AudioUnit) -> (presets: [Preset], unreadable: [SessionError]) {
         let folder = folder(for: unit)
-        guard folderProblem(folder) == nil else { return [] }
-        var found: [Preset] = []
+        guard folderProblem(folder) == nil else { return ([], []) }
+        var found: [Preset] = [], unreadable: [SessionError] = []
         for entry in Files.entries(of: folder).sorted().prefix(Self.countLimit) where entry.hasSuffix(".yaml") {
             let path = folder + "/" + entry
-            guard let text = Self.read(path),
-                  let object = try? Yams.load(yaml: text) as? [String: Any],
-                  let name = object["preset"].map({ "\($0)" }), !name.isEmpty,
-                  (object["unit"].map { "\($0)" }) == unit.componentDescription.description
-            else { continue }
-            let parameters = (object["parameters"] as? [String: Any] ?? [:]).map { ($0.key, "\($0.value)") }.sorted { $0.0 < $1.0 }
-            found.append(Preset(name: name, path: path, parameters: parameters))
+            guard let text = Self.read(path) else { continue }
+            do {
+                if let preset = try Self.preset(text, path: path, unit: unit.componentDescription.description) { found.append(preset) }
+            } catch {
+                unreadable.append(error)
+            }
         }
-        return found
+        return (found, unreadable)
+    }
+
+    /// A preset file's text read through the same bounded reader as sessions (a preset
+    /// is three levels deep; the limit is a session's); nil when it is not a preset of `unit`.
+    static func preset(_ text: String, path: String, unit: String) throws(SessionError) -> Preset? {
+        try NestingCheck.check(text, file: path, limit: 16, of: "a preset")
+        let root = try SessionParser.compose(text, YAMLReader(file: path))
+        guard let fields = root.mapping, let name = fields["preset"]?.scalar?.string, !name.isEmpty,
+              fields["unit"]?.scalar?.string == unit else { return nil }
+        var parameters: [(String, String)] = []
+        for (key, value) in fields["parameters"]?.mapping ?? [:] {
+            guard let key = key.scalar?.string, let value = value.scalar?.string else { return nil }
+            parameters.append((key, value))
+        }
+        return Preset(name: name, path: path, parameters: parameters.sorted { $0.0 < $1.0 })
     }
 
     /// Presets are read from, and saved in, only folders of this user's that no one else

@@ -12,12 +12,12 @@ enum NestingCheck {
     /// Deep enough for any session (they use about 6), shallow enough for any stack.
     static let limit = 64
 
-    static func check(_ text: String, file: String, limit: Int = limit) throws(SessionError) {
+    static func check(_ text: String, file: String, limit: Int = limit, of kind: String = "a session") throws(SessionError) {
         var scanner = Scanner(limit: limit)
         var line = 1
         for row in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             if let column = scanner.scan(Array(row)) {
-                throw SessionError("nested deeper than \(limit) levels; a session needs far fewer", at: SourceLocation(file: file, line: line, column: column))
+                throw SessionError("nested deeper than \(limit) levels; \(kind) needs far fewer", at: SourceLocation(file: file, line: line, column: column))
             }
             line += 1
         }

@@ -28,6 +28,8 @@ public enum UnitFactoryError: Error, Sendable, Equatable, CustomStringConvertibl
     case invalidState(AudioUnitError)
     /// The unit has no preset of this name or number.
     case unknownPreset(String, available: [String], unit: String)
+    /// No readable preset has the name, and a preset file could not be read.
+    case unreadablePreset(String, file: String)
     /// The unit refused a node key's value (a bus count, a width, bypass): `key` names it.
     case refused(key: String, AudioUnitError)
 
@@ -79,6 +81,8 @@ public enum UnitFactoryError: Error, Sendable, Equatable, CustomStringConvertibl
             return "\(unit): no preset \(quoted(name)) (\(list))"
         case .refused(let key, let error):
             return "\(key): \(error)"
+        case .unreadablePreset(let name, let file):
+            return "no preset \(quoted(name)) could be read; a preset file is broken: \(file)"
         }
     }
 
@@ -91,7 +95,7 @@ public enum UnitFactoryError: Error, Sendable, Equatable, CustomStringConvertibl
         case .readOnlyParameter(let name), .invalidValue(let name, _, _, _), .outOfRange(let name, _, _): .parameterValue(name)
         case .invalidSetting(let key, _, _, _), .refused(let key, _): NodeDescription.Key(rawValue: key).map { .key($0) } ?? .parameterValue(key)
         case .noState, .invalidState: .key(.state)
-        case .unknownPreset: .key(.preset)
+        case .unknownPreset, .unreadablePreset: .key(.preset)
         }
     }
 }

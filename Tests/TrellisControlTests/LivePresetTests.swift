@@ -34,6 +34,32 @@ extension LiveControlTests {
         #expect(absent == "error UNKNOWN_PRESET node trim: no preset Loud; its presets are \"Quiet Night\"", "\(absent)")
     }
 
+    @Test("a preset file nested 10,000 deep is an error naming its line and column, live and in validate; the session and the other presets go on")
+    func deepPresetIsAnError() throws {
+        let home = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let folder = home + "/config/trellis/presets/aufx-gain-trls"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        for path in [home + "/config", home + "/config/trellis", home + "/config/trellis/presets"] { chmod(path, 0o700) }
+        let deep = "preset: Deep\nunit: aufx:gain:trls\nparameters: " + String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000) + "\n"
+        try deep.write(toFile: folder + "/deep.yaml", atomically: true, encoding: .utf8)
+        try "preset: Quiet\nunit: aufx:gain:trls\nparameters:\n  gain: -12\n".write(toFile: folder + "/quiet.yaml", atomically: true, encoding: .utf8)
+        let rig = try Self.presetRig(home: home)
+        defer { rig.stop() }
+        let client = try rig.client()
+        let refused = try client.request("preset trim Deep")
+        #expect(refused.hasPrefix("error UNKNOWN_PRESET") && refused.contains(folder + "/deep.yaml:3:")
+                && refused.contains("nested deeper than 16 levels"), "\(refused)")
+        #expect(try client.request("preset trim") == "ok Quiet")
+        #expect(try client.request("preset trim Quiet") == "ok Quiet")
+        #expect(try client.request("get trim gain") == "ok -12")
+        let session = home + "/deep.yaml"
+        try toneSession.replacingOccurrences(of: "trim: { unit: gain, channels: 1 }", with: "trim: { unit: gain, channels: 1, preset: Deep }")
+            .write(toFile: session, atomically: true, encoding: .utf8)
+        let validated = try trellis(["validate", session], environment: ["HOME": home, "XDG_CONFIG_HOME": home + "/config"])
+        #expect(validated.status != 0 && validated.stderr.contains(folder + "/deep.yaml:3:") && validated.stderr.contains("nested deeper"), "\(validated.stderr)")
+    }
+
     @Test("an LV2 preset is saved in ~/.lv2 the way jalv writes it: lv2info lists it, and a new session loads it")
     func lv2PresetSave() throws {
         let home = try temporaryFolder()
