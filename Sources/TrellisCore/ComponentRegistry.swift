@@ -126,6 +126,8 @@ public final class ComponentRegistry: Sendable {
     /// Finds a component by short name (case-insensitive), by `type:subtype:manufacturer`
     /// text, by LV2 URI, or by `lv2:URI`.
     public func component(named key: String) throws(RegistryError) -> Component {
+        // Before any lookup or suggestion, whose cost grows with the name.
+        guard key.utf8.count <= Self.nameLimit else { throw .nameTooLong(String(key.unicodeScalars.prefix(48)), bytes: key.utf8.count) }
         let all = components
         let lowered = key.lowercased()
         if let found = all.first(where: { $0.shortName.lowercased() == lowered }) { return found }
@@ -140,6 +142,10 @@ public final class ComponentRegistry: Sendable {
         let names = known.map(\.shortName) + known.compactMap(\.uri)
         throw .unknownName(key, suggestions: Suggestions.closest(to: uri, among: names))
     }
+
+    /// The longest unit name, triple or plugin URI looked up, in bytes: far past any real
+    /// one, short enough that a name's lookup and suggestions stay quick.
+    public static let nameLimit = 4096
 
     /// Makes a new unit of a component.
     public func instantiate(_ component: Component) throws(AudioUnitError) -> any AudioUnit {
@@ -170,6 +176,8 @@ public enum RegistryError: Error, CustomStringConvertible {
     case unknownName(String, suggestions: [String])
     case unknownDescription(ComponentDescription, suggestions: [String])
     case instantiationFailed(String, AudioUnitError)
+    /// A name past `ComponentRegistry.nameLimit`: its start, and its length.
+    case nameTooLong(String, bytes: Int)
 
     public var description: String {
         switch self {
@@ -183,6 +191,8 @@ public enum RegistryError: Error, CustomStringConvertible {
             return "no unit matches \(description)\(Suggestions.didYouMean(suggestions))"
         case .instantiationFailed(let name, let error):
             return "could not create \(name): \(error)"
+        case .nameTooLong(let start, let bytes):
+            return "\"\(start)…\" is \(bytes) bytes long; a unit name or plugin URI is at most \(ComponentRegistry.nameLimit)"
         }
     }
 }

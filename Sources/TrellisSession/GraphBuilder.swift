@@ -315,7 +315,8 @@ final class GraphBuilder {
         let location = spec.location(of: .unit)
         let component: Component
         do { component = try factory.component(named: description.unit) } catch {
-            if description.namesPlugin {
+            // A URI too long to be any plugin's is an error, not a placeholder to keep.
+            if description.namesPlugin, description.unit.utf8.count <= ComponentRegistry.nameLimit {
                 warnings.append(SessionWarning(
                     "node \(quoted(spec.name)): plugin \(description.unit) is not available (\(error)); it loads as a placeholder that "
                         + "keeps its settings and passes audio through where it can", at: location))

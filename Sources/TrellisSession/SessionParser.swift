@@ -225,7 +225,7 @@ public enum SessionParser {
         spec.deadline = settings.deadline
         spec.onFault = settings.onFault
         spec.restart = settings.restart
-        if let node = fields["file"] { spec.file = try reader.text(node, expected: "an audio file path") }
+        if let node = fields["file"] { spec.file = try reader.path(node, expected: "an audio file path") }
         if let node = fields["loops"] { spec.loops = try reader.integer(node, expected: "a loop count (-1 loops forever)", in: -1...1_000_000) }
         if spec.loops != nil && spec.file == nil {
             throw SessionError("loops: needs file: (only a file player loops)", at: fields.keyLocation("loops", reader: reader))
@@ -346,7 +346,7 @@ public enum SessionParser {
             if let other = fields.entries.first(where: { $0.key != "file" }) {
                 throw reader.error("subgraph \(quoted(name)) comes from a file; \(other.key): belongs in that file", other.keyNode)
             }
-            var spec = SubgraphSpec(name: name, definition: .file(try reader.text(file, expected: "a session file path")), location: location)
+            var spec = SubgraphSpec(name: name, definition: .file(try reader.path(file, expected: "a session file path")), location: location)
             spec.positions["file"] = reader.location(file)
             return spec
         }
@@ -406,7 +406,7 @@ public enum SessionParser {
             let name = try reader.name(entry.keyNode, what: "recorder")
             let fields = try reader.fields(entry.value, expected: "recorder \(quoted(name))", allowed: ["source", "file", "format", "sample-type", "dither", "quality", "sample-rate", "channels"], required: ["source", "file"])
             let source = try busReference(fields["source"]!, reader)
-            let file = try reader.text(fields["file"]!, expected: "a file to record to")
+            let file = try reader.path(fields["file"]!, expected: "a file to record to")
             var spec = RecorderSpec(name: name, source: source, file: file, location: reader.location(entry.keyNode))
             for field in fields.entries { spec.positions[field.key] = reader.location(field.value) }
             if let value = fields["format"] {

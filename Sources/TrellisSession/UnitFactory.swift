@@ -39,6 +39,9 @@ public struct UnitFactory: Sendable {
             case .unknownDescription(_, let suggestions): throw .unknownUnit(key, suggestions: suggestions)
             case .instantiationFailed(_, let reason): throw .unitNotCreated(key, reason: reason)
             case .duplicateName, .duplicateDescription: throw .unknownUnit(key, suggestions: [])
+            case .nameTooLong(let start, let bytes):
+                throw .invalidSetting(key: "unit", text: start + "…", expected: "a unit name or plugin URI of at most \(ComponentRegistry.nameLimit) bytes",
+                                      reason: "this one is \(bytes) bytes long")
             }
         }
     }

@@ -143,6 +143,19 @@ struct YAMLReader {
         return scalar.string
     }
 
+    /// The longest path a session may name, in bytes: the kernel's PATH_MAX.
+    static let pathLimit = 4096
+
+    /// A file's path: text no longer than `pathLimit`, without NUL.
+    func path(_ node: Node, expected: String) throws(SessionError) -> String {
+        let path = try text(node, expected: expected)
+        guard path.utf8.count <= Self.pathLimit else {
+            throw error("expected \(expected), found one \(path.utf8.count) bytes long; a path is at most \(Self.pathLimit)", node)
+        }
+        guard !path.utf8.contains(0) else { throw error("expected \(expected), found one with a NUL character in it", node) }
+        return path
+    }
+
     /// A sequence's items.
     func items(_ node: Node, expected: String) throws(SessionError) -> [Node] {
         try checkTag(node)

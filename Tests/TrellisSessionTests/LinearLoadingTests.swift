@@ -31,6 +31,17 @@ struct LinearLoadingTests {
         #expect(Date().timeIntervalSince(started) < 60)
     }
 
+    @Test("a 2 MB unit name, plugin URI or file path is refused at its position for its length, before any lookup",
+          arguments: [("unit: " + String(repeating: "g", count: 2_000_000), "a unit name or plugin URI of at most 4096 bytes"),
+                      ("lv2: http://example.org/" + String(repeating: "a", count: 2_000_000), "a unit name or plugin URI of at most 4096 bytes"),
+                      ("unit: player, file: /tmp/" + String(repeating: "p", count: 2_000_000), "a path is at most 4096")])
+    func longNamesAreRefused(field: String, message: String) throws {
+        let text = "version: 1\nnodes:\n  fx: { \(field) }\n  out: { unit: output }\nconnections: [fx -> out]\n"
+        let error = try #require(try loadError(text))
+        #expect(error.location.line == 3 && error.message.contains(message), "\(error.description.prefix(300))")
+        #expect(error.description.utf8.count < 1000)
+    }
+
     @Test("the connection that closes a cycle is the one named, at its line, with the cycle")
     func firstClosingConnection() throws {
         let text = """
