@@ -74,14 +74,10 @@ struct RenderCommand: ParsableCommand {
         let edge = ConverterEdge(graph)
         let dither = try file.ditherValue(edge)
         let inputs = try portInputs(loaded, conversion: edge.quality)
-        let frames: Int
-        if let duration {
-            frames = Int((duration * graph.sampleRate).rounded())
-        } else if let played = loaded.playedFrames {
-            frames = played
-        } else {
-            throw CLIError("render: \(session) \(loaded.players.isEmpty ? "plays no files" : "loops a file forever"), so give --duration SECONDS")
-        }
+        let length = try RenderLength(duration: duration, played: loaded.playedFrames, sampleRate: graph.sampleRate, session: session,
+                                      playsFiles: !loaded.players.isEmpty)
+        let frames = length.frames
+        if let note = length.note { Log.logger.warning("\(note)") }
         // A session's block size is for live periods; offline, long slices cost less.
         do { try OfflineRenderer.prepareForOffline(graph) } catch { throw CLIError("render: \(error)") }
         let recorders: [FileRecorder]
@@ -90,6 +86,9 @@ struct RenderCommand: ParsableCommand {
         let report: ((Int, Int) -> Void)? = progress.isVisible ? { done, _ in progress.update(done) } : nil
         let warnings = RenderWarnings(engine: graph.engine, registry: graph.registry)
         let channelCount = graph.plan?.outputChannelCount ?? 0
+        // With --normalize a float temporary file lies beside the output until it is written.
+        try OutputSpace.check(output: output, frames: frames, channels: channelCount,
+                              bits: loudness.normalize == nil ? (type ?? .float32).bitsPerSample : 32, copies: loudness.normalize == nil ? 1 : 2)
         let measured = MeasuredRender(output: output, sampleType: type, dither: dither, quality: file.quality,
                                       sampleRate: graph.sampleRate, channelCount: channelCount, options: loudness)
         let outcome = try measured.run { path, type, dither, quality, observe in
@@ -105,6 +104,7 @@ struct RenderCommand: ParsableCommand {
         progress.finish()
         for case let file as FileInput in inputs { ChainBuilder.warnOfDamage(in: file.reader) }
         var summary = warnings.summary(path: output, frames: written, sampleRate: graph.sampleRate) + (outcome.loudness == nil ? "" : "\n" + outcome.summaryLines)
+        if let note = length.note { summary += "\n" + note }
         if let schedule = graph.scheduleReport { summary += "\nschedule: \(graph.engine.parallelism.threads) threads, \(schedule)" }
         FileHandle.standardError.write(Data((summary + "\n").utf8))
         if loudness.json {

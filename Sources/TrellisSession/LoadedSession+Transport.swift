@@ -22,12 +22,14 @@ extension LoadedSession {
                 guard spec.loops >= 0 else { return nil }
                 let start = Double((try? song.parameterValue(ParameterAddress(0))) ?? 0)
                 let seconds = start + song.duration * Double(spec.loops + 1) + Self.midiTail
-                longest = max(longest ?? 0, Int((seconds * graph.sampleRate).rounded(.up)))
+                longest = max(longest ?? 0, Int(TimeContext.whole(clamping: (seconds * graph.sampleRate).rounded(.up))))
                 continue
             }
             guard spec.loops >= 0, let player = spec.unit as? FilePlayer, let info = player.fileInfo else { return nil }
             // A player at rate r plays its file in 1/r of the file's time.
-            let frames = Int((Double(info.frameCount) * graph.sampleRate / (info.sampleRate * player.rate)).rounded(.up)) * (spec.loops + 1)
+            // Clamped: a header may claim any length, and a player loop any number of times.
+            let once = TimeContext.whole(clamping: (Double(info.frameCount) * graph.sampleRate / (info.sampleRate * player.rate)).rounded(.up))
+            let frames = Int(TimeContext.whole(clamping: Double(once) * Double(spec.loops + 1)))
             longest = max(longest ?? 0, frames)
         }
         return longest

@@ -54,6 +54,63 @@ struct MIDIFileRenderTests {
         #expect(soundOnsets(try firstChannel(ofFile: later)) == TestMIDIFile.twoTrackOnsets.dropFirst().map { $0 - 24_000 })
     }
 
+    /// 40 bytes: one note, on and off after two delta times of 0x0FFFFFFF ticks at 384 a
+    /// quarter: a song of about 194 hours.
+    static let endlessSong: [UInt8] = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0x01, 0x80] + Array("MTrk".utf8) + [0, 0, 0, 18]
+        + [0xFF, 0xFF, 0xFF, 0x7F, 0x90, 60, 64, 0xFF, 0xFF, 0xFF, 0x7F, 0x80, 60, 0, 0x00, 0xFF, 0x2F, 0x00]
+
+    /// Runs a tool to its end, within 30 s; its exit status.
+    static func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments = ["-k", "5", "30", tool] + arguments
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// A session at 8 kHz that plays `song` (its length is the session's) beside a tone.
+    static func endlessSession(in folder: String) throws -> String {
+        try Data(endlessSong).write(to: URL(fileURLWithPath: folder + "/endless.mid"))
+        let session = folder + "/endless.yaml"
+        try """
+            version: 1
+            defaults: { sample-rate: 8000, block-size: 256 }
+            nodes:
+              song: { unit: midi-player, file: endless.mid }
+              piano: { lv2: http://drobilla.net/plugins/mda/EPiano }
+              tone1: { unit: tone, channels: 1, parameters: { freq: 440, amp: 0.5 } }
+              out: { unit: output, channels: 1 }
+            connections: [song -> piano, tone1 -> out]
+            """.write(toFile: session, atomically: true, encoding: .utf8)
+        return session
+    }
+
+    @Test("a 40-byte MIDI file naming a 194-hour song renders for one hour without --duration, and the summary says why it stopped")
+    func endlessSongStopsAtTheBound() throws {
+        #expect(Self.endlessSong.count == 40)
+        let folder = (try Self.songFile() as NSString).deletingLastPathComponent
+        let session = try Self.endlessSession(in: folder)
+        let output = folder + "/endless.wav"
+        let result = try trellis(["render", session, "-o", output, "--sample-type", "int16"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("this render stopped at 1:00:00, the bound on a length taken from the inputs (give --duration for more)"), "\(result.stderr)")
+        #expect(try firstChannel(ofFile: output).count == 3600 * 8000)
+    }
+
+    @Test("a render that cannot fit in its folder's free space is refused before the first frame, and leaves no file")
+    func renderThatCannotFitIsRefused() throws {
+        let folder = (try Self.songFile() as NSString).deletingLastPathComponent
+        let session = try Self.endlessSession(in: folder)
+        let small = folder + "/small"
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
+        #expect(try Self.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", small]) == 0, "mounting a small tmpfs needs root")
+        defer { _ = try? Self.run("/usr/bin/umount", ["-l", small]) }
+        let result = try trellis(["render", session, "-o", small + "/endless.wav", "--duration", "600"])
+        #expect(result.status != 0 && result.stderr.contains("would take about 19 MB and its folder has 8 MB free"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: small + "/endless.wav"))
+    }
+
     @Test("a file that is not a MIDI file is refused where the session names it")
     func badFile() throws {
         let folder = (try Self.songFile() as NSString).deletingLastPathComponent
