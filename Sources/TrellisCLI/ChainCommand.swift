@@ -105,7 +105,9 @@ struct ChainCommand: ParsableCommand {
             } catch { throw CLIError("\(error)") }
         }
         progress.finish()
-        if let input = built.input { ChainBuilder.warnOfDamage(in: input) }
+        if let input = built.input, !input.damage.isEmpty {
+            warnings.warn("\(input.path): \(input.damage.description(sampleRate: input.info.sampleRate))")
+        }
         let summary = warnings.summary(path: parsed.sink.word, frames: outcome.frames, sampleRate: graph.sampleRate) + (outcome.loudness == nil ? "" : "\n" + outcome.summaryLines)
         FileHandle.standardError.write(Data((summary + "\n").utf8))
         if loudness.json {
@@ -204,12 +206,6 @@ struct ChainBuilder {
             throw CLIError("chain: \(error)")
         }
         return Built(graph: graph, input: input, song: song)
-    }
-
-    /// A damaged FLAC frame was read as silence, as sox reads on past it: said, not fatal.
-    static func warnOfDamage(in reader: AudioFileReader) {
-        guard !reader.damage.isEmpty else { return }
-        Log.logger.warning("\(reader.path): \(reader.damage.description(sampleRate: reader.info.sampleRate))")
     }
 
     /// Gives a unit's first buses the chain's width where the unit allows it; where it

@@ -102,7 +102,13 @@ struct RenderCommand: ParsableCommand {
             do { _ = try recorder.stop() } catch { throw CLIError("render: \(error)") }
         }
         progress.finish()
-        for case let file as FileInput in inputs { ChainBuilder.warnOfDamage(in: file.reader) }
+        for case let file as FileInput in inputs where !file.reader.damage.isEmpty {
+            warnings.warn("\(file.reader.path): \(file.reader.damage.description(sampleRate: file.reader.info.sampleRate))")
+        }
+        for spec in loaded.players {
+            guard let player = spec.unit as? FilePlayer, case let damage = player.damage, !damage.isEmpty else { continue }
+            warnings.warn("node \(spec.node): \(spec.path): \(damage.description(sampleRate: player.fileInfo?.sampleRate ?? graph.sampleRate))")
+        }
         var summary = warnings.summary(path: output, frames: written, sampleRate: graph.sampleRate) + (outcome.loudness == nil ? "" : "\n" + outcome.summaryLines)
         if let note = length.note { summary += "\n" + note }
         if let schedule = graph.scheduleReport { summary += "\nschedule: \(graph.engine.parallelism.threads) threads, \(schedule)" }

@@ -32,6 +32,12 @@ final class RenderWarnings: @unchecked Sendable {
 
     deinit { if let token { engine.removeNoticeListener(token) } }
 
+    /// A warning of the command's own (a damaged input file), printed and counted.
+    func warn(_ text: String) {
+        lock.withLock { warnings += 1 }
+        FileHandle.standardError.write(Data("warning: \(text)\n".utf8))
+    }
+
     /// Warnings so far; after the render returned, all of them.
     var count: Int { lock.withLock { warnings } }
 

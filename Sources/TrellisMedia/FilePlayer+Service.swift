@@ -21,6 +21,7 @@ extension FilePlayer {
             }
             let damage = stream.reader.damage
             if damage != reportedDamage { newDamage = damage }
+            if damage.errorCount > foundDamage.errorCount || damage.silencedFrames > foundDamage.silencedFrames { foundDamage = damage }
             if stream.ended || ring.freeSlots == 0 {
                 filledGeneration.store(stream.generation, ordering: .releasing)
             }

@@ -63,6 +63,8 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
     /// Damage the butler found and the notifier has not reported yet, and what was.
     var newDamage: AudioFileDamage?
     var reportedDamage = AudioFileDamage()
+    /// The most the file's readers have found damaged since it was loaded (`damage`).
+    var foundDamage = AudioFileDamage()
     var listeners: [Int: @Sendable (PlayerNotification) -> Void] = [:]
     var timeObservers: [Int: TimeObserver] = [:]
     var nextToken = 0
@@ -148,6 +150,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
         lock.withLock { _ in
             self.path = path
             info = reader.info
+            foundDamage = AudioFileDamage()
             loadedReader?.close()
             loadedReader = reader
             target = 0
@@ -291,6 +294,10 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
         }
         return true
     }
+
+    /// What the file's decoder found damaged since it was loaded: frames read as silence
+    /// in place of damaged audio. Thread: any but audio (waits for a butler pass).
+    public var damage: AudioFileDamage { lock.withLock { _ in foundDamage } }
 
     // MARK: - Notifications
 

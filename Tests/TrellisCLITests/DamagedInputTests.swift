@@ -43,3 +43,22 @@ struct DamagedInputTests {
         }
     }
 }
+
+extension DamagedInputTests {
+    @Test("render names a player's damaged FLAC frames and chain counts its source's, each a warning in the summary")
+    func damageIsAWarning() throws {
+        let good = temporaryPath("good.flac"), folder = (good as NSString).deletingLastPathComponent, bad = folder + "/bad.flac"
+        #expect(try runTool("sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", good, "synth", "3", "sine", "440", "vol", "0.5"]) == 0)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: good)))
+        bytes[bytes.count / 2] ^= 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: bad))
+        let session = folder + "/bad.yaml"
+        try "version: 1\nnodes:\n  pl: { unit: player, file: bad.flac }\n  out: { unit: output, channels: 1 }\nconnections: [pl -> out]\n"
+            .write(toFile: session, atomically: true, encoding: .utf8)
+        let rendered = try #require(try trellisWithin(120, ["render", session, "-o", folder + "/render.wav"]))
+        #expect(rendered.status == 0 && rendered.stderr.contains("warning: node pl: ") && rendered.stderr.contains("were read as silence")
+                && rendered.stderr.contains(", 1 warning\n"), "\(rendered.stderr)")
+        let chained = try #require(try trellisWithin(120, ["chain", bad, "!", folder + "/chain.wav"]))
+        #expect(chained.status == 0 && chained.stderr.contains("warning: \(bad): ") && chained.stderr.contains(", 1 warning\n"), "\(chained.stderr)")
+    }
+}

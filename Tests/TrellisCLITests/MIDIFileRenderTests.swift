@@ -59,16 +59,6 @@ struct MIDIFileRenderTests {
     static let endlessSong: [UInt8] = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0x01, 0x80] + Array("MTrk".utf8) + [0, 0, 0, 18]
         + [0xFF, 0xFF, 0xFF, 0x7F, 0x90, 60, 64, 0xFF, 0xFF, 0xFF, 0x7F, 0x80, 60, 0, 0x00, 0xFF, 0x2F, 0x00]
 
-    /// Runs a tool to its end, within 30 s; its exit status.
-    static func run(_ tool: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = ["-k", "5", "30", tool] + arguments
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
     /// A session at 8 kHz that plays `song` (its length is the session's) beside a tone.
     static func endlessSession(in folder: String) throws -> String {
         try Data(endlessSong).write(to: URL(fileURLWithPath: folder + "/endless.mid"))
@@ -104,8 +94,8 @@ struct MIDIFileRenderTests {
         let session = try Self.endlessSession(in: folder)
         let small = folder + "/small"
         try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
-        #expect(try Self.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", small]) == 0, "mounting a small tmpfs needs root")
-        defer { _ = try? Self.run("/usr/bin/umount", ["-l", small]) }
+        #expect(try runTool("mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", small]) == 0, "mounting a small tmpfs needs root")
+        defer { _ = try? runTool("umount", ["-l", small]) }
         let result = try trellis(["render", session, "-o", small + "/endless.wav", "--duration", "600"])
         #expect(result.status != 0 && result.stderr.contains("would take about 19 MB and its folder has 8 MB free"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: small + "/endless.wav"))
