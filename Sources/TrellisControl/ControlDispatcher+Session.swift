@@ -136,6 +136,9 @@ extension ControlDispatcher {
         words += ["transport=\(time.isRolling ? "rolling" : "stopped")", "bars=\(bars)"]
         members += [("transport", .string(time.isRolling ? "rolling" : "stopped")), ("bars", .string(bars.description)),
                     ("transportFrame", .number(Double(time.transportFrame))), ("tempo", .number(time.tempo))]
+        let silencedNodes = nodeSilences.load(ordering: .relaxed)
+        words.append("nodes-silenced=\(silencedNodes)")
+        members.append(("nodesSilenced", .number(silencedNodes)))
         if let head = target.jackHead {
             let status = head.status(peek: peek)
             let phase = "\(status.phase)"

@@ -25,6 +25,9 @@ public final class ControlDispatcher: @unchecked Sendable {
     let peers = Mutex<[ObjectIdentifier: ControlPeer]>([:])
     private var headListener: Int?
     private var noticeListener: NoticeListenerToken?
+    /// Times a node was silenced (non-finite output, a failure) since the session started:
+    /// `status` says it beside the cycles the whole output was silenced.
+    let nodeSilences = Atomic<Int>(0)
     /// The recorders `record` starts and stops, by the session's names (queue only).
     var recorders: [String: FileRecorder] = [:]
     /// The file each recorder's current (or last) take went to, when `record start`
@@ -77,6 +80,7 @@ public final class ControlDispatcher: @unchecked Sendable {
         // A `load` keeps the engine, so this hears the sessions loaded later too.
         let registry = target.registry
         noticeListener = target.session.graph.engine.addNoticeListener { [weak self] notice in
+            if notice.unitID != 0, notice.kind == .nonFiniteOutput || notice.kind == .unitFailed { self?.nodeSilences.add(1, ordering: .relaxed) }
             if let event = ControlEvent.from(notice, registry: registry) { self?.broadcast(event) }
             if let event = Self.latencyEvent(notice) { self?.broadcast(event) }
         }

@@ -42,6 +42,23 @@ extension LiveControlTests {
         #expect(elapsed < 0.1, "the warning came \(Int(elapsed * 1000)) ms after the edit")
     }
 
+    @Test("status counts the times a node was silenced, as its warnings say")
+    func statusCountsSilencedNodes() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let rig = try LiveRig(session: Self.nanSession(in: folder))
+        defer { rig.stop() }
+        let watcher = try rig.client(), client = try rig.client()
+        #expect(try watcher.request("watch events=warning").hasPrefix("ok events=warning"))
+        for name in ["a", "b"] { #expect(try client.request("add \(name) gain") == "ok \(name)") }
+        var warnings = 0
+        while let line = try? watcher.readLine(timeout: 1) { if line.contains("silenced and reset") { warnings += 1 } }
+        let status = try client.request("status")
+        let field = try #require(status.split(separator: " ").first { $0.hasPrefix("nodes-silenced=") }, "\(status)")
+        let counted = try #require(Int(field.dropFirst("nodes-silenced=".count)))
+        #expect(warnings >= 2 && counted >= warnings, "\(warnings) warnings heard, status: \(status)")
+    }
+
     @Test("trellis run logs a warning naming the node that produced non-finite samples")
     func runLogsNonFiniteNode() throws {
         let folder = try temporaryFolder()
