@@ -149,6 +149,16 @@ enum Sockets {
         return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 ? credentials.uid : nil
     }
 
+    /// The IPv4 address of a TCP connection's other end, as a number; nil for another kind.
+    static func peerAddress(_ fd: Int32) -> UInt32? {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let result = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
+        }
+        return result == 0 && address.sin_family == sa_family_t(AF_INET) ? UInt32(bigEndian: address.sin_addr.s_addr) : nil
+    }
+
     /// Non-blocking and close-on-exec.
     static func setNonBlocking(_ fd: Int32) {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)

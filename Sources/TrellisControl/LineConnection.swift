@@ -1,5 +1,6 @@
 import Glibc
 import Synchronization
+import TrellisCore
 
 /// One client of a `LineServer`. The server's loop thread owns the socket and the
 /// input; replies and events reach the outbox from other threads, under a lock that
@@ -25,6 +26,10 @@ final class LineConnection: @unchecked Sendable {
     var inputClosed = false
     /// False until a TCP client shows the secret; a socket's peer is checked on accept.
     var authenticated: Bool
+    /// When it was accepted (`HostClock`), and from where (a TCP client's IPv4 address):
+    /// a client that does not authenticate in time, or one too many, is let go.
+    let acceptedAt = HostClock.now()
+    var peerAddress: UInt32?
     /// Set once the server closed its side (see `LineServer.linger`): until then, what
     /// the client still sends is read and dropped.
     var lingerDeadline: UInt64?

@@ -25,6 +25,12 @@ public final class LineServer: @unchecked Sendable {
         public var eventBytes = 128 * 1024
         /// Lines of one connection waiting in the dispatcher at most.
         public var inflightLines = 32
+        /// A TCP client that has not shown the secret by then is disconnected.
+        public var authenticationSeconds = 5.0
+        /// TCP clients waiting to authenticate, in all and from one address, at most:
+        /// past that, new ones are refused (those that authenticated are not counted).
+        public var unauthenticated = 64
+        public var unauthenticatedPerAddress = 16
 
         public init() {}
     }
@@ -42,6 +48,9 @@ public final class LineServer: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private var connections: [Int32: LineConnection] = [:]
     private var nextClient = 1
+    /// While the process is out of descriptors, `accept` is not tried again before this
+    /// (`HostClock`): a listener that stays readable must not spin the loop.
+    private var acceptPausedUntil: UInt64 = 0
 
     /// Listens at once; serves from `start()`. TCP needs the secret its clients must
     /// show. Thread: control.
@@ -111,8 +120,10 @@ public final class LineServer: @unchecked Sendable {
         while running.load(ordering: .acquiring) {
             fds.removeAll(keepingCapacity: true)
             order.removeAll(keepingCapacity: true)
+            let now = HostClock.now()
             fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
-            fds.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
+            fds.append(pollfd(fd: listener, events: now < acceptPausedUntil ? 0 : Int16(POLLIN), revents: 0))
+            dropUnauthenticated(before: now)
             for connection in connections.values {
                 if connection.lingerDeadline != nil {
                     fds.append(pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0))
@@ -133,7 +144,7 @@ public final class LineServer: @unchecked Sendable {
                 fds.append(pollfd(fd: connection.fd, events: events, revents: 0))
                 order.append(connection)
             }
-            let ready = poll(&fds, nfds_t(fds.count), 1000)
+            let ready = poll(&fds, nfds_t(fds.count), now < acceptPausedUntil ? 100 : 1000)
             if ready < 0 && errno != EINTR { break }
             if fds[0].revents != 0 { drainWake() }
             if fds[1].revents & Int16(POLLIN) != 0 { acceptClients() }
@@ -198,20 +209,51 @@ public final class LineServer: @unchecked Sendable {
     private func acceptClients() {
         while true {
             let fd = accept(listener, nil, nil)
-            guard fd >= 0 else { return }
+            guard fd >= 0 else {
+                if errno == EMFILE || errno == ENFILE { acceptPausedUntil = HostClock.now() + 100_000_000 }
+                return
+            }
             Sockets.setNonBlocking(fd)
             if endpoint.isUnix, let refusal = Self.refusal(ofPeer: fd) {
-                // The socket's reply buffer is empty: one short line always fits.
-                let line = Array("error \(refusal)\n".utf8)
-                _ = send(fd, line, line.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
-                close(fd)
+                refuse(fd, refusal)
                 continue
+            }
+            let address = secret == nil ? nil : Sockets.peerAddress(fd)
+            if secret != nil {
+                let waiting = connections.values.filter { !$0.authenticated && !$0.inputClosed && $0.lingerDeadline == nil }
+                if waiting.count >= limits.unauthenticated || waiting.filter({ $0.peerAddress == address }).count >= limits.unauthenticatedPerAddress {
+                    refuse(fd, ControlError(.auth, "too many connections are waiting to authenticate; try again later"))
+                    continue
+                }
             }
             let connection = LineConnection(
                 fd: fd, name: "client \(nextClient)", authenticated: secret == nil, eventLimit: limits.eventBytes
             ) { [weak self] in self?.wake() }
+            connection.peerAddress = address
             nextClient += 1
             connections[fd] = connection
+        }
+    }
+
+    /// Answers one error line and closes: the socket's reply buffer is empty, so one
+    /// short line always fits.
+    private func refuse(_ fd: Int32, _ error: ControlError) {
+        let line = Array("error \(error)\n".utf8)
+        _ = send(fd, line, line.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+        close(fd)
+    }
+
+    /// Lets go of TCP clients that have not authenticated within the limit.
+    private func dropUnauthenticated(before now: UInt64) {
+        let limit = UInt64(limits.authenticationSeconds * 1e9)
+        for connection in connections.values
+        where !connection.authenticated && !connection.inputClosed && connection.lingerDeadline == nil && now > connection.acceptedAt &+ limit {
+            // Nothing of its is in flight (a line before `auth` closes it at once): the
+            // error goes out directly, whatever the dispatcher is doing.
+            let line = Array("error \(ControlError(.auth, "not authenticated within \(Int(limits.authenticationSeconds)) s; the connection is closed"))\n".utf8)
+            _ = send(connection.fd, line, line.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+            connection.inputClosed = true
+            linger(connection)
         }
     }
 

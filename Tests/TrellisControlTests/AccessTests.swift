@@ -18,6 +18,37 @@ struct AccessTests {
         #expect(!FileManager.default.fileExists(atPath: rig.folder + "/stolen.yaml"))
     }
 
+    @Test("a TCP client that sends nothing is told and disconnected once the time to authenticate is up")
+    func idleClientIsLetGo() throws {
+        var limits = LineServer.Limits()
+        limits.authenticationSeconds = 1
+        let rig = try ControlRig(endpoint: .tcp(port: 0), limits: limits)
+        defer { rig.stop() }
+        let idle = try ControlClient(endpoint: rig.server.endpoint)
+        #expect(try idle.readLine(timeout: 5) == "error AUTH not authenticated within 1 s; the connection is closed")
+        #expect(try idle.readLine(timeout: 5) == nil)
+    }
+
+    @Test("clients waiting to authenticate are capped in all and per address; past the cap they are refused, the owner is not")
+    func waitingClientsAreCapped() throws {
+        var limits = LineServer.Limits()
+        limits.unauthenticated = 8
+        limits.unauthenticatedPerAddress = 6
+        let rig = try ControlRig(endpoint: .tcp(port: 0), limits: limits)
+        defer { rig.stop() }
+        var idle: [ControlClient] = []
+        for _ in 0..<6 { idle.append(try ControlClient(endpoint: rig.server.endpoint)) }
+        // Every client here comes from 127.0.0.1: the seventh passes the per-address cap.
+        let refused = try ControlClient(endpoint: rig.server.endpoint)
+        #expect(try refused.readLine(timeout: 5) == "error AUTH too many connections are waiting to authenticate; try again later")
+        #expect(rig.server.connectionCount <= 6)
+        for client in idle { client.close() }
+        usleep(300_000)
+        let owner = try ControlClient(endpoint: rig.server.endpoint)
+        #expect(try owner.request("auth " + rig.secret.text) == "ok authenticated")
+        #expect(try owner.request("get trim gain") == "ok 0")
+    }
+
     @Test("a wrong secret is refused and closes the connection; the right one lets commands run")
     func tcpSecret() throws {
         let rig = try ControlRig(endpoint: .tcp(port: 0))
