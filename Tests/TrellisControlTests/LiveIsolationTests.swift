@@ -70,10 +70,15 @@ extension LiveControlTests {
         /// The fixture's level before its trigger.
         var peakBefore: Float?
 
-        /// Whether the machine let the run be judged: no other branch was late, at most
-        /// the fault's one xrun, and the fixture played before its trigger (a late bridge
-        /// cycle is silent).
-        var undisturbed: Bool { disturbances.isEmpty && xruns <= 1 && (peakBefore ?? -200) > -20 }
+        /// The healthy branches a loaded machine made late (a late bridge cycle plays as on
+        /// a fault): they are not judged bit for bit.
+        var lateBranches: Set<Int> {
+            Set(LiveControlTests.healthyBranches.filter { branch in disturbances.contains { $0.contains("node fx\(branch) ") } })
+        }
+
+        /// Whether the machine let the run be judged: at most the fault's one xrun, the
+        /// fixture played before its trigger, and some healthy branch was never late.
+        var undisturbed: Bool { xruns <= 1 && (peakBefore ?? -200) > -20 && lateBranches.count < LiveControlTests.healthyBranches.count }
     }
 
     /// Isolated branches; branch 8, `fixture`, is triggered while the others are
@@ -122,12 +127,14 @@ extension LiveControlTests {
         // Long enough to judge (`isAmplified` wants more than a second of each).
         let left = 1.5 - Date().timeIntervalSince(recording)
         if left > 0 { usleep(UInt32(left * 1_000_000)) }
+        // The warnings of branches that were late so far, before they are judged.
+        listen(until: Date().addingTimeInterval(0.2))
         for branch in Self.healthyBranches {
             #expect(try client.request("tap remove tone\(branch).0").hasPrefix("ok"))
             #expect(try client.request("tap remove fx\(branch).0").hasPrefix("ok"))
             let input = try AudioFileReader(path: rig.folder + "/tone\(branch).wav").readAll()[0]
             let output = try AudioFileReader(path: rig.folder + "/fx\(branch).wav").readAll()[0]
-            if !Self.isAmplified(output, input, gain: -Float(branch)) { run.inexactBranches.append(branch) }
+            if !run.lateBranches.contains(branch), !Self.isAmplified(output, input, gain: -Float(branch)) { run.inexactBranches.append(branch) }
         }
         listen(until: Date().addingTimeInterval(0.1))
         return run
@@ -145,10 +152,10 @@ extension LiveControlTests {
         #expect(run.heardAfter < 0.1, "the fault was heard \(Int(run.heardAfter * 1000)) ms after the trigger")
         #expect(try #require(run.silencedPeak) < -150, "silenced")
         #expect(run.quietBranches.isEmpty, "branches \(run.quietBranches) stopped playing")
-        #expect(run.undisturbed, "every run disturbed: \(run.xruns) xruns, \(run.disturbances)")
+        #expect(run.undisturbed, "every run disturbed: \(run.xruns) xruns, branches \(run.lateBranches.sorted()) late: \(run.disturbances)")
         #expect(run.restarted.hasPrefix("ok restarted (it had ") && run.restarted.contains(cause), "\(run.restarted)")
         #expect(try #require(run.peakAfterRestart) > -20, "plays again after restart")
-        #expect(run.inexactBranches.isEmpty, "branches \(run.inexactBranches) are not their tone times their gain, bit for bit, throughout")
+        #expect(run.inexactBranches.isEmpty, "branches \(run.inexactBranches) (never late) are not their tone times their gain, bit for bit, throughout")
     }
 
     @Test("live, an isolated plugin with restart: auto starts again by itself after a crash, with its parameters as they are now")
