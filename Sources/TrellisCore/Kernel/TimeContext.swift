@@ -48,7 +48,8 @@ public struct TimeContext: BitwiseCopyable, Sendable, Equatable {
     /// The farthest transport position taken, 2^43 frames: more than ten million seconds
     /// (115 days) at 768 kHz. Positions are checked against it where they enter, and
     /// the clock's arithmetic stays inside it, so no value can make it trap.
-    public static let maximumFrame: Int64 = 1 << 43
+    @inlinable
+    public static var maximumFrame: Int64 { 1 << 43 }
 
     /// `frames` as a frame number no farther than `maximumFrame` either way (NaN is 0).
     @inlinable
