@@ -9,7 +9,7 @@ import TrellisMedia
 /// `graph.addObserver(_:path:bus:)` like a `BusMeter`.
 ///
 /// The render thread only copies the bus into a tap's ring; the taps' shared delivery
-/// thread measures every such bus's loudness (`LoudnessMeter`), 10 ms behind at most.
+/// thread measures every such bus's loudness (`LoudnessMeter`), 40 ms behind at most.
 /// Thread: control, except where said.
 final class BusLoudness: BusObserver, @unchecked Sendable {
     private let tap: Tap
@@ -28,7 +28,7 @@ final class BusLoudness: BusObserver, @unchecked Sendable {
     init(channelCount: Int, sampleRate: Double) throws(AnalysisError) {
         let measure = Measure(try LoudnessMeter(channelCount: max(1, channelCount), sampleRate: sampleRate))
         self.measure = measure
-        // 1024 frames a delivery (21 ms at 48 kHz); sixteen in the ring cover a third of a second.
+        // 2048 frames a delivery (43 ms at 48 kHz); eight in the ring cover a third of a second.
         tap = Tap(channelCount: max(1, channelCount), bufferSize: 2048, queueDepth: 8, sharedDelivery: true) { buffer in
             measure.lock.withLock { _ in measure.meter.add(buffer.buffers, frameCount: buffer.frameCount) }
         }

@@ -34,7 +34,7 @@ public final class Tap: BusObserver, OfflineStreaming, @unchecked Sendable {
 
     /// A tap delivering `bufferSize` frames of up to `channelCount` channels at a time.
     /// The ring holds `queueDepth` buffers. Thread: control.
-    /// With `sharedDelivery`, one thread delivers every such tap's buffers, up to 10 ms
+    /// With `sharedDelivery`, one thread delivers every such tap's buffers, up to 40 ms
     /// late (for consumers that need not be prompt, such as loudness meters: many taps,
     /// one thread); else the tap has a thread of its own, 2 ms at most behind.
     public convenience init(channelCount: Int, bufferSize: Int = 4096, queueDepth: Int = 8, sharedDelivery: Bool = false,
