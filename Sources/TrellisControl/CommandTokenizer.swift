@@ -2,42 +2,49 @@
 /// text in which `\"` and `\\` stand for `"` and `\`. Thread: any.
 public enum CommandTokenizer {
     public static func words(_ line: String) throws(ControlError) -> [String] {
+        // Scalar by scalar: every delimiter is one scalar, and a 60 KB line is not
+        // broken into graphemes.
         var words: [String] = []
-        var current = ""
+        var current = String.UnicodeScalarView()
         var inWord = false
         var quoted = false
         var escaped = false
-        for character in line {
+        for scalar in line.unicodeScalars {
             if quoted {
                 if escaped {
-                    current.append(character)
+                    current.append(scalar)
                     escaped = false
-                } else if character == "\\" {
+                } else if scalar == "\\" {
                     escaped = true
-                } else if character == "\"" {
+                } else if scalar == "\"" {
                     quoted = false
                 } else {
-                    current.append(character)
+                    current.append(scalar)
                 }
                 continue
             }
-            if character == " " || character == "\t" {
-                if inWord { words.append(current) }
-                current = ""
+            if scalar == " " || scalar == "\t" {
+                if inWord { words.append(String(current)) }
+                current = String.UnicodeScalarView()
                 inWord = false
-            } else if character == "\"" {
+            } else if scalar == "\"" {
                 quoted = true
                 inWord = true
-            } else if character.isNewline || character.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-                throw ControlError(.syntax, "the line holds a control character (U+\(hex(character))); quote nothing but text")
+            } else if isControl(scalar) {
+                throw ControlError(.syntax, "the line holds a control character (U+\(hex(scalar))); quote nothing but text")
             } else {
-                current.append(character)
+                current.append(scalar)
                 inWord = true
             }
         }
         if quoted { throw ControlError(.syntax, "a quoted word is not closed: add the closing \"") }
-        if inWord { words.append(current) }
+        if inWord { words.append(String(current)) }
         return words
+    }
+
+    /// C0 controls, DEL, NEL, and the Unicode line and paragraph separators.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x85 || scalar.value == 0x2028 || scalar.value == 0x2029
     }
 
     /// A word as the line protocol writes it: quoted when it holds blanks or quotes.
@@ -51,9 +58,8 @@ public enum CommandTokenizer {
         return text + "\""
     }
 
-    private static func hex(_ character: Character) -> String {
-        let value = character.unicodeScalars.first!.value
-        let digits = String(value, radix: 16, uppercase: true)
+    private static func hex(_ scalar: Unicode.Scalar) -> String {
+        let digits = String(scalar.value, radix: 16, uppercase: true)
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 }

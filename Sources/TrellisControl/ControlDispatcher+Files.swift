@@ -69,7 +69,13 @@ extension ControlDispatcher {
     /// a peer, once the job finished or timed out. Queue only.
     func execute(_ command: ControlCommand, peer: ControlPeer, requestID: ControlValue, deliver: @escaping @Sendable (ControlReply) -> Void) {
         let job: FileJob?
-        do throws(ControlError) { job = try fileJob(for: command) } catch {
+        do throws(ControlError) {
+            if case .add(let node, let unit, let parameters) = command {
+                job = try addJob(node, unit: unit, parameters: parameters, peer: peer, requestID: requestID)
+            } else {
+                job = try fileJob(for: command)
+            }
+        } catch {
             deliver(.error(error))
             return
         }
@@ -131,6 +137,27 @@ extension ControlDispatcher {
         case .playTogether(let names, let at): return try playJob(names, at: at)
         case .learn(let node, let parameter, let minimum, let maximum): return try learnJob(node, parameter, minimum, maximum)
         default: return nil
+        }
+    }
+
+    /// An `add`: the unit is made (a plugin found and instantiated, a player's file
+    /// opened) off the queue, then added as any edit is, undo and watchers included.
+    private func addJob(_ name: String, unit key: String, parameters: [ParameterAssignment], peer: ControlPeer, requestID: ControlValue)
+        throws(ControlError) -> FileJob
+    {
+        if (try? graph.node(named: name)) != nil { throw ControlError(.duplicateNode, "a node named \(name) already exists") }
+        let registry = target.registry
+        return FileJob(summary: "add \(name) \(key)", onTimeout: "the node is not added") { [self] _ in
+            let made = Result { () throws(ControlError) in try makeUnit(name, unit: key, parameters: parameters, registry: registry) }
+            return { [self] in
+                switch made {
+                case .success(let unit):
+                    preparedUnit = (name, unit)
+                    defer { preparedUnit = nil }
+                    return execute(.add(node: name, unit: key, parameters: parameters), peer: peer, requestID: requestID)
+                case .failure(let error): return .error(error)
+                }
+            }
         }
     }
 

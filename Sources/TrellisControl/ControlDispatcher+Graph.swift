@@ -43,15 +43,26 @@ extension ControlDispatcher {
     func add(_ name: String, unit key: String, parameters: [ParameterAssignment]) throws(ControlError) -> ControlReply {
         if (try? graph.node(named: name)) != nil { throw ControlError(.duplicateNode, "a node named \(name) already exists") }
         let unit: any AudioUnit
-        do {
-            let description = try NodeDescription(unit: key, settings: parameters.map { ($0.name, $0.value) })
-            unit = try UnitFactory(registry: target.registry).make(description)
-        } catch {
-            throw ControlErrors.map(error, node: name)
+        if let prepared = preparedUnit, prepared.name == name {
+            unit = prepared.unit
+        } else {
+            unit = try makeUnit(name, unit: key, parameters: parameters, registry: target.registry)
         }
         do { try graph.addNode(unit, name: name) } catch { throw ControlErrors.map(error) }
         if unit is FilePlayer { listenToPlayers() }
         return .ok(text: name, value: .object([("node", .string(name)), ("unit", .string(unitKey(unit)))]))
+    }
+
+    /// The unit `add` puts in the graph. Thread: any (an `add` makes it on the files queue).
+    func makeUnit(_ name: String, unit key: String, parameters: [ParameterAssignment], registry: ComponentRegistry)
+        throws(ControlError) -> any AudioUnit
+    {
+        do {
+            let description = try NodeDescription(unit: key, settings: parameters.map { ($0.name, $0.value) })
+            return try UnitFactory(registry: registry).make(description)
+        } catch {
+            throw ControlErrors.map(error, node: name)
+        }
     }
 
     func remove(_ name: String) throws(ControlError) -> ControlReply {

@@ -62,6 +62,10 @@ public final class ControlDispatcher: @unchecked Sendable {
     let fileTimeout: Double
     /// Peers with a file job under way, and their requests that came after it (queue only).
     var waiting: [ObjectIdentifier: [() -> Void]] = [:]
+    /// The unit an `add` made off the queue, while that `add` runs (queue only).
+    var preparedUnit: (name: String, unit: any AudioUnit)?
+    /// Requests not yet run, by peer, taken in turns.
+    private let turns = Mutex(PeerTurns())
     /// Edits, saves and who is told of unsaved changes (ControlDispatcher+SavedState).
     var savedState = SavedState()
     /// The parameter values watchers last heard (ControlDispatcher+Desk).
@@ -154,13 +158,24 @@ public final class ControlDispatcher: @unchecked Sendable {
     /// without newline, to `reply`. Lines from one peer are answered in order.
     /// Thread: any.
     public func handle(line: String, from peer: ControlPeer, reply: @escaping @Sendable (String) -> Void) {
-        queue.async { [self] in submit(for: peer) { [self] in respond(to: line, from: peer, reply: reply) } }
+        takeTurn(peer) { [self] in respond(to: line, from: peer, reply: reply) }
     }
 
     /// Passes a reply made by a transport (a line too long, not UTF-8) to `reply`,
     /// encoded in the peer's mode and in order with the replies before it. Thread: any.
     public func handle(reply: ControlReply, to peer: ControlPeer, completion: @escaping @Sendable (String) -> Void) {
-        queue.async { [self] in submit(for: peer) { completion(peer.mode == .json ? reply.json(id: .null).json : reply.line) } }
+        takeTurn(peer) { completion(peer.mode == .json ? reply.json(id: .null).json : reply.line) }
+    }
+
+    /// Queues `request` behind `peer`'s earlier ones; the queue runs one request of each
+    /// waiting peer in turn (`PeerTurns`). Thread: any.
+    private func takeTurn(_ peer: ControlPeer, _ request: @escaping @Sendable () -> Void) {
+        let run: @Sendable () -> Void = { [self] in submit(for: peer, request) }
+        turns.withLock { $0.append(run, for: ObjectIdentifier(peer)) }
+        queue.async { [self] in
+            // One block per request: whichever peer's turn it is runs now.
+            turns.withLock { $0.next() }?()
+        }
     }
 
     /// Runs a parsed command for no particular peer. Thread: any but the dispatcher's queue.
@@ -171,11 +186,9 @@ public final class ControlDispatcher: @unchecked Sendable {
     /// Runs a command from its words (what OSC carries) and passes its reply to `reply`;
     /// a peer's replies come in the order of its commands. Thread: any.
     public func perform(words: [String], from peer: ControlPeer, reply: @escaping @Sendable (ControlReply) -> Void) {
-        queue.async { [self] in
-            submit(for: peer) { [self] in
-                do throws(ControlError) { execute(try CommandParser.parse(words: words), peer: peer, requestID: .null, deliver: reply) } catch {
-                    reply(.error(error))
-                }
+        takeTurn(peer) { [self] in
+            do throws(ControlError) { execute(try CommandParser.parse(words: words), peer: peer, requestID: .null, deliver: reply) } catch {
+                reply(.error(error))
             }
         }
     }
