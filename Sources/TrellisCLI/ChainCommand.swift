@@ -112,7 +112,7 @@ struct ChainCommand: ParsableCommand {
         FileHandle.standardError.write(Data((summary + "\n").utf8))
         if loudness.json {
             print(outcome.json(path: parsed.sink.word, sampleRate: graph.sampleRate, channelCount: channelCount,
-                               warnings: warnings.count, logLines: warnings.logCount))
+                               warnings: warnings.count, logLines: warnings.logCount, notices: warnings.noticesJSON))
         }
     }
 }

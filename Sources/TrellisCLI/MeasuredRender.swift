@@ -78,11 +78,11 @@ extension MeasuredRender.Outcome {
         return text
     }
 
-    /// The summary as one JSON object.
-    func json(path: String, sampleRate: Double, channelCount: Int, warnings: Int, logLines: Int) -> String {
+    /// The summary as one JSON object; `notices` is a JSON array of the warnings' facts.
+    func json(path: String, sampleRate: Double, channelCount: Int, warnings: Int, logLines: Int, notices: String) -> String {
         let seconds = Double(frames) / max(1, sampleRate)
         var text = "{\"file\":\(JSONText.string(path)),\"frames\":\(frames),\"seconds\":\(JSONText.number(seconds)),"
-            + "\"sampleRate\":\(JSONText.number(sampleRate)),\"channels\":\(channelCount),\"warnings\":\(warnings),\"logLines\":\(logLines),"
+            + "\"sampleRate\":\(JSONText.number(sampleRate)),\"channels\":\(channelCount),\"warnings\":\(warnings),\"notices\":\(notices),\"logLines\":\(logLines),"
             + "\"loudness\":"
         if let loudness {
             text += "{\"integrated\":\(JSONText.number(loudness.integrated)),\"range\":\(JSONText.number(loudness.range)),"

@@ -114,7 +114,7 @@ struct RenderCommand: ParsableCommand {
         if let schedule = graph.scheduleReport { summary += "\nschedule: \(graph.engine.parallelism.threads) threads, \(schedule)" }
         FileHandle.standardError.write(Data((summary + "\n").utf8))
         if loudness.json {
-            print(outcome.json(path: output, sampleRate: graph.sampleRate, channelCount: channelCount, warnings: warnings.count, logLines: warnings.logCount))
+            print(outcome.json(path: output, sampleRate: graph.sampleRate, channelCount: channelCount, warnings: warnings.count, logLines: warnings.logCount, notices: warnings.noticesJSON))
         }
     }
 

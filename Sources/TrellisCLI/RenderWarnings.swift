@@ -1,4 +1,5 @@
 import Foundation
+import TrellisControl
 import TrellisCore
 import TrellisEngine
 import TrellisGraph
@@ -15,6 +16,9 @@ final class RenderWarnings: @unchecked Sendable {
     private let lock = NSLock()
     private var warnings = 0
     private var logLines = 0
+    /// The first `listLimit` warnings as JSON objects, for `--json`'s `notices`.
+    private var listed: [ControlValue] = []
+    private static let listLimit = 100
     private var token: NoticeListenerToken?
 
     init(engine: RenderEngine, registry: ComponentRegistry) {
@@ -22,11 +26,14 @@ final class RenderWarnings: @unchecked Sendable {
         let clearLine = isatty(STDERR_FILENO) != 0 ? "\r\u{1B}[K" : ""
         token = engine.addNoticeListener { [weak self] notice in
             guard let self, notice.isWarning || notice.kind == .log else { return }
+            let text = notice.text(registry: registry)
+            let facts = notice.isWarning ? notice.controlValue(registry: registry) : nil
             self.lock.withLock {
                 if notice.isWarning { self.warnings += 1 } else { self.logLines += 1 }
+                if let facts, self.listed.count < Self.listLimit { self.listed.append(facts) }
             }
             let label = notice.isWarning ? "warning" : "log"
-            FileHandle.standardError.write(Data("\(clearLine)\(label): \(notice.text(registry: registry))\n".utf8))
+            FileHandle.standardError.write(Data("\(clearLine)\(label): \(text)\n".utf8))
         }
     }
 
@@ -34,12 +41,18 @@ final class RenderWarnings: @unchecked Sendable {
 
     /// A warning of the command's own (a damaged input file), printed and counted.
     func warn(_ text: String) {
-        lock.withLock { warnings += 1 }
+        lock.withLock {
+            warnings += 1
+            if listed.count < Self.listLimit { listed.append(.object([("kind", .string("input")), ("text", .string(text))])) }
+        }
         FileHandle.standardError.write(Data("warning: \(text)\n".utf8))
     }
 
     /// Warnings so far; after the render returned, all of them.
     var count: Int { lock.withLock { warnings } }
+
+    /// The warnings' facts so far (the first 100), as a JSON array.
+    var noticesJSON: String { lock.withLock { ControlValue.array(listed).json } }
 
     /// Plugin log lines that were not warnings, so far.
     var logCount: Int { lock.withLock { logLines } }

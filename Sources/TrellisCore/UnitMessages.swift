@@ -9,8 +9,8 @@ public enum UnitMessage: Sendable, Equatable {
     /// `bus` is the unit's MIDI output bus that carried it.
     case midi(TimedMIDIMessage, bus: Int)
     /// The unit stopped working and is silenced: its process crashed or missed its
-    /// deadline (the cause in words).
-    case failed(String)
+    /// deadline (the cause in words), at the cycle of `sampleTime` (-1 when unknown).
+    case failed(String, sampleTime: Int64)
     /// The unit's process answered `cycles` cycles past its deadline; each was output
     /// as on a fault (silence or its input), and it plays on.
     case late(cycles: Int)

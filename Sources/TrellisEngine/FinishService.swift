@@ -96,8 +96,8 @@ final class FinishService: @unchecked Sendable {
                 case .midi(let timed, _):
                     notices.append(EngineNotice(
                         kind: .midiOutput, unitID: unitID, sampleTime: timed.sampleTime, unit: label, message: message))
-                case .failed:
-                    notices.append(EngineNotice(kind: .unitFailed, unitID: unitID, sampleTime: -1, unit: label, message: message))
+                case .failed(_, let sampleTime):
+                    notices.append(EngineNotice(kind: .unitFailed, unitID: unitID, sampleTime: sampleTime, unit: label, message: message))
                 case .late:
                     notices.append(EngineNotice(kind: .unitLate, unitID: unitID, sampleTime: -1, unit: label, message: message))
                 }

@@ -37,7 +37,7 @@ extension EngineNotice {
         case (.parameterQueueFull, _): return "\(node): parameter changes waited at \(when), the queue was full"
         case (.programSwapped, _): return "a new program plays from sample \(sampleTime)"
         case (.log, .log(let level, let line)?): return "\(node) logs \(level.rawValue): \(line)"
-        case (.unitFailed, .failed(let cause)?): return "\(node) failed: \(cause); silenced until restarted (ctl restart \(unit?.node ?? "NODE"))"
+        case (.unitFailed, .failed(let cause, _)?): return "\(node) failed\(sampleTime >= 0 ? " at " + when : ""): \(cause); silenced until restarted (ctl restart \(unit?.node ?? "NODE"))"
         case (.unitLate, .late(let cycles)?):
             return "\(node): its process answered \(cycles == 1 ? "a cycle" : "\(cycles) cycles") past the deadline, output as on a fault; it plays on"
         case (.midiOutput, .midi(let timed, let bus)?):
@@ -69,7 +69,7 @@ extension EngineNotice {
         case .log(let level, let line)?:
             fields.append(("level", .text(level.rawValue)))
             fields.append(("line", .text(line)))
-        case .failed(let cause)?:
+        case .failed(let cause, _)?:
             fields.append(("cause", .text(cause)))
         case .late(let cycles)?:
             fields.append(("cycles", .number(Double(cycles))))

@@ -365,7 +365,7 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
         }
         for (level, line) in log.lines { deliver(.log(level, line)) }
         if late > 0 { deliver(.late(cycles: late)) }
-        for failure in failures { deliver(.failed(failure)) }
+        for failure in failures { deliver(.failed(failure.cause, sampleTime: failure.sampleTime)) }
         return log.dropped + outlet.withLock { outlet in
             guard let (renderer, features) = outlet else { return 0 }
             var dropped = features.drainLog { level, text in deliver(.log(level, text)) }

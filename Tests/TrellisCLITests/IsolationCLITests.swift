@@ -108,6 +108,45 @@ struct IsolationCLITests {
         #expect(FileManager.default.contentsEqual(atPath: expected.file, andPath: faulted.file))
     }
 
+    @Test("offline, a plugin that starts to hang a second in is named with the time in the summary and its JSON")
+    func lateHangIsNamedWithItsTime() throws {
+        let path = "LV2_PATH"
+        let search = try BridgeSupport.faultyFolder() + ":" + (ProcessInfo.processInfo.environment[path] ?? "/usr/lib/lv2")
+        let text = """
+            version: 1
+            defaults: { sample-rate: 48000, block-size: 256 }
+            nodes:
+              tone1: { unit: tone, channels: 1, parameters: { freq: 200, amp: 0.4 } }
+              fx1: { lv2: http://lv2plug.in/plugins/eg-amp, isolate: true }
+              tone2: { unit: tone, channels: 1, parameters: { freq: 300, amp: 0.4 } }
+              fx2: { lv2: "urn:trellis:fixtures:hangs", isolate: true, automation: { trigger: [0s 0, 0.999s 0, 1s 1] } }
+              mix: { unit: mixer, inputs: 2, input-channels: 1 }
+              out: { unit: output, channels: 2 }
+            connections: [tone1 -> fx1, fx1 -> mix.0, tone2 -> fx2, fx2 -> mix.1, mix -> out]
+
+            """
+        let session = sessions + "/.isolation-\(UUID().uuidString)-late-hang.yaml"
+        try text.write(toFile: session, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: session) }
+        let output = temporaryPath("late-hang.wav")
+        let result = try trellis(["render", session, "-o", output, "--duration", "2", "--json"], environment: [path: search])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("node fx2 (lv2:urn:trellis:fixtures:hangs) failed at 0.9") && result.stderr.contains("missed its deadline"),
+                "\(result.stderr)")
+        #expect(result.stderr.contains(", 1 warning"), "\(result.stderr)")
+        let summary = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let notice = (summary?["notices"] as? [[String: Any]])?.first
+        #expect(notice?["node"] as? String == "fx2" && notice?["kind"] as? String == "unitFailed", "\(result.stdout)")
+        // The cycle the plugin hung in: the trigger rises at 1 s, and the tone stops there.
+        let seconds = notice?["seconds"] as? Double ?? -1
+        #expect(seconds > 0.9 && seconds <= 1.0, "\(seconds)")
+        // Left channel of the stereo mix: two tones' peak before, one tone's after.
+        let left = try floats(output).enumerated().filter { $0.offset % 2 == 0 }.map { abs($0.element) }
+        let before = left[Int((seconds - 0.1) * 48000)..<Int((seconds - 0.02) * 48000)].max() ?? 0
+        let after = left[Int((seconds + 0.05) * 48000)..<Int((seconds + 0.5) * 48000)].max() ?? 0
+        #expect(after < 0.75 * before && after > 0.3 * before, "peak \(before) before, \(after) after: only the healthy branch plays on")
+    }
+
     @Test("trellis units lists a plugin that segfaults when instantiated as unusable, exits 0, and remembers it")
     func discoveryContainsInstantiationCrash() throws {
         let search = try BridgeSupport.faultyFolder() + ":" + (ProcessInfo.processInfo.environment["LV2_PATH"] ?? "/usr/lib/lv2")

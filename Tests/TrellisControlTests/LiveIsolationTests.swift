@@ -57,6 +57,8 @@ extension LiveControlTests {
     /// What one run of the fault scenario saw.
     struct FaultRun {
         var faultLine: String?
+        /// The session's time when the trigger was sent (its cycles so far), in seconds.
+        var triggerSeconds = 0.0
         var heardAfter: TimeInterval = .infinity
         var silencedPeak: Float?
         var quietBranches: [Int] = []
@@ -93,7 +95,7 @@ extension LiveControlTests {
         func listen(until deadline: Date) {
             // A line, or nil once none came before the deadline (readLine throws then).
             while Date() < deadline, let line = (try? watcher.readLine(timeout: max(0.001, deadline.timeIntervalSinceNow))) ?? nil {
-                if line.hasPrefix("event warning node fx8 "), line.contains(" failed: ") {
+                if line.hasPrefix("event warning node fx8 "), line.contains(" failed at ") {
                     run.faultLine = run.faultLine ?? line
                     return
                 }
@@ -110,6 +112,7 @@ extension LiveControlTests {
         run.peakBefore = level("peak", in: try Self.reading(client, "fx8"))
         let xruns = try Self.count("xruns", client)
 
+        run.triggerSeconds = Double(try Self.count("cycles", client) * Self.count("period", client)) / 48_000
         #expect(try client.request("set fx8 trigger 1") == "ok 1")
         let triggered = Date()
         listen(until: triggered.addingTimeInterval(2))
@@ -149,6 +152,9 @@ extension LiveControlTests {
         #expect(try #require(run.peakBefore) > -20, "the fixture passes its tone before its trigger")
         let line = try #require(run.faultLine, "no fault was heard; other warnings: \(run.disturbances)")
         #expect(line.contains(cause), "\(line)")
+        // The warning says when: the cycle the fixture faulted in, just after its trigger.
+        let at = line.range(of: " failed at ").flatMap { Double(line[$0.upperBound...].prefix { $0 != " " }) } ?? -1
+        #expect(at >= run.triggerSeconds - 1 && at <= run.triggerSeconds + 2, "\(line): triggered at \(run.triggerSeconds) s")
         #expect(run.heardAfter < 0.1, "the fault was heard \(Int(run.heardAfter * 1000)) ms after the trigger")
         #expect(try #require(run.silencedPeak) < -150, "silenced")
         #expect(run.quietBranches.isEmpty, "branches \(run.quietBranches) stopped playing")

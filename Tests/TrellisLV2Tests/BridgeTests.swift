@@ -38,7 +38,7 @@ private func failures(of unit: LV2PluginUnit, within seconds: Double = 2) -> [St
     let end = Date().addingTimeInterval(seconds)
     var found: [String] = []
     while found.isEmpty && Date() < end {
-        _ = unit.drainMessages { message in if case .failed(let cause) = message { found.append(cause) } }
+        _ = unit.drainMessages { message in if case .failed(let cause, _) = message { found.append(cause) } }
         if found.isEmpty { usleep(5_000) }
     }
     return found
@@ -130,7 +130,7 @@ struct BridgeTests {
         var late = 0, failed: [String] = []
         _ = unit.drainMessages { message in
             if case .late(let cycles) = message { late += cycles }
-            if case .failed(let cause) = message { failed.append(cause) }
+            if case .failed(let cause, _) = message { failed.append(cause) }
         }
         #expect(late == 1 && failed.isEmpty, "late \(late), failed \(failed)")
         #expect(unit.isolationFailure == nil)

@@ -32,6 +32,9 @@ struct BridgeKernel {
     /// (a reply after it is no use, and waits for several bridges must not add up).
     let nanosecondsPerFrame: Int
     let offline: UnsafeMutablePointer<Atomic<Bool>>
+    /// The sample time of the last cycle run while not faulted: when the watcher finds
+    /// the process gone, the time of the fault.
+    let cycleSampleTime: UnsafeMutablePointer<Atomic<Int64>>
     /// The bridge process, killed from here the moment it misses its deadline: a hung
     /// real-time thread would hold a core until the watcher got to it.
     let process: UnsafeMutablePointer<Atomic<Int32>>
@@ -63,6 +66,7 @@ struct BridgeKernel {
             outputOnFault(context, frames: frames)
             return .ok
         }
+        cycleSampleTime.pointee.store(context.timeStamp.sampleTime, ordering: .relaxed)
         // Still busy with a cycle it answered late, the bridge owns the shared memory.
         guard UnsafeAtomic(view.reply).load() == view.request.pointee else {
             return late(context, frames: frames, now: hostNanoseconds())

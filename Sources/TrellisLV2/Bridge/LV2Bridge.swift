@@ -88,6 +88,7 @@ final class LV2Bridge: @unchecked Sendable {
     private let fault: UnsafeMutablePointer<Atomic<Int32>>
     private let deadline: UnsafeMutablePointer<Atomic<Int>>
     private let offline: UnsafeMutablePointer<Atomic<Bool>>
+    private let cycleSampleTime: UnsafeMutablePointer<Atomic<Int64>>
     private let processID: UnsafeMutablePointer<Atomic<Int32>>
     private let outputParameters: UnsafeMutablePointer<Int32>
     private let backlog: UnsafeMutablePointer<BridgeBacklog>
@@ -109,16 +110,18 @@ final class LV2Bridge: @unchecked Sendable {
         deadline.initialize(to: Atomic(Int(deadlineFraction * 1e9 / setup.sampleRate)))
         offline = .allocate(capacity: 1)
         offline.initialize(to: Atomic(setup.offline))
+        cycleSampleTime = .allocate(capacity: 1)
+        cycleSampleTime.initialize(to: Atomic(-1))
         processID = .allocate(capacity: 1)
         processID.initialize(to: Atomic(0))
         outputParameters = .allocate(capacity: max(1, outputs.count))
         for (index, parameter) in outputs.enumerated() { outputParameters[index] = Int32(parameter) }
         backlog = BridgeBacklog.allocate()
-        watch = BridgeWatch(uri: setup.uri, fault: fault, reply: view.reply, processID: processID)
+        watch = BridgeWatch(uri: setup.uri, fault: fault, reply: view.reply, processID: processID, cycleSampleTime: cycleSampleTime)
         kernel = .allocate(capacity: 1)
         kernel.initialize(to: BridgeKernel(
             view: view, fault: fault, deadlinePerFrame: deadline, nanosecondsPerFrame: Int(1e9 / setup.sampleRate),
-            offline: offline, process: processID, passesInputOnFault: passesInputOnFault,
+            offline: offline, cycleSampleTime: cycleSampleTime, process: processID, passesInputOnFault: passesInputOnFault,
             values: values, outputParameters: outputParameters, outputParameterCount: outputs.count, backlog: backlog))
         // A launch that throws leaves a fully initialized object: deinit frees it all.
         try launch(setup)
@@ -138,6 +141,8 @@ final class LV2Bridge: @unchecked Sendable {
         deadline.deallocate()
         offline.deinitialize(count: 1)
         offline.deallocate()
+        cycleSampleTime.deinitialize(count: 1)
+        cycleSampleTime.deallocate()
         processID.deinitialize(count: 1)
         processID.deallocate()
         outputParameters.deallocate()
@@ -289,8 +294,9 @@ final class LV2Bridge: @unchecked Sendable {
         watch.logReader.withLock { reader in reader?.readRest(into: watch.logLines) }
     }
 
-    /// What went wrong since the last call, oldest first. Thread: any but audio.
-    func takeFailures() -> [String] { watch.failures.withLock { list in defer { list = [] }; return list } }
+    /// What went wrong since the last call, oldest first, each with the sample time of
+    /// the last cycle before it (-1 before the first). Thread: any but audio.
+    func takeFailures() -> [(cause: String, sampleTime: Int64)] { watch.failures.withLock { list in defer { list = [] }; return list } }
 
     /// How many cycles the bridge answered late (each output as on a fault) since the
     /// last call. Thread: any but audio.
@@ -341,8 +347,9 @@ final class BridgeWatch: @unchecked Sendable {
     private let fault: UnsafeMutablePointer<Atomic<Int32>>
     private let reply: UnsafeMutablePointer<UInt32>
     private let processID: UnsafeMutablePointer<Atomic<Int32>>
+    private let cycleSampleTime: UnsafeMutablePointer<Atomic<Int64>>
     let watching = Atomic<Bool>(false)
-    let failures = Mutex<[String]>([])
+    let failures = Mutex<[(cause: String, sampleTime: Int64)]>([])
     let lastFailure = Mutex<String?>(nil)
     /// What the plugin logged in the bridge.
     let logLines = BridgeLogLines()
@@ -350,8 +357,10 @@ final class BridgeWatch: @unchecked Sendable {
     /// `LV2Bridge.takeLog` for what is there; closed when the watcher ends.
     let logReader = Mutex<BridgeLogReader?>(nil)
 
-    init(uri: String, fault: UnsafeMutablePointer<Atomic<Int32>>, reply: UnsafeMutablePointer<UInt32>, processID: UnsafeMutablePointer<Atomic<Int32>>) {
+    init(uri: String, fault: UnsafeMutablePointer<Atomic<Int32>>, reply: UnsafeMutablePointer<UInt32>,
+         processID: UnsafeMutablePointer<Atomic<Int32>>, cycleSampleTime: UnsafeMutablePointer<Atomic<Int64>>) {
         self.uri = uri
+        self.cycleSampleTime = cycleSampleTime
         self.fault = fault
         self.reply = reply
         self.processID = processID
@@ -397,7 +406,8 @@ final class BridgeWatch: @unchecked Sendable {
             // A crash that took longer than the deadline to end the process is still a crash.
             let killedHere = how.contains("signal \(SIGKILL) ")
             let cause = (missed || killedForDeadline) && killedHere ? "missed its deadline (the bridge process was killed)" : "its bridge process \(how)"
-            failures.withLock { $0.append(cause) }
+            let sampleTime = cycleSampleTime.pointee.load(ordering: .relaxed)
+            failures.withLock { $0.append((cause, sampleTime)) }
             lastFailure.withLock { $0 = cause }
             return
         }
