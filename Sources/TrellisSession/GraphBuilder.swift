@@ -97,6 +97,10 @@ final class GraphBuilder {
     /// The engine the top-level graph publishes into, when a running backend already
     /// pulls one; taken by the first (outermost) graph built.
     var engine: RenderEngine?
+    /// The one engine every subgraph body's graph holds: the enclosing graph's compiler
+    /// inlines a subgraph and it never publishes, so 4,096 uses need not make 4,096
+    /// engines and their queues.
+    private var subgraphEngine: RenderEngine?
     /// The session's transport: the tempo and frame rate automation's positions are read at.
     var transport: TransportSpec?
 
@@ -112,7 +116,9 @@ final class GraphBuilder {
     /// `stack` holds the subgraph definitions being built around this body; `jack`, for
     /// the top-level body, declares the MIDI ports that become nodes.
     func build(_ body: GraphBody, scope: Definitions, prefix: String, stack: [String], jack: JackSpec? = nil) throws(SessionError) -> Built {
-        let graph = Graph(registry: registry, sampleRate: sampleRate, maximumFrames: blockSize, engine: engine ?? RenderEngine())
+        let graph = Graph(registry: registry, sampleRate: sampleRate, maximumFrames: blockSize, engine: engine ?? subgraphEngine ?? RenderEngine())
+        // The first body built is the session's; every later one is a subgraph's.
+        if subgraphEngine == nil { subgraphEngine = RenderEngine(eventCapacity: 16) }
         engine = nil
         var units: [String: any AudioUnit] = [:]
         // A node that cannot be made is noted, stands in as a placeholder, and the rest are

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// What services and CI sandboxes set: `ulimit -v 1500000` (KiB).
+private let sandboxAddressSpace = 1_500_000 * 1024
+
+/// `trellis` with `arguments` under an address-space limit of `bytes`.
+func trellisLimited(addressSpace bytes: Int, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("trellis").path
+    let process = Process()
+    (process.executableURL, process.arguments) = deadlined("/usr/bin/prlimit", ["--as=\(bytes)", "--", executable] + arguments)
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, stdout, stderr)
+}
+
+@Suite("Sessions within an address-space limit")
+struct AddressSpaceTests {
+    /// `uses` unconnected nodes of one small subgraph.
+    static func subgraphUses(_ uses: Int) -> String {
+        var text = "version: 1\nnodes:\n"
+        for index in 0..<uses { text += "  s\(index): { subgraph: strip }\n" }
+        return text + """
+              out: output
+            subgraphs:
+              strip:
+                nodes: { in: input, trim: gain, out: output }
+                connections: [in -> trim, trim -> out]
+
+            """
+    }
+
+    @Test("a session using a subgraph 4,097 times is refused with its error under ulimit -v 1500000")
+    func tooManySubgraphUsesUnderLimit() throws {
+        let path = temporaryPath("many-subgraphs.yaml")
+        try Self.subgraphUses(4_097).write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try trellisLimited(addressSpace: sandboxAddressSpace, ["validate", path])
+        #expect(result.status == 1, "\(result.stderr.prefix(600))")
+        #expect(result.stderr.contains("node \"s4096\": the session uses subgraphs more than 4096 times"), "\(result.stderr.prefix(600))")
+    }
+
+    @Test("a session using a subgraph 4,096 times validates under ulimit -v 1500000")
+    func subgraphUsesAtTheLimit() throws {
+        let path = temporaryPath("subgraphs.yaml")
+        try Self.subgraphUses(4_096).write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try trellisLimited(addressSpace: sandboxAddressSpace, ["validate", path])
+        #expect(result.status == 0 && result.stdout.contains(": ok (4097 nodes"), "\(result.stdout) \(result.stderr.prefix(600))")
+    }
+}
