@@ -168,6 +168,7 @@ extension ControlDispatcher {
         var options = SessionLoadOptions(
             sampleRate: current.graph.sampleRate, blockSize: current.graph.maximumFrames, engine: current.graph.engine)
         options.onlySessions = true
+        options.memoryBudget = current.graph.memoryBudget
         // Built without publishing: the running program changes only in `load(_:)`.
         options.initialize = false
         let registry = target.registry

@@ -47,6 +47,11 @@ public final class Graph: @unchecked Sendable {
     /// What a backend pulls. Its program changes with every committed edit.
     public let engine: RenderEngine
     public private(set) var isInitialized = false
+    /// The most a compiled program may allocate (`RenderProgram.footprint`), in bytes: a
+    /// load or edit whose program would need more is refused before anything is
+    /// allocated. Thread: control.
+    public var memoryBudget = Graph.defaultMemoryBudget
+    public static let defaultMemoryBudget = 1_000_000_000
     /// The plan of the program last published.
     public private(set) var plan: ProgramPlan?
     var model = Model() {
@@ -469,6 +474,10 @@ public final class Graph: @unchecked Sendable {
         for node in nodes { try configure(node) }
         let parallelism = settled == nil ? engine.parallelism : .off
         let plan = try GraphCompiler(graph: self, reusesBuffers: parallelism.threads == 1).compile()
+        let footprint = RenderProgram.footprint(of: plan, maximumFrames: maximumFrames)
+        guard footprint <= memoryBudget else {
+            throw .overBudget(bytes: footprint, budget: memoryBudget, nodes: plan.units.count, frames: maximumFrames)
+        }
         let program = RenderProgram(plan: plan, maximumFrames: maximumFrames, continuing: published, parallelism: parallelism)
         lastTicket = engine.publish(program)
         published = program

@@ -79,6 +79,8 @@ public enum GraphError: Error, CustomStringConvertible {
     case subgraph(node: String, reason: String)
     /// A path (`strip/trim`) that goes through a node which is not a subgraph.
     case notASubgraph(node: String, path: String)
+    /// A program that would allocate more than the graph's `memoryBudget`.
+    case overBudget(bytes: Int, budget: Int, nodes: Int, frames: Int)
 
     public var description: String {
         switch self {
@@ -116,8 +118,14 @@ public enum GraphError: Error, CustomStringConvertible {
             return "subgraph \(node): \(reason)"
         case .notASubgraph(let node, let path):
             return "no node named \"\(path)\": \"\(node)\" is not a subgraph node, so nothing is inside it"
+        case .overBudget(let bytes, let budget, let nodes, let frames):
+            return "the graph's \(nodes) units would need \(Self.megabytes(bytes)) MB of buffers at \(frames) frames a cycle, "
+                + "past the memory budget of \(Self.megabytes(budget)) MB; nothing was allocated (--memory-budget MB raises it)"
         }
     }
+
+    /// Bytes as whole megabytes (10^6), rounded up.
+    private static func megabytes(_ bytes: Int) -> Int { bytes / 1_000_000 + (bytes % 1_000_000 == 0 ? 0 : 1) }
 }
 
 /// Identifies an observer installed on a graph, for removing it.

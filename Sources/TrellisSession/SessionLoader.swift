@@ -31,6 +31,8 @@ public struct SessionLoadOptions: Sendable {
     public var defaultThreads = 1
     /// Whether the schedule is kept only where measured faster, or always run.
     public var schedule = Parallelism.Choice.measured
+    /// The graph's `memoryBudget` in bytes; nil for the default.
+    public var memoryBudget: Int?
 
     public init(sampleRate: Double? = nil, blockSize: Int? = nil, initialize: Bool = true, checkFiles: Bool = true, engine: RenderEngine? = nil) {
         self.engine = engine
@@ -100,6 +102,7 @@ public enum SessionLoader {
             built.graph.engine.parallelism = Parallelism(
                 threads: options.threads ?? document.threads ?? options.defaultThreads, choice: options.schedule)
         }
+        if let budget = options.memoryBudget { built.graph.memoryBudget = budget }
         if options.initialize {
             do { try built.graph.initialize() } catch { throw locate(error) }
         }

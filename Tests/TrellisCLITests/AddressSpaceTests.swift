@@ -51,4 +51,32 @@ struct AddressSpaceTests {
         let result = try trellisLimited(addressSpace: sandboxAddressSpace, ["validate", path])
         #expect(result.status == 0 && result.stdout.contains(": ok (4097 nodes"), "\(result.stdout) \(result.stderr.prefix(600))")
     }
+
+    /// `count` unconnected gains beside the output.
+    static func gains(_ count: Int) -> String {
+        "version: 1\nnodes:\n" + (0..<count).map { "  g\($0): gain\n" }.joined() + "  out: output\n"
+    }
+
+    @Test("rendering 60,000 unconnected gains is refused up front by the memory budget, under ulimit -v 1500000 too")
+    func renderPastTheBudgetIsRefused() throws {
+        let path = temporaryPath("gains.yaml"), output = temporaryPath("gains.wav")
+        try Self.gains(60_000).write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try trellisLimited(addressSpace: sandboxAddressSpace, ["render", path, "-o", output, "--duration", "1"])
+        #expect(result.status == 1, "\(result.stderr.prefix(600))")
+        #expect(result.stderr.contains("would need") && result.stderr.contains("past the memory budget of 1000 MB"), "\(result.stderr.prefix(600))")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    @Test("--memory-budget lowers and raises the bound a render's buffers are held to")
+    func budgetOption() throws {
+        let path = temporaryPath("gains.yaml"), output = temporaryPath("gains.wav")
+        try Self.gains(2_000).write(toFile: path, atomically: true, encoding: .utf8)
+        let refused = try trellis(["render", path, "-o", output, "--duration", "0.1", "--memory-budget", "20"])
+        #expect(refused.status == 1 && refused.stderr.contains("past the memory budget of 20 MB"), "\(refused.stderr.prefix(600))")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        let rendered = try trellis(["render", path, "-o", output, "--duration", "0.1", "--memory-budget", "500"])
+        #expect(rendered.status == 0, "\(rendered.stderr.prefix(600))")
+        let bad = try trellis(["render", path, "-o", output, "--duration", "0.1", "--memory-budget", "0"])
+        #expect(bad.status != 0 && bad.stderr.contains("--memory-budget must be from 1"), "\(bad.stderr.prefix(600))")
+    }
 }
