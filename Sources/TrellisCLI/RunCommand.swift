@@ -151,9 +151,14 @@ final class StatusOutput: @unchecked Sendable {
     func event(_ event: JACKEvent) {
         lock.lock()
         defer { lock.unlock() }
+        let isWarning = if case .midiEventsDropped = event { true } else { false }
+        if isWarning { warnings += 1 }
         if json {
             let text = "\(event)".replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             write("{\"type\":\"event\",\"event\":\"\(text)\"}\n")
+        } else if isWarning {
+            if isTerminal { write("\r\u{1B}[K") }
+            Log.logger.warning("\(event)")
         } else {
             Log.logger.notice("\(event)")
         }

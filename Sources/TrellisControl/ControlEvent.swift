@@ -77,6 +77,11 @@ public struct ControlEvent: Sendable, Equatable {
             return ControlEvent(
                 kind: .route, text: "\(change.connected ? "connected" : "disconnected") \(change.port) \(change.peer)",
                 data: .object([("port", .string(change.port)), ("peer", .string(change.peer)), ("connected", .bool(change.connected))]))
+        case .midiEventsDropped(let port, let output, let count):
+            return ControlEvent(kind: .warning, text: event.description, data: .object([
+                ("port", .string(port)), ("direction", .string(output ? "output" : "input")), ("count", .number(count)),
+                ("message", .string(event.description)),
+            ]))
         default:
             return ControlEvent(kind: .jack, text: event.description, data: .object([("message", .string(event.description))]))
         }

@@ -334,8 +334,7 @@ public final class RenderProgram: @unchecked Sendable {
             fillMIDI(midiBuffers[Int(buffer)], port: Int(port), from: cycle.midiInput, frameCount: cycle.frameCount)
             reportDroppedMIDI(midiBuffers[Int(buffer)].takeDropped(), unitID: 0, timeStamp: cycle.timeStamp, faults: lane.faults)
         case .emitMIDI(let sink):
-            let dropped = emitMIDI(midiSinkTable[Int(sink)], to: cycle.midiOutput, lane: lane)
-            reportDroppedMIDI(dropped, unitID: 0, timeStamp: cycle.timeStamp, faults: lane.faults)
+            emitMIDI(midiSinkTable[Int(sink)], to: cycle.midiOutput, lane: lane)
         }
 
     }
@@ -491,9 +490,9 @@ extension RenderProgram {
     /// Merges what feeds a MIDI sink into the backend's output port; returns how many
     /// messages the port had no room for. Thread: audio.
     @inline(__always)
-    private func emitMIDI(_ sink: MIDISinkEntry, to output: MIDIBuses, lane: RenderLane) -> Int {
+    private func emitMIDI(_ sink: MIDISinkEntry, to output: MIDIBuses, lane: RenderLane) {
         let mergeRuns = lane.mergeRuns
-        guard Int(sink.port) < output.count else { return 0 }
+        guard Int(sink.port) < output.count else { return }
         var runCount = 0, total = 0
         for position in 0..<Int(sink.sourceCount) {
             let buffer = midiBuffers[Int(midiSourceTable[Int(sink.sourceStart) &+ position].buffer)]
@@ -502,12 +501,13 @@ extension RenderProgram {
             runCount &+= 1
             total &+= buffer.count
         }
-        guard runCount > 0 else { return 0 }
+        guard runCount > 0 else { return }
         let target = output[Int(sink.port)]
         let used = target.count
         let added = mergeEventRuns(mergeRuns, runCount, into: target.events + used, capacity: target.capacity &- used)
         target.counter.pointee = used &+ added
-        return total &- added
+        // The backend names its port when it reports what its buffer had no room for.
+        target.dropped.pointee &+= total &- added
     }
 
 }

@@ -22,8 +22,9 @@ public enum JACKEvent: Sendable, Equatable, CustomStringConvertible {
     /// The render source could not prepare for new settings; output stays silent when
     /// cycles are larger than what it was last prepared for.
     case prepareFailed(BackendSettings, message: String)
-    /// MIDI input arrived faster than one cycle's event list holds.
-    case midiEventsDropped(count: Int)
+    /// MIDI events lost in one cycle on one of our ports (full name): input that came
+    /// faster than a cycle's event list holds, or output past the port's buffer.
+    case midiEventsDropped(port: String, output: Bool, count: Int)
     /// Something did not work but nothing stops: a connection that could not be made.
     case warning(JACKWarning)
     /// Notifications were lost because a ring was full.
@@ -42,7 +43,11 @@ public enum JACKEvent: Sendable, Equatable, CustomStringConvertible {
         case .outputResumed: return "output resumed"
         case .prepareFailed(let settings, let message):
             return "prepare for \(settings.maximumFrames) frames at \(settings.sampleRate) Hz failed: \(message)"
-        case .midiEventsDropped(let count): return "\(count) MIDI events dropped"
+        case .midiEventsDropped(let port, let output, let count):
+            let what = count == 1 ? "1 MIDI event" : "\(count) MIDI events"
+            return output
+                ? "JACK MIDI output \(port): \(what) did not fit in one cycle's buffer and \(count == 1 ? "was" : "were") lost"
+                : "JACK MIDI input \(port): \(what) came in one cycle past what a cycle holds and \(count == 1 ? "was" : "were") dropped"
         case .warning(let warning): return "warning: \(warning)"
         case .notificationsLost(let count): return "\(count) notifications lost"
         }

@@ -83,8 +83,11 @@ extension JACKHeadNode {
         case .prepareFailed(let frames, let rate):
             let settings = BackendSettings(maximumFrames: Int(frames), sampleRate: Double(rate))
             events.append(.prepareFailed(settings, message: state.lastPrepareError.withLock { $0 }))
-        case .midiDropped(let count):
-            events.append(.midiEventsDropped(count: Int(count)))
+        case .midiDropped(let port, let output, let count):
+            let names = output ? configuration.midiOutputPortNames : configuration.midiInputPortNames
+            let name = Int(port) < names.count ? names[Int(port)] : "MIDI \(output ? "output" : "input") \(port + 1)"
+            let client = info.withLock { $0.clientName }
+            events.append(.midiEventsDropped(port: client.isEmpty ? name : client + ":" + name, output: output, count: Int(count)))
         }
     }
 

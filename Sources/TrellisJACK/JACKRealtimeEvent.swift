@@ -12,5 +12,7 @@ enum JACKRealtimeEvent: BitwiseCopyable {
     case silenced(JACKSilenceReason, frames: UInt32)
     case resumed
     case prepareFailed(frames: UInt32, sampleRate: UInt32)
-    case midiDropped(count: UInt32)
+    /// MIDI events lost in one cycle on our `port`-th MIDI input (the cycle's list was
+    /// full) or output (the port's buffer was full).
+    case midiDropped(port: UInt16, output: Bool, count: UInt32)
 }

@@ -236,14 +236,23 @@ final class JACKRealtimeState: @unchecked Sendable {
     @inline(__always)
     private func sendMIDI(_ nframes: jack_nframes_t, silenced: Bool) {
         for port in 0..<midiOutputCount {
+            let events = midiOutputBuses[port]
+            // What the render source had no room for in the port's list, and what the
+            // port's own buffer takes no more of.
+            var lost = events.takeDropped()
+            defer {
+                if lost > 0 { processEvents.push(.midiDropped(port: UInt16(truncatingIfNeeded: port), output: true, count: UInt32(truncatingIfNeeded: lost))) }
+            }
             guard let buffer = jack_port_get_buffer(midiOutputPorts[port], nframes) else { continue }
             jack_midi_clear_buffer(buffer)
             guard !silenced else { continue }
-            let events = midiOutputBuses[port]
             for index in 0..<events.count {
                 let event = events[index]
                 let time = jack_nframes_t(min(max(0, Int(event.offset)), Int(nframes) - 1))
-                guard let bytes = jack_midi_event_reserve(buffer, time, Int(event.length)) else { break }
+                guard let bytes = jack_midi_event_reserve(buffer, time, Int(event.length)) else {
+                    lost &+= events.count &- index
+                    break
+                }
                 bytes[0] = event.status
                 if event.length > 1 { bytes[1] = event.data1 }
                 if event.length > 2 { bytes[2] = event.data2 }
@@ -257,6 +266,13 @@ final class JACKRealtimeState: @unchecked Sendable {
         var event = jack_midi_event_t()
         for port in 0..<midiCount {
             guard let buffer = jack_port_get_buffer(midiPorts[port], nframes) else { continue }
+            let droppedBefore = midi.droppedCount
+            defer {
+                if midi.droppedCount > droppedBefore {
+                    processEvents.push(.midiDropped(port: UInt16(truncatingIfNeeded: port), output: false,
+                                                    count: UInt32(truncatingIfNeeded: midi.droppedCount &- droppedBefore)))
+                }
+            }
             let count = jack_midi_get_event_count(buffer)
             // A plain loop: iterating a Range<UInt32> allocates in unoptimized builds.
             var index: UInt32 = 0
@@ -266,9 +282,6 @@ final class JACKRealtimeState: @unchecked Sendable {
                 }
                 index += 1
             }
-        }
-        if midi.droppedCount > 0 {
-            processEvents.push(.midiDropped(count: UInt32(truncatingIfNeeded: midi.droppedCount)))
         }
     }
 

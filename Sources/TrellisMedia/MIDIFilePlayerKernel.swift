@@ -121,9 +121,11 @@ struct MIDIFilePlayerKernel {
         return low
     }
 
+    /// On bus 0, and on the event's track bus when the file's tracks have buses of their
+    /// own (a one-track file's events are on bus 0 alone, once).
     private func send(_ event: SongEvent, at offset: Int32, _ outputs: MIDIBuses) {
         sendOn(0, event.message, at: offset, outputs)
-        sendOn(Int(event.bus), event.message, at: offset, outputs)
+        if event.bus != 0 { sendOn(Int(event.bus), event.message, at: offset, outputs) }
     }
 
     private func sendOn(_ bus: Int, _ message: MIDIMessage, at offset: Int32, _ outputs: MIDIBuses) {

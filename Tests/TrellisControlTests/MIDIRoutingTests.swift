@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisControl
+import TrellisTestSupport
 
 /// A JACK example program (jackd2's own tools) run against the rig's server.
 final class JACKTool: @unchecked Sendable {
@@ -151,5 +152,44 @@ extension LiveControlTests {
             #expect(fifth.bytes[1] == root.bytes[1] + 7 && fifth.frame == root.frame, "\(root) then \(fifth)")
         }
         #expect(events.allSatisfy { [60, 63, 67, 70].contains($0.bytes[1]) }, "nothing but the notes and their fifths")
+    }
+
+    @Test("MIDI past what a JACK output port's buffer holds in one cycle is a warning naming the port and the count")
+    func outputOverflowIsAWarning() throws {
+        // Two players' 800 note-ons each on the first tick: one cycle's worth for the
+        // port, past the 1,024 its list holds.
+        var events: [(tick: Int, bytes: [UInt8])] = []
+        for index in 0..<800 {
+            let status = UInt8(0x90 | index % 16), pitch = UInt8(index / 16 % 128)
+            events.append((tick: 0, bytes: [status, pitch, 100]))
+        }
+        events.append((tick: 480, bytes: [0x80, 0, 0]))
+        let file = TestMIDIFile.header(format: 0, tracks: 1, division: 480) + TestMIDIFile.track(events)
+        let rig = try LiveRig(session: """
+            version: 1
+            jack:
+              client: trellis
+              midi-outputs: [to_synth]
+            nodes:
+              one: { unit: midi-player, file: chord.mid }
+              two: { unit: midi-player, file: chord.mid }
+            connections:
+              - one -> to_synth
+              - two -> to_synth
+            """) { folder in try Data(file).write(to: URL(fileURLWithPath: folder + "/chord.mid")) }
+        defer { rig.stop() }
+        let watcher = try rig.client(), client = try rig.client()
+        #expect(try watcher.request("watch events=warning").hasPrefix("ok events=warning"))
+        #expect(try client.request("transport play").hasPrefix("ok rolling=true"))
+        var heard: [String] = []
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline, let line = (try? watcher.readLine(timeout: max(0.001, deadline.timeIntervalSinceNow))) ?? nil {
+            heard.append(line)
+            if line.contains("JACK MIDI output") { break }
+        }
+        let warning = try #require(heard.first { $0.contains("JACK MIDI output") }, "\(heard)")
+        #expect(warning.hasPrefix("event warning JACK MIDI output trellis:to_synth: "), "\(warning)")
+        let count = warning.split(separator: " ").compactMap { Int($0) }.first ?? 0
+        #expect(count == 1_600 - 1_024 && warning.hasSuffix("did not fit in one cycle's buffer and were lost"), "\(warning)")
     }
 }
