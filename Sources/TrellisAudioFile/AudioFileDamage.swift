@@ -7,10 +7,13 @@ public struct AudioFileDamage: Sendable, Equatable {
     public var silencedFrames = 0
     /// The file frame where the first silenced stretch began.
     public var firstFrame: Int?
+    /// What the header claimed, when the file holds far fewer frames (it is read as
+    /// long as it is).
+    public var claimedFrames: Int?
 
-    public init() {}
+    public init(claimedFrames: Int? = nil) { self.claimedFrames = claimedFrames }
 
-    public var isEmpty: Bool { errorCount == 0 && silencedFrames == 0 }
+    public var isEmpty: Bool { errorCount == 0 && silencedFrames == 0 && claimedFrames == nil }
 
     mutating func note(frames: Int, at frame: Int) {
         silencedFrames += frames
@@ -24,6 +27,9 @@ public struct AudioFileDamage: Sendable, Equatable {
             let fraction = String(milliseconds % 1000)
             return " from \(milliseconds / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction) s on"
         } ?? ""
+        let claim = claimedFrames.map { "its header claims \($0) frames, far more than it holds" }
+        if errorCount == 0 && silencedFrames == 0, let claim { return claim }
         return "\(errorCount) decoding error\(errorCount == 1 ? "" : "s"): \(silencedFrames) frames\(start) were read as silence"
+            + (claim.map { "; " + $0 } ?? "")
     }
 }

@@ -42,15 +42,19 @@ public final class AudioFileReader: @unchecked Sendable {
             info = AudioFileInfo(container: container, encoding: encoding, sampleRate: Double(vorbis.sampleRate),
                                  channelCount: vorbis.channelCount, frameCount: vorbis.frameCount)
         } else {
-            info = AudioFileInfo(container: container, encoding: encoding, sampleRate: Double(handle.info.samplerate),
-                                 channelCount: Int(handle.info.channels), frameCount: Int(handle.info.frames))
+            var header = AudioFileInfo(container: container, encoding: encoding, sampleRate: Double(handle.info.samplerate),
+                                       channelCount: Int(handle.info.channels), frameCount: Int(handle.info.frames))
             if container == .flac {
-                // libFLAC itself, which reads on past a damaged frame.
+                // libFLAC itself, which reads on past a damaged frame, and measures a
+                // file whose header claims more than it holds.
                 handle.close()
-                decoder = try FLACFileDecoder(path: path, channelCount: info.channelCount, frameCount: info.frameCount)
+                let flac = try FLACFileDecoder(path: path, channelCount: header.channelCount, frameCount: header.frameCount)
+                header.frameCount = flac.frameCount
+                decoder = flac
             } else {
                 decoder = SndfileDecoder(handle: handle, scratchFrames: Self.chunkFrameCount)
             }
+            info = header
         }
     }
 

@@ -10,7 +10,8 @@ import TrellisCore
 final class FLACFileDecoder: FrameDecoder {
     let path: String
     let channelCount: Int
-    let frameCount: Int
+    /// The header's count, or what the file holds when the header claims far more.
+    private(set) var frameCount: Int
     private(set) var damage = AudioFileDamage()
     private var decoder: UnsafeMutablePointer<FLAC__StreamDecoder>?
     /// The frame libFLAC last handed over, as float, per channel; `pendingStart` of it
@@ -23,6 +24,9 @@ final class FLACFileDecoder: FrameDecoder {
     /// The file frame the next decoded frame should start at.
     private var expected = 0
     private var failure: FLAC__StreamDecoderErrorStatus?
+    /// While the file is read through to find its length: the end of the last frame
+    /// decoded, nothing stored.
+    private var measuredEnd: Int?
 
     /// `channelCount` and `frameCount` as the file's header says (libsndfile read them).
     init(path: String, channelCount: Int, frameCount: Int) throws(AudioFileError) {
@@ -47,6 +51,34 @@ final class FLACFileDecoder: FrameDecoder {
             close()
             throw .cannotOpen(path: path, reason: "libFLAC cannot read its metadata")
         }
+        do { try checkLength(decoder) } catch {
+            close()
+            throw error
+        }
+    }
+
+    /// A header may claim more frames than the file holds (a 40-byte file can claim
+    /// days). When its last frame cannot be found, the file is read through once; past
+    /// what damage may lose at the end (`maximumPadding`), the file holds what was
+    /// decoded, and `damage` says what the header claimed.
+    private func checkLength(_ decoder: UnsafeMutablePointer<FLAC__StreamDecoder>) throws(AudioFileError) {
+        guard frameCount > 0 else { return }
+        // Reading counts damage; these passes only measure.
+        measuredEnd = 0
+        defer {
+            measuredEnd = nil
+            damage = AudioFileDamage(claimedFrames: damage.claimedFrames)
+        }
+        let found = FLAC__stream_decoder_seek_absolute(decoder, FLAC__uint64(frameCount - 1)) != 0
+        try rewind(decoder, reason: stateText(decoder))
+        if found { return }
+        measuredEnd = 0
+        _ = FLAC__stream_decoder_process_until_end_of_stream(decoder)
+        let end = measuredEnd ?? 0
+        try rewind(decoder, reason: stateText(decoder))
+        guard end < frameCount - Self.maximumPadding else { return }
+        damage.claimedFrames = frameCount
+        frameCount = end
     }
 
     deinit {
@@ -170,6 +202,10 @@ final class FLACFileDecoder: FrameDecoder {
     fileprivate func take(_ frame: FLAC__Frame, _ buffer: UnsafePointer<UnsafePointer<FLAC__int32>?>) {
         var start = Int(frame.header.number.sample_number)
         var count = Int(frame.header.blocksize)
+        if let end = measuredEnd {
+            measuredEnd = max(end, start + count)
+            return
+        }
         var skip = 0
         if start < expected {
             // Overlaps what came before (a resynchronization inside it): only the rest.

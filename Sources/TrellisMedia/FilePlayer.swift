@@ -150,7 +150,8 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
         lock.withLock { _ in
             self.path = path
             info = reader.info
-            foundDamage = AudioFileDamage()
+            // A header that claimed far more than the file holds is known at the open.
+            foundDamage = AudioFileDamage(claimedFrames: reader.damage.claimedFrames)
             loadedReader?.close()
             loadedReader = reader
             target = 0

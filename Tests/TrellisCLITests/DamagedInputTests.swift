@@ -62,3 +62,25 @@ extension DamagedInputTests {
         #expect(chained.status == 0 && chained.stderr.contains("warning: \(bad): ") && chained.stderr.contains(", 1 warning\n"), "\(chained.stderr)")
     }
 }
+
+extension DamagedInputTests {
+    @Test("a FLAC whose header claims 2^35 frames renders as long as the file plays, with a warning, and a chain of it too")
+    func lyingHeaderDoesNotDriveTheLength() throws {
+        let good = temporaryPath("one-second.flac"), folder = (good as NSString).deletingLastPathComponent, lying = folder + "/lying.flac"
+        #expect(try runTool("sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", good, "synth", "1", "sine", "440", "vol", "0.5"]) == 0)
+        // STREAMINFO's total samples: 36 bits from the low nibble of its 14th byte (FLAC's format document).
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: good)))
+        let streamInfo = 8, claimed: UInt64 = 1 << 35
+        bytes[streamInfo + 13] = bytes[streamInfo + 13] & 0xF0 | UInt8(claimed >> 32 & 0x0F)
+        for index in 0..<4 { bytes[streamInfo + 14 + index] = UInt8(claimed >> (8 * (3 - UInt64(index))) & 0xFF) }
+        try Data(bytes).write(to: URL(fileURLWithPath: lying))
+        let session = folder + "/lying.yaml"
+        try "version: 1\nnodes:\n  pl: { unit: player, file: lying.flac }\n  out: { unit: output, channels: 1 }\nconnections: [pl -> out]\n"
+            .write(toFile: session, atomically: true, encoding: .utf8)
+        let rendered = try #require(try trellisWithin(120, ["render", session, "-o", folder + "/render.wav"]))
+        #expect(rendered.status == 0 && rendered.stderr.contains(": 48000 frames (1.00 s), 1 warning")
+                && rendered.stderr.contains("its header claims 34359738368 frames, far more than it holds"), "\(rendered.stderr)")
+        let chained = try #require(try trellisWithin(120, ["chain", lying, "!", folder + "/chain.wav"]))
+        #expect(chained.status == 0 && chained.stderr.contains(": 48000 frames (1.00 s), 1 warning"), "\(chained.stderr)")
+    }
+}
