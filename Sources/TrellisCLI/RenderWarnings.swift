@@ -43,7 +43,7 @@ final class RenderWarnings: @unchecked Sendable {
     func warn(_ text: String) {
         lock.withLock {
             warnings += 1
-            if listed.count < Self.listLimit { listed.append(.object([("kind", .string("input")), ("text", .string(text))])) }
+            if listed.count < Self.listLimit { listed.append(.object([("kind", .string("input")), ("message", .string(text))])) }
         }
         FileHandle.standardError.write(Data("warning: \(text)\n".utf8))
     }
