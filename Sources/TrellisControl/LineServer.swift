@@ -131,12 +131,12 @@ public final class LineServer: @unchecked Sendable {
                     continue
                 }
                 // Lines held back while the connection had its share in the dispatcher.
-                if connection.input.contains(10) { submitLines(connection) }
+                if connection.input.newline() != nil { submitLines(connection) }
                 let (pending, inflight, closing) = connection.outbox.withLock { ($0.pending, $0.inflight, $0.closeAfterFlush) }
                 var events: Int16 = 0
                 // Held lines go first: nothing more is read until they are in the dispatcher
                 // (a reply may have lowered `inflight` since they were held).
-                let holdsLines = connection.input.contains(10)
+                let holdsLines = connection.input.newline() != nil
                 if !connection.inputClosed && !closing && !holdsLines && inflight < limits.inflightLines && pending < limits.outboxBytes {
                     events |= Int16(POLLIN)
                 }
@@ -168,7 +168,7 @@ public final class LineServer: @unchecked Sendable {
                 if alive && revents & Int16(POLLHUP) != 0 && asked & Int16(POLLIN) == 0 { alive = false }
                 if alive {
                     let (pending, inflight, closing) = connection.outbox.withLock { ($0.pending, $0.inflight, $0.closeAfterFlush) }
-                    let held = connection.input.contains(10)
+                    let held = connection.input.newline() != nil
                     // A stream goes on after its client stops sending, until it closes.
                     let ended = closing || (connection.inputClosed && !connection.peer.isStreaming)
                     if pending == 0 && inflight == 0 && !held && ended {
@@ -282,7 +282,7 @@ public final class LineServer: @unchecked Sendable {
         var received = buffer[0..<count]
         if connection.discardingLongLine {
             // The rest of a line already answered LINE_TOO_LONG, up to its newline.
-            guard let newline = received.firstIndex(of: 10) else { return true }
+            guard let newline = received.newline() else { return true }
             connection.discardingLongLine = false
             received = received[(newline + 1)...]
         }
@@ -299,7 +299,7 @@ public final class LineServer: @unchecked Sendable {
     private func submitLines(_ connection: LineConnection) {
         var lineStart = 0
         while connection.outbox.withLock({ $0.inflight }) < limits.inflightLines,
-              let newline = connection.input[lineStart...].firstIndex(of: 10) {
+              let newline = connection.input.newline(from: lineStart) {
             var line = connection.input[lineStart..<newline]
             if line.last == 13 { line = line.dropLast() }
             if line.count > limits.lineBytes {
@@ -310,7 +310,7 @@ public final class LineServer: @unchecked Sendable {
             lineStart = newline + 1
         }
         connection.input.removeFirst(lineStart)
-        if connection.input.count > limits.lineBytes, !connection.input.contains(10) {
+        if connection.input.count > limits.lineBytes, connection.input.newline() == nil {
             submit(reply: tooLong, to: connection)
             connection.discardingLongLine = true
             connection.input.removeAll(keepingCapacity: true)
@@ -327,7 +327,7 @@ public final class LineServer: @unchecked Sendable {
         // A streaming connection carries audio only; what its client sends is dropped.
         if connection.peer.isStreaming { return }
         // Blank lines and `#` comments get no reply, so scripts may have them.
-        if bytes.allSatisfy({ $0 == 32 || $0 == 9 }) || bytes.first == 35 { return }
+        if bytes.first == 35 || ((bytes.first == 32 || bytes.first == 9) && bytes.allSatisfy({ $0 == 32 || $0 == 9 })) || bytes.isEmpty { return }
         guard let line = String(validating: bytes, as: UTF8.self) else {
             submit(reply: .error(ControlError(.syntax, "the line is not UTF-8 text")), to: connection)
             return
@@ -378,5 +378,21 @@ public final class LineServer: @unchecked Sendable {
         connection.outbox.withLock { $0.closed = true }
         close(connection.fd)
         dispatcher.disconnect(connection.peer)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// The index of the first newline at or after `start` (memchr: a connection may hold
+    /// a megabyte of pipelined lines, looked through on every pass of the loop).
+    func newline(from start: Int = 0) -> Int? { start < count ? self[Swift.max(0, start)...].newline() : nil }
+}
+
+extension ArraySlice where Element == UInt8 {
+    /// The index of the first newline.
+    func newline() -> Int? {
+        withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress, let found = memchr(base, 10, buffer.count) else { return nil }
+            return startIndex + base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        }
     }
 }

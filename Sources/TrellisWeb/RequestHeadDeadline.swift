@@ -83,9 +83,14 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
 struct DeskChildChannel: ServerChildChannel {
     let inner: HTTP1WebSocketUpgradeChannel
     let headSeconds: Int64
+    let peers: PeerConnectionLimit
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1WebSocketUpgradeChannel.Value> {
-        channel.eventLoop.makeCompletedFuture {
+        guard peers.admit(channel) else {
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(PeerLimitReached())
+        }
+        return channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(RequestHeadDeadline(seconds: headSeconds), position: .first)
         }.flatMap { inner.setup(channel: channel, logger: logger) }
     }

@@ -28,6 +28,9 @@ public final class WebDesk: @unchecked Sendable {
         public var maximumMessageBytes = 64 * 1024
         /// Connections served at once; more wait to be accepted.
         public var maximumConnections = 256
+        /// Connections open at once from one address of another machine; more are
+        /// closed as they come (`PeerConnectionLimit`).
+        public var maximumConnectionsPerAddress = 32
         /// An HTTP connection that sends nothing for this long, or takes longer to send a
         /// request's head, is closed.
         public var idleSeconds: Int64 = 10
@@ -140,12 +143,13 @@ public final class WebDesk: @unchecked Sendable {
         let ws = WebSocketServerConfiguration(maxFrameSize: configuration.maximumMessageBytes, autoPing: .enabled(timePeriod: .seconds(15)),
                                               closeTimeout: .seconds(5), validateUTF8: true)
         let headSeconds = configuration.idleSeconds
+        let peers = PeerConnectionLimit(limit: configuration.maximumConnectionsPerAddress)
         let server = HTTPServerBuilder { [self] responder in
             DeskChildChannel(
                 inner: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: .init(http1: http1, ws: ws)) { request, channel, _ in
                     self.upgrade(request, channel: channel, access: access)
                 },
-                headSeconds: headSeconds)
+                headSeconds: headSeconds, peers: peers)
         }
         return Application(
             router: router,

@@ -80,7 +80,7 @@ class Jack:
 class Desk:
     """`trellis run SESSION --web 127.0.0.1:0` on a private jackd."""
 
-    def __init__(self, session_text=None, session_path=None, folder=None):
+    def __init__(self, session_text=None, session_path=None, folder=None, web="127.0.0.1:0"):
         self.folder = Path(folder or tempfile.mkdtemp(prefix="trellis-web-"))
         if session_text is not None:
             session_path = self.folder / "desk.yaml"
@@ -91,7 +91,7 @@ class Desk:
         self.log = self.folder / "run.log"
         self.process = Process(
             [TRELLIS, "run", str(self.session), "--server", self.jack.name, "--client-name", "desk",
-             "--control-socket", self.socket, "--web", "127.0.0.1:0"],
+             "--control-socket", self.socket, "--web", web],
             900, env=self.jack.env, stdout=subprocess.DEVNULL, stderr=open(self.log, "wb"))
         until = time.monotonic() + 30
         self.url = None

@@ -110,10 +110,14 @@ def test_a_page_that_never_reads_is_closed_and_costs_nothing_else(desk):
 
 
 def _closed(client):
+    return _socket_closed(client.sock)
+
+
+def _socket_closed(sock):
     try:
-        client.sock.settimeout(0.1)
+        sock.settimeout(0.1)
         while True:
-            chunk = client.sock.recv(1 << 20)
+            chunk = sock.recv(1 << 20)
             if not chunk:
                 return True
     except socket.timeout:
@@ -138,6 +142,36 @@ def test_a_thousand_connections_leave_the_session_answering(desk):
             sock.close()
     # The desk serves again once they are gone.
     assert wait_for(lambda: _status(desk) == 401, 20, 0.5)
+
+
+def _other_address():
+    """An IPv4 address of this machine that is not loopback, as a peer elsewhere would be."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.1", 9))  # no packet is sent: only the route is looked up
+        return probe.getsockname()[0]
+    finally:
+        probe.close()
+
+
+def test_one_other_host_holds_at_most_32_connections_and_loopback_is_served():
+    address = _other_address()
+    assert not address.startswith("127."), f"this machine has no address but loopback ({address})"
+    network = Desk(SESSION, web="0.0.0.0:0")
+    held = []
+    try:
+        for _ in range(40):
+            held.append(socket.create_connection((address, network.port), timeout=2))
+        time.sleep(0.5)
+        closed = [sock for sock in held if _socket_closed(sock)]
+        assert len(closed) == 8, f"{len(closed)} of 40 connections from {address} were closed at once"
+        # Loopback is not that host: the page is answered.
+        assert _status(network) == 401
+        assert network.ok("get", "trim", "gain")
+    finally:
+        for sock in held:
+            sock.close()
+        network.stop()
 
 
 def _status(desk):
