@@ -487,8 +487,8 @@ extension RenderProgram {
         }
     }
 
-    /// Merges what feeds a MIDI sink into the backend's output port; returns how many
-    /// messages the port had no room for. Thread: audio.
+    /// Merges what feeds a MIDI sink into the backend's output port, counting on the
+    /// port's buffer (`dropped`) what it had no room for. Thread: audio.
     @inline(__always)
     private func emitMIDI(_ sink: MIDISinkEntry, to output: MIDIBuses, lane: RenderLane) {
         let mergeRuns = lane.mergeRuns

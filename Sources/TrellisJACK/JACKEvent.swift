@@ -47,7 +47,7 @@ public enum JACKEvent: Sendable, Equatable, CustomStringConvertible {
             let what = count == 1 ? "1 MIDI event" : "\(count) MIDI events"
             return output
                 ? "JACK MIDI output \(port): \(what) did not fit in one cycle's buffer and \(count == 1 ? "was" : "were") lost"
-                : "JACK MIDI input \(port): \(what) came in one cycle past what a cycle holds and \(count == 1 ? "was" : "were") dropped"
+                : "JACK MIDI input \(port): \(what) did not fit in one cycle's list and \(count == 1 ? "was" : "were") dropped"
         case .warning(let warning): return "warning: \(warning)"
         case .notificationsLost(let count): return "\(count) notifications lost"
         }
