@@ -1,22 +1,14 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 
 /// What services and CI sandboxes set: `ulimit -v 1500000` (KiB).
 private let sandboxAddressSpace = 1_500_000 * 1024
 
-/// `trellis` with `arguments` under an address-space limit of `bytes`.
-func trellisLimited(addressSpace bytes: Int, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+/// `trellis` with `arguments` under an address-space limit of `bytes`, killed after 300 s.
+func trellisLimited(addressSpace bytes: Int, _ arguments: [String]) throws -> CappedRun {
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("trellis").path
-    let process = Process()
-    (process.executableURL, process.arguments) = deadlined("/usr/bin/prlimit", ["--as=\(bytes)", "--", executable] + arguments)
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, stdout, stderr)
+    return try runCapped(executable, arguments, addressSpace: bytes, deadline: 300)
 }
 
 @Suite("Sessions within an address-space limit")

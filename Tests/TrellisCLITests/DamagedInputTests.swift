@@ -23,6 +23,15 @@ struct DamagedInputTests {
         return (process.terminationStatus, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
     }
 
+    /// A session in `folder` whose player `pl` plays `file` (in the folder) to a mono
+    /// output; its path.
+    func playerSession(playing file: String, in folder: String) throws -> String {
+        let session = folder + "/" + (file as NSString).deletingPathExtension + ".yaml"
+        try "version: 1\nnodes:\n  pl: { unit: player, file: \(file) }\n  out: { unit: output, channels: 1 }\nconnections: [pl -> out]\n"
+            .write(toFile: session, atomically: true, encoding: .utf8)
+        return session
+    }
+
     @Test("a FLAC file with a flipped byte anywhere ends a chain in seconds: played through, or an error naming the file")
     func flippedByteNeverHangs() throws {
         let folder = temporaryPath("damaged")
@@ -52,9 +61,7 @@ extension DamagedInputTests {
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: good)))
         bytes[bytes.count / 2] ^= 0xFF
         try Data(bytes).write(to: URL(fileURLWithPath: bad))
-        let session = folder + "/bad.yaml"
-        try "version: 1\nnodes:\n  pl: { unit: player, file: bad.flac }\n  out: { unit: output, channels: 1 }\nconnections: [pl -> out]\n"
-            .write(toFile: session, atomically: true, encoding: .utf8)
+        let session = try playerSession(playing: "bad.flac", in: folder)
         let rendered = try #require(try trellisWithin(120, ["render", session, "-o", folder + "/render.wav"]))
         #expect(rendered.status == 0 && rendered.stderr.contains("warning: node pl: ") && rendered.stderr.contains("were read as silence")
                 && rendered.stderr.contains(", 1 warning\n"), "\(rendered.stderr)")
@@ -74,9 +81,7 @@ extension DamagedInputTests {
         bytes[streamInfo + 13] = bytes[streamInfo + 13] & 0xF0 | UInt8(claimed >> 32 & 0x0F)
         for index in 0..<4 { bytes[streamInfo + 14 + index] = UInt8(claimed >> (8 * (3 - UInt64(index))) & 0xFF) }
         try Data(bytes).write(to: URL(fileURLWithPath: lying))
-        let session = folder + "/lying.yaml"
-        try "version: 1\nnodes:\n  pl: { unit: player, file: lying.flac }\n  out: { unit: output, channels: 1 }\nconnections: [pl -> out]\n"
-            .write(toFile: session, atomically: true, encoding: .utf8)
+        let session = try playerSession(playing: "lying.flac", in: folder)
         let rendered = try #require(try trellisWithin(120, ["render", session, "-o", folder + "/render.wav"]))
         #expect(rendered.status == 0 && rendered.stderr.contains(": 48000 frames (1.00 s), 1 warning")
                 && rendered.stderr.contains("its header claims 34359738368 frames, far more than it holds"), "\(rendered.stderr)")

@@ -129,21 +129,7 @@ struct FieldFuzzTests {
     }
 
     /// `trellis` under 500 MB of address space and a minute of CPU, killed after two.
-    private func limitedTrellis(_ arguments: [String], environment: [String: String]) throws
-        -> (exited: Bool, status: Int32, stdout: String, stderr: String)
-    {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = ["-s", "KILL", "120", "/usr/bin/prlimit", "--as=500000000", "--cpu=60", "--", builtExecutable("trellis")] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        // timeout passes a signal death on as 128 + the signal.
-        return (process.terminationReason == .exit && process.terminationStatus < 128, process.terminationStatus, stdout, stderr)
+    private func limitedTrellis(_ arguments: [String], environment: [String: String]) throws -> CappedRun {
+        try runCapped(builtExecutable("trellis"), arguments, addressSpace: 500_000_000, cpuSeconds: 60, deadline: 120, environment: environment)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisCore
+import TrellisTestSupport
 @testable import TrellisSession
 
 /// SplitMix64: a small, fixed-seed generator so every run feeds the same cases.
@@ -106,23 +107,12 @@ struct ProcessFuzzTests {
         var loaded: Set<String> = [], reported: Set<String> = []
         for start in stride(from: 0, to: files.count, by: Self.batch) {
             let chunk = Array(files[start..<min(files.count, start + Self.batch)])
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
             // 500 MB of address space and a minute of CPU for the batch: past either, the
             // process dies of a signal, which fails the test as a crash or hang would.
-            process.arguments = ["--as=500000000", "--cpu=60", "--", builtExecutable("trellis"), "validate"] + chunk
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-            DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: killer)
-            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            killer.cancel()
-            #expect(process.terminationReason == .exit && [0, 1].contains(process.terminationStatus),
-                    "mutants \(start)..<\(start + chunk.count): ended by signal \(process.terminationStatus): \(stderr.suffix(600))")
+            let run = try runCapped(builtExecutable("trellis"), ["validate"] + chunk, addressSpace: 500_000_000, cpuSeconds: 60, deadline: 120)
+            let (stdout, stderr) = (run.stdout, run.stderr)
+            #expect(run.exited && [0, 1].contains(run.status),
+                    "mutants \(start)..<\(start + chunk.count): ended by signal \(run.status): \(stderr.suffix(600))")
             for line in stdout.split(separator: "\n") { if let end = line.range(of: ".yaml: ok (") { loaded.insert(String(line[..<end.lowerBound])) } }
             for line in stderr.split(separator: "\n") { if let end = line.range(of: ".yaml:") { reported.insert(String(line[..<end.lowerBound])) } }
         }
