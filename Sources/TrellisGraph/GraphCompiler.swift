@@ -120,7 +120,8 @@ struct GraphCompiler {
         if !context.isTop {
             let parentName = context.parent!.name(context.nodeInParent!)
             let outputs = nodes.filter { $0.unit.role == .graphOutput }
-            guard outputs.count == 1 else {
+            let sendsMIDI = nodes.contains { if case .midiOutputPort = $0.unit.role { true } else { false } }
+            guard outputs.count == 1 || (outputs.isEmpty && sendsMIDI) else {
                 throw .subgraph(node: parentName, reason: outputs.isEmpty ? "it has no output node" : "it has \(outputs.count) output nodes")
             }
             let inputs = nodes.filter { $0.unit.role == .graphInput }
@@ -135,7 +136,9 @@ struct GraphCompiler {
             }
             let isOutput = node.unit.role == .graphOutput
             let isInput = node.unit.role == .graphInput
-            if !context.isTop && (isOutput || isInput) { continue }  // boundaries of a subgraph are aliases
+            let isMIDIPort = switch node.unit.role { case .midiInputPort, .midiOutputPort: true; default: false }
+            // The boundaries of a subgraph, audio and MIDI, are aliases of its node's buses.
+            if !context.isTop, isOutput || isInput || isMIDIPort { continue }
             let role: Role = switch node.unit.role {
             case .graphOutput: .output
             case .graphInput: .input
@@ -160,15 +163,43 @@ struct GraphCompiler {
         return source
     }
 
-    /// What feeds the MIDI inputs of node `id` in `context`. MIDI connects nodes of one
-    /// graph: a subgraph node has no MIDI buses.
+    /// What feeds the MIDI inputs of node `id` in `context`, through any subgraph
+    /// boundaries: a subgraph's MIDI ports inside are aliases of its node's MIDI buses.
     private func resolveMIDIInputs(_ context: Context, _ id: NodeID, _ state: State) throws(GraphError) -> [FlatMIDISource] {
         var sources: [FlatMIDISource] = []
         for connection in context.graph.model.midiConnections where connection.destination == id {
-            guard let index = state.index[ObjectIdentifier(context)]?[connection.source] else { throw .unknownNode(connection.source) }
-            sources.append(FlatMIDISource(node: index, sourceBus: connection.sourceBus, bus: connection.destinationBus))
+            for (node, sourceBus) in try midiProducers(context, connection.source, connection.sourceBus, state, depth: 0) {
+                sources.append(FlatMIDISource(node: node, sourceBus: sourceBus, bus: connection.destinationBus))
+            }
         }
         return sources
+    }
+
+    /// The flat nodes and MIDI output buses that MIDI output `bus` of node `id` stands
+    /// for: the node itself, or what reaches a subgraph's MIDI output port inside, or
+    /// what reaches a subgraph node's MIDI input from outside. A bypassed subgraph
+    /// passes no MIDI either way.
+    private func midiProducers(_ context: Context, _ id: NodeID, _ bus: Int, _ state: State, depth: Int) throws(GraphError) -> [(Int, Int)] {
+        guard depth < 64 else { throw .subgraph(node: context.name(id), reason: "MIDI crosses subgraph boundaries more than 64 times") }
+        var found: [(Int, Int)] = []
+        if let child = context.children[id] {
+            guard !child.isBypassed,
+                  let port = child.graph.nodes.first(where: { $0.unit.role == .midiOutputPort(bus) }) else { return [] }
+            for connection in child.graph.model.midiConnections where connection.destination == port.id {
+                found += try midiProducers(child, connection.source, connection.sourceBus, state, depth: depth + 1)
+            }
+            return found
+        }
+        if let parent = context.parent, case .midiInputPort(let port)? = context.graph.model.nodes[id]?.unit.role {
+            guard !context.isBypassed else { return [] }
+            for connection in parent.graph.model.midiConnections
+            where connection.destination == context.nodeInParent! && connection.destinationBus == port {
+                found += try midiProducers(parent, connection.source, connection.sourceBus, state, depth: depth + 1)
+            }
+            return found
+        }
+        guard let index = state.index[ObjectIdentifier(context)]?[id] else { throw .unknownNode(id) }
+        return [(index, bus)]
     }
 
     private func resolveSource(_ context: Context, _ id: NodeID, _ bus: Int, from: Endpoint, _ state: State) throws(GraphError) -> FlatSource? {
@@ -179,7 +210,7 @@ struct GraphCompiler {
                 source.converts = true
                 return source
             }
-            let output = child.graph.nodes.first { $0.unit.role == .graphOutput }!
+            guard let output = child.graph.nodes.first(where: { $0.unit.role == .graphOutput }) else { return nil }
             return try resolveInput(child, output.id, 0, state)
         }
         if let parent = context.parent, context.graph.model.nodes[id]?.unit.role == .graphInput {

@@ -52,8 +52,8 @@ public enum GraphPicture {
         }
         for connection in graph.midiConnections {
             guard let source = try? graph.node(connection.source), let destination = try? graph.node(connection.destination) else { continue }
-            let (from, tail) = endpoint(source, prefix: prefix, leaving: true)
-            let (to, head) = endpoint(destination, prefix: prefix, leaving: false)
+            let (from, tail) = endpoint(source, prefix: prefix, leaving: true, midiBus: connection.sourceBus)
+            let (to, head) = endpoint(destination, prefix: prefix, leaving: false, midiBus: connection.destinationBus)
             var attributes = ["style=dashed", "color=\"#b0701a\"", "label=\"midi\""]
             if let tail { attributes.append("ltail=\(quote(tail))") }
             if let head { attributes.append("lhead=\(quote(head))") }
@@ -62,12 +62,18 @@ public enum GraphPicture {
     }
 
     /// Where an edge to or from `node` ends: the node, or for a subgraph one of its own
-    /// nodes (its input or output node where it has one) with the cluster to clip at.
-    private static func endpoint(_ node: Node, prefix: String, leaving: Bool) -> (String, cluster: String?) {
+    /// nodes (its output or input node, or the MIDI port of `midiBus`, where it has one)
+    /// with the cluster to clip at.
+    private static func endpoint(_ node: Node, prefix: String, leaving: Bool, midiBus: Int? = nil) -> (String, cluster: String?) {
         guard let subgraph = node.unit as? Subgraph else { return (prefix + node.name, nil) }
         let inner = subgraph.graph.nodes.filter { !($0.unit is Subgraph) }
-        let end = inner.first { leaving ? $0.unit.elementCount(.output) == 0 : $0.unit.elementCount(.input) == 0 }
-            ?? (leaving ? inner.last : inner.first)
+        let role: UnitRole = switch (leaving, midiBus) {
+        case (true, nil): .graphOutput
+        case (false, nil): .graphInput
+        case (true, let bus?): .midiOutputPort(bus)
+        case (false, let bus?): .midiInputPort(bus)
+        }
+        let end = inner.first { $0.unit.role == role } ?? (leaving ? inner.last : inner.first)
         let id = prefix + node.name
         return (end.map { id + "/" + $0.name } ?? id, "cluster_" + id)
     }

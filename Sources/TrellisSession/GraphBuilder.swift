@@ -114,8 +114,10 @@ final class GraphBuilder {
     }
 
     /// `stack` holds the subgraph definitions being built around this body; `jack`, for
-    /// the top-level body, declares the MIDI ports that become nodes.
+    /// the top-level body, declares the MIDI ports that become nodes (a subgraph's body
+    /// declares its own).
     func build(_ body: GraphBody, scope: Definitions, prefix: String, stack: [String], jack: JackSpec? = nil) throws(SessionError) -> Built {
+        let ports = jack.map { MIDIPortNames(jack: $0) } ?? MIDIPortNames(body: body, file: scope.file)
         let graph = Graph(registry: registry, sampleRate: sampleRate, maximumFrames: blockSize, engine: engine ?? subgraphEngine ?? RenderEngine())
         // The first body built is the session's; every later one is a subgraph's.
         if subgraphEngine == nil { subgraphEngine = RenderEngine(eventCapacity: 16) }
@@ -133,7 +135,7 @@ final class GraphBuilder {
             }
         }
         for spec in body.nodes where units[spec.name] == nil {
-            units[spec.name] = placeholder(for: spec, body: body, units: units, midiPorts: (jack?.midiInputs ?? []) + (jack?.midiOutputs ?? []))
+            units[spec.name] = placeholder(for: spec, body: body, units: units, midiPorts: ports.inputs + ports.outputs)
         }
         try runMonoUnitsPerChannel(body, prefix: prefix, units: &units)
         var ids: [String: NodeID] = [:]
@@ -142,7 +144,7 @@ final class GraphBuilder {
         } catch {
             throw SessionError("\(error)", at: body.location ?? SourceLocation(file: scope.file, line: 1, column: 1))
         }
-        if let jack { try addMIDIPorts(jack, to: graph, ids: &ids) }
+        try addMIDIPorts(ports, to: graph, ids: &ids, prefix: prefix)
         // Feedback is looked for once, over every connection, not at each one.
         graph.checksFeedback = false
         defer { graph.checksFeedback = true }
@@ -252,18 +254,48 @@ final class GraphBuilder {
         return (source, destination)
     }
 
-    /// Adds a node for each JACK MIDI port, named as the port: MIDI inputs are sources,
-    /// MIDI outputs destinations of MIDI connections.
-    private func addMIDIPorts(_ jack: JackSpec, to graph: Graph, ids: inout [String: NodeID]) throws(SessionError) {
-        let ports: [(key: String, names: [String], make: (Int) -> any AudioUnit)] = [
-            ("midi-inputs", jack.midiInputs, { MIDIInputPort(port: $0) }),
-            ("midi-outputs", jack.midiOutputs, { MIDIOutputPort(port: $0) }),
+    /// The MIDI ports a body's graph gets as nodes: a session's JACK MIDI ports, or a
+    /// subgraph's (its body's `midi-inputs:` and `midi-outputs:`, or its file's JACK ones).
+    struct MIDIPortNames {
+        var inputs: [String]
+        var outputs: [String]
+        /// Where each list is written: `midi-inputs`, `midi-outputs`.
+        var positions: Positions
+        var location: SourceLocation
+        /// How an error names the list: `jack: ` for a session's ports, nothing for a subgraph's.
+        var owner: String
+
+        init(jack: JackSpec) {
+            (inputs, outputs, positions, location, owner) = (jack.midiInputs, jack.midiOutputs, jack.positions, jack.location, "jack: ")
+        }
+
+        init(body: GraphBody, file: String) {
+            (inputs, outputs, positions, owner) = (body.midiInputs, body.midiOutputs, body.positions, "")
+            location = body.location ?? SourceLocation(file: file, line: 1, column: 1)
+        }
+    }
+
+    /// Adds a node for each MIDI port, named as the port: MIDI inputs are sources, MIDI
+    /// outputs destinations of MIDI connections. In a subgraph they are its node's MIDI
+    /// buses, in order.
+    private func addMIDIPorts(_ ports: MIDIPortNames, to graph: Graph, ids: inout [String: NodeID], prefix: String) throws(SessionError) {
+        let lists: [(key: String, names: [String], make: (Int) -> any AudioUnit)] = [
+            ("midi-inputs", ports.inputs, { MIDIInputPort(port: $0) }),
+            ("midi-outputs", ports.outputs, { MIDIOutputPort(port: $0) }),
         ]
-        for (key, names, make) in ports {
-            let location = jack.positions[key] ?? jack.location
+        for (key, names, make) in lists {
+            let location = ports.positions[key] ?? ports.location
             for (port, name) in names.enumerated() {
                 guard ids[name] == nil else {
-                    throw SessionError("jack: MIDI port \(quoted(name)) has the name of a node; a MIDI port is a node of the graph, so the names must differ", at: location)
+                    throw SessionError("\(ports.owner)MIDI port \(quoted(name)) has the name of a node; a MIDI port is a node of the graph, so the names must differ", at: location)
+                }
+                nodeCount += 1
+                guard nodeCount <= Self.nodeLimit else {
+                    var failure = SessionError(
+                        "MIDI port \(quoted(prefix + name)): the session expands to more than \(Self.nodeLimit) nodes (a subgraph's nodes count at every use)",
+                        at: location)
+                    failure.stopsReading = true
+                    throw failure
                 }
                 do { ids[name] = try graph.addNode(make(port), name: name) } catch { throw SessionError("\(error)", at: location) }
             }
@@ -379,7 +411,7 @@ final class GraphBuilder {
         do {
             return try Subgraph(graph: inner.graph, name: spec.name)
         } catch {
-            throw SessionError("subgraph \(quoted(name)) (used by node \(quoted(spec.name))): \(error); a subgraph needs one `output` node and at most one `input` node", at: definition.location)
+            throw SessionError("subgraph \(quoted(name)) (used by node \(quoted(spec.name))): \(error); a subgraph needs one `output` node (none when it only sends MIDI, through `midi-outputs:`) and at most one `input` node", at: definition.location)
         }
     }
 
@@ -405,7 +437,7 @@ final class GraphBuilder {
                     inner = try buildFile(file, definition: definition, home: scope, path: definition.name, stack: stack + [identity])
                 }
                 do { _ = try Subgraph(graph: inner.graph, name: definition.name) } catch {
-                    throw SessionError("subgraph \(quoted(definition.name)) (not used by any node): \(error); a subgraph needs one `output` node and at most one `input` node", at: definition.location)
+                    throw SessionError("subgraph \(quoted(definition.name)) (not used by any node): \(error); a subgraph needs one `output` node (none when it only sends MIDI, through `midi-outputs:`) and at most one `input` node", at: definition.location)
                 }
             }
             if let innerScope { try checkUnusedDefinitions(in: innerScope, stack: stack + [identity]) }
@@ -429,9 +461,17 @@ final class GraphBuilder {
                 "subgraph \(quoted(definition.name)): \(resolved) is not a Trellis session: it has no top-level \"version:\" line (nothing of the file is shown)",
                 at: location)
         }
-        let document = try SessionParser.parse(text, file: resolved)
-        if document.jack != nil || !document.recorders.isEmpty {
-            warnings.append(SessionWarning("\(resolved) is used as subgraph \(quoted(definition.name)); its jack: and recorders: are ignored", at: location))
+        var document = try SessionParser.parse(text, file: resolved)
+        // Its JACK MIDI ports become the subgraph's MIDI buses; the rest of jack: is the
+        // file's own, for when it runs as a session.
+        if let jack = document.jack {
+            document.graph.midiInputs = jack.midiInputs
+            document.graph.midiOutputs = jack.midiOutputs
+            document.graph.positions["midi-inputs"] = jack.positions["midi-inputs"]
+            document.graph.positions["midi-outputs"] = jack.positions["midi-outputs"]
+        }
+        if (document.jack.map { $0.client != nil || $0.cpuLatency != nil || !$0.inputs.isEmpty || !$0.outputs.isEmpty || !$0.connect.isEmpty } ?? false) || !document.recorders.isEmpty {
+            warnings.append(SessionWarning("\(resolved) is used as subgraph \(quoted(definition.name)); its jack: (but for its MIDI ports, the subgraph's MIDI buses) and recorders: are ignored", at: location))
         }
         fileStack.append(identity)
         defer { fileStack.removeLast() }

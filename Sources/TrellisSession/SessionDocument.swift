@@ -52,7 +52,12 @@ public struct GraphBody: Sendable {
     public var nodes: [NodeSpec] = []
     public var connections: [ConnectionSpec] = []
     public var subgraphs: [SubgraphSpec] = []
+    /// A subgraph's MIDI ports (`midi-inputs:`, `midi-outputs:`): each a node of the
+    /// body and a MIDI bus of the subgraph node, in order. A session's own are JACK's.
+    public var midiInputs: [String] = []
+    public var midiOutputs: [String] = []
     public var location: SourceLocation?
+    public var positions = Positions()
 
     public init(nodes: [NodeSpec] = [], connections: [ConnectionSpec] = [], subgraphs: [SubgraphSpec] = []) {
         self.nodes = nodes

@@ -341,7 +341,7 @@ public enum SessionParser {
     static func subgraph(_ entry: YAMLReader.Entry, _ reader: YAMLReader) throws(SessionError) -> SubgraphSpec {
         let name = try reader.name(entry.keyNode, what: "subgraph")
         let location = reader.location(entry.keyNode)
-        let fields = try reader.fields(entry.value, expected: "subgraph \(quoted(name)) (nodes and connections, or file:)", allowed: bodyKeys + ["file"])
+        let fields = try reader.fields(entry.value, expected: "subgraph \(quoted(name)) (nodes and connections, or file:)", allowed: bodyKeys + ["midi-inputs", "midi-outputs", "file"])
         if let file = fields["file"] {
             if let other = fields.entries.first(where: { $0.key != "file" }) {
                 throw reader.error("subgraph \(quoted(name)) comes from a file; \(other.key): belongs in that file", other.keyNode)
@@ -350,7 +350,22 @@ public enum SessionParser {
             spec.positions["file"] = reader.location(file)
             return spec
         }
-        return SubgraphSpec(name: name, definition: .inline(try body(fields, location: reader.location(entry.value), reader)), location: location)
+        var inline = try body(fields, location: reader.location(entry.value), reader)
+        try midiPorts(fields, into: &inline, reader)
+        return SubgraphSpec(name: name, definition: .inline(inline), location: location)
+    }
+
+    /// An inline subgraph's `midi-inputs:` and `midi-outputs:`: lists of port names.
+    static func midiPorts(_ fields: YAMLReader.Fields, into body: inout GraphBody, _ reader: YAMLReader) throws(SessionError) {
+        for (key, keyPath) in [("midi-inputs", \GraphBody.midiInputs), ("midi-outputs", \GraphBody.midiOutputs)] {
+            guard let value = fields[key] else { continue }
+            body.positions[key] = reader.location(value)
+            for item in try reader.items(value, expected: "a list of MIDI port names") {
+                let name = try reader.name(item, what: "MIDI port")
+                guard !(body.midiInputs + body.midiOutputs).contains(name) else { throw reader.error("MIDI port \(quoted(name)) is named twice", item) }
+                body[keyPath: keyPath].append(name)
+            }
+        }
     }
 
     static func jack(_ node: Node, _ reader: YAMLReader) throws(SessionError) -> JackSpec {

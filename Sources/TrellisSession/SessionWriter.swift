@@ -77,6 +77,9 @@ public enum SessionWriter {
 
     private static func write(_ body: GraphBody, indent: String, path: String, _ out: inout CommentedOutput) {
         let prefix = path.isEmpty ? "" : path + "/"
+        for (key, ports) in [("midi-inputs", body.midiInputs), ("midi-outputs", body.midiOutputs)] where !ports.isEmpty {
+            out.line(indent + "\(key): [\(ports.map(YAMLText.scalar).joined(separator: ", "))]", prefix + key)
+        }
         if !body.nodes.isEmpty {
             out.line(indent + "nodes:", prefix + "nodes")
             for node in body.nodes { write(node, indent: indent + "  ", path: prefix + "nodes/" + node.name, &out) }
@@ -114,7 +117,7 @@ public enum SessionWriter {
                     out.line(indent + "  \(subgraph.name):", path)
                     out.line(indent + "    file: \(YAMLText.scalar(file))", path + "/file")
                 case .inline(let inner):
-                    out.line(indent + "  \(subgraph.name):" + (inner.nodes.isEmpty && inner.connections.isEmpty && inner.subgraphs.isEmpty ? " {}" : ""), path)
+                    out.line(indent + "  \(subgraph.name):" + (inner.nodes.isEmpty && inner.connections.isEmpty && inner.subgraphs.isEmpty && inner.midiInputs.isEmpty && inner.midiOutputs.isEmpty ? " {}" : ""), path)
                     write(inner, indent: indent + "    ", path: path, &out)
                 }
             }

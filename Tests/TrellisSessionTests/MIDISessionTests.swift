@@ -126,4 +126,51 @@ struct MIDISessionTests {
         #expect(synth.unit.midiBusCount(.input) == 1)
         #expect(session.graph.midiConnections.count == 1 && session.graph.connections.count == 1)
     }
+
+    @Test("a subgraph's midi-inputs: are its node's MIDI buses, and a save writes them in its body")
+    func subgraphPortsRoundTrip() throws {
+        let folder = try temporaryFolder()
+        let session = try Self.loaded("""
+            version: 1
+            subgraphs:
+              synth:
+                midi-inputs: [keys, pedal]
+                nodes:
+                  piano: { lv2: http://drobilla.net/plugins/mda/EPiano }
+                  out: output
+                connections: [keys -> piano, pedal -> piano, piano -> out]
+            nodes:
+              synth: { subgraph: synth }
+              out: output
+            connections: [synth -> out]
+            """, in: folder)
+        let synth = try session.graph.node(named: "synth")
+        #expect(synth.unit.midiBusCount(.input) == 2 && synth.unit.midiBusCount(.output) == 0)
+        #expect(synth.unit.midiBusNames(.input) == ["keys", "pedal"])
+        try session.save()
+        let text = try String(contentsOfFile: folder + "/test.yaml", encoding: .utf8)
+        #expect(text.contains("  synth:\n    midi-inputs: [keys, pedal]\n    nodes:\n"), "\(text)")
+        let again = try SessionLoader.load(path: folder + "/test.yaml", registry: Self.registry())
+        #expect(try again.graph.node(named: "synth").unit.midiBusCount(.input) == 2)
+    }
+
+    @Test("a subgraph's MIDI port named like one of its nodes is refused at its midi-inputs:")
+    func subgraphPortNameClash() throws {
+        let error = try #require(try loadError("""
+            version: 1
+            subgraphs:
+              synth:
+                midi-inputs: [piano]
+                nodes:
+                  piano: tone
+                  out: output
+                connections: [piano -> out]
+            nodes:
+              synth: { subgraph: synth }
+              out: output
+            connections: [synth -> out]
+            """))
+        #expect(error.location.line == 4)
+        #expect(error.message == "MIDI port \"piano\" has the name of a node; a MIDI port is a node of the graph, so the names must differ")
+    }
 }
