@@ -80,12 +80,17 @@ struct RenderCommand: ParsableCommand {
         if let note = length.note { Log.logger.warning("\(note)") }
         // A session's block size is for live periods; offline, long slices cost less.
         do { try OfflineRenderer.prepareForOffline(graph) } catch { throw CLIError("render: \(error)") }
+        let channelCount = graph.plan?.outputChannelCount ?? 0
+        guard channelCount > 0 else {
+            let document = loaded.loadedDocument
+            let place = document.graph.positions["nodes"] ?? document.graph.location ?? SourceLocation(file: session, line: 1, column: 1)
+            throw CLIError("\(SessionError("render: the session has no output node, so it has no audio to write (it only sends MIDI); add one, such as `out: output`", at: place))")
+        }
         let recorders: [FileRecorder]
         do { recorders = try loaded.startTransport(atSampleTime: 0, clock: try transport(loaded), rolling: true) } catch { throw CLIError("\(error)") }
         let progress = ProgressBar(total: frames, label: output)
         let report: ((Int, Int) -> Void)? = progress.isVisible ? { done, _ in progress.update(done) } : nil
         let warnings = RenderWarnings(engine: graph.engine, registry: graph.registry)
-        let channelCount = graph.plan?.outputChannelCount ?? 0
         // With --normalize a float temporary file lies beside the output until it is written.
         try OutputSpace.check(output: output, frames: frames, channels: channelCount,
                               bits: loudness.normalize == nil ? (type ?? .float32).bitsPerSample : 32, copies: loudness.normalize == nil ? 1 : 2)

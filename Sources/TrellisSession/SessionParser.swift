@@ -149,6 +149,7 @@ public enum SessionParser {
             }
         }
         if let node = fields["nodes"] {
+            body.positions["nodes"] = fields.keyLocation("nodes", reader: reader)
             for entry in try reader.entries(node, expected: "the nodes, a mapping of name to unit") {
                 try collect { () throws(SessionError) in body.nodes.append(try nodeSpec(entry, reader)) }
             }

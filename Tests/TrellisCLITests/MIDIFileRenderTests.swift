@@ -118,4 +118,23 @@ struct MIDIFileRenderTests {
         #expect(result.status != 0)
         #expect(result.stderr.contains("bad.yaml:3:") && result.stderr.contains("not a Standard MIDI File"), "\(result.stderr)")
     }
+
+    @Test("a session that only sends MIDI has no audio to render: an error at its nodes:, and no file written")
+    func midiOnlySessionIsRefused() throws {
+        let folder = (try Self.songFile() as NSString).deletingLastPathComponent
+        let session = folder + "/thru.yaml"
+        try """
+            version: 1
+            jack:
+              midi-outputs: [thru]
+            nodes:
+              song: { unit: midi-player, file: song.mid }
+            connections: [song -> thru]
+            """.write(toFile: session, atomically: true, encoding: .utf8)
+        #expect(try trellis(["validate", session]).status == 0, "it runs live")
+        let result = try trellis(["render", session, "-o", folder + "/thru.wav"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("thru.yaml:4:1: render: the session has no output node"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/thru.wav"))
+    }
 }
