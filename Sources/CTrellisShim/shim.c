@@ -6,6 +6,7 @@
 #include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -149,4 +150,8 @@ void trellis_stream_fence(void) {
 int32_t trellis_processor_count(void) {
     long count = sysconf(_SC_NPROCESSORS_ONLN);
     return count < 1 ? 1 : (count > INT_MAX ? INT_MAX : (int32_t)count);
+}
+
+int trellis_spawn_close_from(void *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, lowest);
 }

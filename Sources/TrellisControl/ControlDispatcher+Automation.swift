@@ -19,7 +19,7 @@ extension ControlDispatcher {
         }
         try locked { () throws(ControlError) in
             do throws(GraphError) { try graph.setAutomation(found.id, info.identifier, ParameterLane(points: lane, stepped: stepped)) } catch {
-                throw ControlErrors.map(error)
+                throw ControlError(error)
             }
         }
         let text = "\(name) \(info.identifier) \(lane.count) point\(lane.count == 1 ? "" : "s")\(stepped ? " step" : "")"
@@ -30,7 +30,7 @@ extension ControlDispatcher {
     func clearAutomation(_ name: String?, _ identifier: String?) throws(ControlError) -> ControlReply {
         guard let name else {
             try locked { () throws(ControlError) in
-                do throws(GraphError) { try graph.clearAutomation() } catch { throw ControlErrors.map(error) }
+                do throws(GraphError) { try graph.clearAutomation() } catch { throw ControlError(error) }
             }
             return .done
         }
@@ -42,7 +42,7 @@ extension ControlDispatcher {
                 try graph.transaction { () throws(GraphError) in
                     for parameter in identifiers { try graph.setAutomation(found.id, parameter, nil) }
                 }
-            } catch { throw ControlErrors.map(error) }
+            } catch { throw ControlError(error) }
         }
         return .done
     }

@@ -48,7 +48,7 @@ extension ControlDispatcher {
         } else {
             unit = try makeUnit(name, unit: key, parameters: parameters, registry: target.registry)
         }
-        do { try graph.addNode(unit, name: name) } catch { throw ControlErrors.map(error) }
+        do { try graph.addNode(unit, name: name) } catch { throw ControlError(error) }
         if unit is FilePlayer { listenToPlayers() }
         return .ok(text: name, value: .object([("node", .string(name)), ("unit", .string(unitKey(unit)))]))
     }
@@ -61,13 +61,13 @@ extension ControlDispatcher {
             let description = try NodeDescription(unit: key, settings: parameters.map { ($0.name, $0.value) })
             return try UnitFactory(registry: registry).make(description)
         } catch {
-            throw ControlErrors.map(error, node: name)
+            throw ControlError(error, node: name)
         }
     }
 
     func remove(_ name: String) throws(ControlError) -> ControlReply {
         let found = try topNode(name)
-        do { try graph.removeNode(found.id) } catch { throw ControlErrors.map(error) }
+        do { try graph.removeNode(found.id) } catch { throw ControlError(error) }
         for (bus, slot) in meters where bus.node == name {
             slot.remove()
             meters[bus] = nil
@@ -87,7 +87,7 @@ extension ControlDispatcher {
             } else {
                 try graph.connect(source.id, from.bus ?? 0, to: destination.id, to.bus ?? 0, converting: convert)
             }
-        } catch { throw ControlErrors.map(error) }
+        } catch { throw ControlError(error) }
         return .done
     }
 
@@ -110,7 +110,7 @@ extension ControlDispatcher {
                         try graph.disconnectMIDI(connection.source, connection.sourceBus, from: connection.destination, connection.destinationBus)
                     }
                 }
-            } catch { throw ControlErrors.map(error) }
+            } catch { throw ControlError(error) }
             return .done
         }
         if let from {
@@ -121,7 +121,7 @@ extension ControlDispatcher {
                 throw ControlError(.graph, "\(to.node).\(bus) is fed by \(feeder).\(existing.sourceBus), not \(from.node).\(from.bus ?? 0)")
             }
         }
-        do { try graph.disconnect(destination.id, bus) } catch { throw ControlErrors.map(error) }
+        do { try graph.disconnect(destination.id, bus) } catch { throw ControlError(error) }
         return .done
     }
 
@@ -150,7 +150,7 @@ extension ControlDispatcher {
             if let failure {
                 throw ControlError(failure.error.code, "command \(failure.index + 1) of the batch: \(failure.error.message); nothing was changed")
             }
-            throw ControlError(ControlErrors.map(error).code, "the batch was not applied: \(error)")
+            throw ControlError(ControlError(error).code, "the batch was not applied: \(error)")
         }
         let texts = results.map { if case .ok(let text, _) = $0 { text } else { "" } }
         return .ok(text: texts.filter { !$0.isEmpty }.joined(separator: " "), value: .array(results.map { if case .ok(_, let value) = $0 { value } else { .null } }))

@@ -13,7 +13,7 @@ extension ControlDispatcher {
         var low: Float?, high: Float?
         if target.lowercased() != "bypass" {
             let info = try parameter(target, of: found.unit, node: name)
-            guard info.isWritable else { throw ControlErrors.map(UnitFactoryError.readOnlyParameter(target), node: name) }
+            guard info.isWritable else { throw ControlError(UnitFactoryError.readOnlyParameter(target), node: name) }
             identifier = info.identifier
             low = try minimum.map { text throws(ControlError) in try decode(text, for: info, named: info.identifier, node: name) }
             high = try maximum.map { text throws(ControlError) in try decode(text, for: info, named: info.identifier, node: name) }
@@ -36,7 +36,7 @@ extension ControlDispatcher {
                                                 parameter: identifier, minimum: low, maximum: high)
                 do throws(ControlError) {
                     try locked { () throws(ControlError) in
-                        do throws(GraphError) { try graph.map(mapping) } catch { throw ControlErrors.map(error) }
+                        do throws(GraphError) { try graph.map(mapping) } catch { throw ControlError(error) }
                     }
                 } catch { return .error(error) }
                 countEdit()
@@ -51,7 +51,7 @@ extension ControlDispatcher {
     func unlearn(_ name: String?, _ target: String?) throws(ControlError) -> ControlReply {
         let id = try name.map { word throws(ControlError) in try topNode(word).id }
         try locked { () throws(ControlError) in
-            do throws(GraphError) { try graph.unmap(node: id, parameter: target) } catch { throw ControlErrors.map(error) }
+            do throws(GraphError) { try graph.unmap(node: id, parameter: target) } catch { throw ControlError(error) }
         }
         return .done
     }

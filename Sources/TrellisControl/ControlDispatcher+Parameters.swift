@@ -6,10 +6,10 @@ extension ControlDispatcher {
     func set(_ name: String, _ identifier: String, _ text: String, rampMilliseconds: Double?) throws(ControlError) -> ControlReply {
         let (found, name, identifier) = try node(name, parameter: identifier)
         let info = try parameter(identifier, of: found.unit, node: name)
-        guard info.isWritable else { throw ControlErrors.map(UnitFactoryError.readOnlyParameter(identifier), node: name) }
+        guard info.isWritable else { throw ControlError(UnitFactoryError.readOnlyParameter(identifier), node: name) }
         let value = try decode(text, for: info, named: identifier, node: name)
         let frames = Int(((rampMilliseconds ?? 0) * graph.sampleRate / 1000).rounded())
-        do { try found.unit.setParameter(info.address, value, rampFrames: frames) } catch { throw ControlErrors.map(error, node: name) }
+        do { try found.unit.setParameter(info.address, value, rampFrames: frames) } catch { throw ControlError(error, node: name) }
         let written = ParameterText.encode(value, for: info)
         return .ok(text: written, value: .object([("node", .string(name)), ("parameter", .string(info.identifier)), ("value", .number(value)), ("text", .string(written)), ("rampFrames", .number(frames))]))
     }
@@ -18,7 +18,7 @@ extension ControlDispatcher {
         let (found, name, identifier) = try node(name, parameter: identifier)
         let info = try parameter(identifier, of: found.unit, node: name)
         let value: Float
-        do { value = try found.unit.parameterValue(info.address) } catch { throw ControlErrors.map(error, node: name) }
+        do { value = try found.unit.parameterValue(info.address) } catch { throw ControlError(error, node: name) }
         let text = ParameterText.encode(value, for: info)
         return .ok(text: text, value: .object([("node", .string(name)), ("parameter", .string(info.identifier)), ("value", .number(value)), ("text", .string(text))]))
     }
@@ -79,14 +79,14 @@ extension ControlDispatcher {
     func bypass(_ name: String, _ on: Bool) throws(ControlError) -> ControlReply {
         let found = try node(name)
         do { try found.unit.setProperty(.bypassEffect, .bool(on), scope: .global, element: 0) } catch {
-            throw ControlErrors.map(error, node: name)
+            throw ControlError(error, node: name)
         }
         // The compiler inlines a subgraph: its bypass is a program that routes around it.
         if found.unit is Subgraph {
             try locked { () throws(ControlError) in
                 do throws(GraphError) { try graph.recompile() } catch {
                     try? found.unit.setProperty(.bypassEffect, .bool(!on), scope: .global, element: 0)
-                    throw ControlErrors.map(error)
+                    throw ControlError(error)
                 }
             }
         }
@@ -101,7 +101,7 @@ extension ControlDispatcher {
             throw ControlError(.unsupported, "\(name) does not run in a process of its own (isolate: true)")
         }
         let cause = isolated.isolationFailure
-        do { try isolated.restartIsolated() } catch { throw ControlErrors.map(error, node: name) }
+        do { try isolated.restartIsolated() } catch { throw ControlError(error, node: name) }
         return .ok(text: "restarted" + (cause.map { " (it had \($0))" } ?? ""), value: .object([("node", .string(name)), ("after", cause.map(ControlValue.string) ?? .null)]))
     }
 
@@ -120,13 +120,13 @@ extension ControlDispatcher {
         let lowered = preset.lowercased()
         if factory.contains(where: { $0.lowercased() == lowered }) || (Int(preset) != nil && !factory.isEmpty) {
             do { try found.unit.setProperty(.presentPreset, .string(preset), scope: .global, element: 0) } catch {
-                throw ControlErrors.map(error, node: name)
+                throw ControlError(error, node: name)
             }
             return .ok(text: preset, value: .string(preset))
         }
         do {
             if try BuiltInPresets().apply(preset, to: found.unit) { return .ok(text: preset, value: .string(preset)) }
-        } catch { throw ControlErrors.map(error, node: name) }
+        } catch { throw ControlError(error, node: name) }
         guard !presets.isEmpty else {
             throw ControlError(.unknownPreset, "node \(name): \(found.unit.name) has no presets; `preset save \(name) NAME` saves one")
         }
@@ -145,7 +145,7 @@ extension ControlDispatcher {
         }
         let path: String
         if let unit = found.unit as? UserPresetUnit {
-            do { path = try unit.saveUserPreset(label: label) } catch { throw ControlErrors.map(error, node: name) }
+            do { path = try unit.saveUserPreset(label: label) } catch { throw ControlError(error, node: name) }
         } else {
             do { path = try BuiltInPresets().save(found.unit, label: label) } catch { throw ControlError(.session, "\(error)") }
         }
@@ -154,14 +154,14 @@ extension ControlDispatcher {
 
     func parameter(_ identifier: String, of unit: any AudioUnit, node: String) throws(ControlError) -> ParameterInfo {
         do { return try UnitFactory(registry: target.registry).parameter(identifier, of: unit) } catch {
-            throw ControlErrors.map(error, node: node)
+            throw ControlError(error, node: node)
         }
     }
 
     /// A value by the parameter's kind, by the rules `add` and sessions read it by.
     func decode(_ text: String, for info: ParameterInfo, named name: String, node: String) throws(ControlError) -> Float {
         do { return try ParameterText.value(text, for: info, named: name) } catch {
-            throw ControlErrors.map(error, node: node)
+            throw ControlError(error, node: node)
         }
     }
 }

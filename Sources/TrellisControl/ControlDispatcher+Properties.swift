@@ -26,7 +26,7 @@ extension ControlDispatcher {
         let id = try propertyID(word, node: name)
         let (scope, element) = Self.place(of: id, place)
         let value: PropertyValue
-        do { value = try found.unit.property(id, scope: scope, element: element) } catch { throw ControlErrors.map(error, node: name) }
+        do { value = try found.unit.property(id, scope: scope, element: element) } catch { throw ControlError(error, node: name) }
         let event = Self.propertyEvent(name, id, scope, element, value)
         return .ok(text: PropertyText.text(value), value: event.data)
     }
@@ -38,13 +38,13 @@ extension ControlDispatcher {
         let id = try propertyID(word, node: name)
         let (scope, element) = Self.place(of: id, place)
         let current: PropertyValue
-        do { current = try found.unit.property(id, scope: scope, element: element) } catch { throw ControlErrors.map(error, node: name) }
+        do { current = try found.unit.property(id, scope: scope, element: element) } catch { throw ControlError(error, node: name) }
         let value = try PropertyText.value(text, like: current, for: id)
         switch (id, value) {
         case (.bypassEffect, .bool(let on)) where scope == .global: _ = try bypass(name, on)
         case (.presentPreset, .string(let preset)) where scope == .global: _ = try self.preset(name, preset)
         default:
-            do { try found.unit.setProperty(id, value, scope: scope, element: element) } catch { throw ControlErrors.map(error, node: name) }
+            do { try found.unit.setProperty(id, value, scope: scope, element: element) } catch { throw ControlError(error, node: name) }
         }
         let now = (try? found.unit.property(id, scope: scope, element: element)) ?? value
         return .ok(text: PropertyText.text(now), value: Self.propertyEvent(name, id, scope, element, now).data)

@@ -363,7 +363,7 @@ extension ControlDispatcher {
         let token: ObserverToken
         do {
             token = try locked { () throws(ControlError) in
-                do throws(GraphError) { return try graph.addObserver(recorder, path: bus.node, bus: index) } catch { throw ControlErrors.map(error) }
+                do throws(GraphError) { return try graph.addObserver(recorder, path: bus.node, bus: index) } catch { throw ControlError(error) }
             }
         } catch {
             _ = try? recorder.stop()
@@ -400,7 +400,7 @@ extension ControlDispatcher {
         let rate = graph.sampleRate
         let stream = TapStream(bus: bus, channelCount: channels, frameLimit: seconds.map { Int(($0 * rate).rounded()) }, peer: peer, deliver: deliver)
         try locked { () throws(ControlError) in
-            do throws(GraphError) { try stream.attach(to: graph, path: bus.node, bus: index) } catch { throw ControlErrors.map(error) }
+            do throws(GraphError) { try stream.attach(to: graph, path: bus.node, bus: index) } catch { throw ControlError(error) }
         }
         peer.state.withLock { $0.stream = stream }
         streams[ObjectIdentifier(peer)] = (peer, stream)

@@ -28,7 +28,7 @@ extension ControlDispatcher {
 
     private func restore(_ snapshot: EditSnapshot) throws(ControlError) {
         try locked { () throws(ControlError) in
-            do throws(GraphError) { try snapshot.restore(on: graph) } catch { throw ControlErrors.map(error) }
+            do throws(GraphError) { try snapshot.restore(on: graph) } catch { throw ControlError(error) }
         }
         listenToPlayers()
         listenToProperties()

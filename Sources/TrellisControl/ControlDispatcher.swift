@@ -354,7 +354,7 @@ public final class ControlDispatcher: @unchecked Sendable {
     /// The node `name` names: one of the session's, or one inside a subgraph node
     /// (`strip/trim`).
     func node(_ name: String) throws(ControlError) -> Node {
-        do { return try graph.node(atPath: name) } catch { throw ControlErrors.map(error) }
+        do { return try graph.node(atPath: name) } catch { throw ControlError(error) }
     }
 
     /// A node of the session's own graph, for the edits that rewire it; a node inside a
@@ -363,7 +363,7 @@ public final class ControlDispatcher: @unchecked Sendable {
         if let slash = name.firstIndex(of: "/"), (try? graph.node(atPath: name)) != nil {
             throw ControlError(.unsupported, "\(name) is inside subgraph node \(name[..<slash]): live edits add, remove and connect the session's own nodes; change a subgraph in its definition")
         }
-        do { return try graph.node(named: name) } catch { throw ControlErrors.map(error) }
+        do { return try graph.node(named: name) } catch { throw ControlError(error) }
     }
 
     private func help(_ verb: String?) throws(ControlError) -> ControlReply {

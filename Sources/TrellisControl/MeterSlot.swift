@@ -51,7 +51,7 @@ final class MeterSlot {
             return (recorder, false)
         }
         let found: Node
-        do { found = try graph.node(atPath: bus.node) } catch { throw ControlErrors.map(error) }
+        do { found = try graph.node(atPath: bus.node) } catch { throw ControlError(error) }
         let nested = bus.node.contains("/")
         if let meter, let token, self.graph === graph, node == found.id, nested || graph.hasObserver(token) {
             revision = nested ? nil : graph.revision
@@ -65,7 +65,7 @@ final class MeterSlot {
         let meter = BusMeter(channelCount: channels)
         // A node inside a subgraph is metered by its path; the top graph's by its id.
         let path = sourceNode.id == found.id ? bus.node : sourceNode.name
-        do { token = try graph.addObserver(meter, path: path, bus: sourceBus) } catch { throw ControlErrors.map(error) }
+        do { token = try graph.addObserver(meter, path: path, bus: sourceBus) } catch { throw ControlError(error) }
         self.meter = meter
         self.graph = graph
         node = found.id
@@ -84,7 +84,7 @@ final class MeterSlot {
         do { made = try BusLoudness(channelCount: channelCount, sampleRate: graph.sampleRate) } catch {
             throw ControlError(.badValue, "\(bus): \(error)")
         }
-        do { loudnessToken = try graph.addObserver(made, path: source.node, bus: source.bus) } catch { throw ControlErrors.map(error) }
+        do { loudnessToken = try graph.addObserver(made, path: source.node, bus: source.bus) } catch { throw ControlError(error) }
         loudness = made
         return made
     }

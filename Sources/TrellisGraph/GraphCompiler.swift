@@ -101,7 +101,7 @@ struct GraphCompiler {
                 observed[source.node, default: []].append((source.bus, entry.observer, from.description))
             }
         }
-        var result = plan(state.nodes, order: order, observed: observed)
+        var result = try plan(state.nodes, order: order, observed: observed)
         result.automation = graph.plannedAutomation
         result.midiMappings = graph.plannedMIDIMappings
         return result
@@ -282,7 +282,7 @@ struct GraphCompiler {
 
     // MARK: - Planning
 
-    private func plan(_ nodes: [FlatNode], order: [Int], observed: [Int: [(bus: Int, observer: any BusObserver, watches: String)]]) -> ProgramPlan {
+    private func plan(_ nodes: [FlatNode], order: [Int], observed: [Int: [(bus: Int, observer: any BusObserver, watches: String)]]) throws(GraphError) -> ProgramPlan {
         var plan = ProgramPlan()
         var allocator = BufferAllocator(reuses: reusesBuffers)
         var outputBus = Array(repeating: [Int](), count: nodes.count)
@@ -313,7 +313,7 @@ struct GraphCompiler {
             // What this node reads; one output feeds one input, so nothing else will.
             var consumed: [Int] = []
             for (bus, source) in sources.enumerated() {
-                let channels = (try? node.unit.format(scope: .input, element: bus).channelCount) ?? 2
+                let channels = try inputFormat(node, bus).channelCount
                 guard let source else {
                     inputBuses.append(silentBus(channels))
                     continue
@@ -360,7 +360,7 @@ struct GraphCompiler {
                 var buses: [Int] = []
                 var firstChannel = 0
                 for bus in 0..<node.unit.elementCount(.output) {
-                    let channels = (try? node.unit.format(scope: .output, element: bus).channelCount) ?? 2
+                    let channels = try outputFormat(node, bus).channelCount
                     let planned = plan.addBus(buffers: allocator.allocate(channels))
                     plan.operations.append(.fillInput(bus: Int32(planned), firstChannel: Int32(firstChannel)))
                     buses.append(planned)
@@ -374,7 +374,7 @@ struct GraphCompiler {
             case .unit:
                 var outputs: [Int] = []
                 for bus in 0..<node.unit.elementCount(.output) {
-                    let channels = (try? node.unit.format(scope: .output, element: bus).channelCount) ?? 2
+                    let channels = try outputFormat(node, bus).channelCount
                     outputs.append(plan.addBus(buffers: allocator.allocate(channels)))
                 }
                 outputBus[index] = outputs

@@ -79,7 +79,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
     let events = SPSCRing<PlayerEvent>(capacity: 1024)
 
     /// The render side while initialized.
-    var storage: KernelStorage<PlayerKernel>?
+    var storage: KernelStorage<FilePlayerKernel>?
 
     /// `channelCount` fixes the output's width; nil follows each loaded file's (while
     /// the unit is uninitialized), starting at 2. Thread: control.
@@ -350,8 +350,8 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
         let wanted = max(bufferDuration * sampleRate, Double(2 * maximumFramesPerSlice))
         let made = FrameRing(slotCount: max(4, Int((wanted / Double(slotFrames)).rounded(.up)) + 1), frameCapacity: slotFrames, channelCount: channels)
         storage = KernelStorage(
-            PlayerKernel(ring: made, shared: shared, commands: commands.end, events: events.end),
-            render: { PlayerKernel.render($0, $1) }, reset: { PlayerKernel.reset($0) })
+            FilePlayerKernel(ring: made, shared: shared, commands: commands.end, events: events.end),
+            render: { FilePlayerKernel.render($0, $1) }, reset: { FilePlayerKernel.reset($0) })
         lock.withLock { _ in
             diskRing = made
             outputRate = sampleRate

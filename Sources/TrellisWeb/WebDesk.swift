@@ -68,6 +68,8 @@ public final class WebDesk: @unchecked Sendable {
     let secret: ControlSecret
     private let running = Mutex<(task: Task<Void, Never>, group: ServiceGroup)?>(nil)
     private let boundPort = Mutex<Int?>(nil)
+    /// The listening socket, closed first when the desk stops.
+    private let listener = Mutex<(any Channel)?>(nil)
     private let clientCount = Atomic<Int>(0)
     /// The pages' connections, closed first when the desk stops.
     private let pages = Mutex<[Int: any Channel]>([:])
@@ -105,6 +107,7 @@ public final class WebDesk: @unchecked Sendable {
         let failure = Mutex<String?>(nil)
         let application = makeApplication { [self] channel in
             boundPort.withLock { $0 = channel.localAddress?.port }
+            listener.withLock { $0 = channel }
             ready.signal()
         }
         // The session's own signals end the session; the desk stops when it is told to.
@@ -121,9 +124,14 @@ public final class WebDesk: @unchecked Sendable {
         }
     }
 
-    /// Closes every page and stops listening, within 5 s. Thread: control.
+    /// Stops listening, closes every page, and stops, within 5 s. Thread: control.
     public func stop() {
         guard let (task, group) = running.withLock({ running in defer { running = nil }; return running }) else { return }
+        // The port is free when this returns, so a desk started next may take it at once
+        // (the graceful shutdown below closes the listener in its own time).
+        if let channel = listener.withLock({ channel in defer { channel = nil }; return channel }) {
+            _ = try? channel.close().wait()
+        }
         for channel in pages.withLock({ Array($0.values) }) { channel.close(promise: nil) }
         let done = DispatchSemaphore(value: 0)
         Task {

@@ -109,7 +109,8 @@ extension LiveControlTests {
         let client = try rig.welcome()
         func open(_ id: String, in folder: String) throws -> ControlSecret {
             rig.nsm.send("/nsm/client/open", [.string(rig.root + "/\(folder)/\(id)"), .string("Trellis"), .string(id)], to: client)
-            #expect(rig.nsm.answer(to: "/nsm/client/open", within: 10)?.path == "/reply")
+            let answer = rig.nsm.answer(to: "/nsm/client/open", within: 10)
+            #expect(answer?.path == "/reply", "\(String(describing: answer))\n\(rig.log)")
             let file = try ControlSecretFile.read(rig.runtime + "/trellis/\(id).secret")
             #expect(file.webURL == "http://127.0.0.1:\(port)/", "\(String(describing: file.webURL))")
             return file.secret

@@ -75,4 +75,9 @@ void trellis_name_thread(const char *name);
 /// The processors online. Thread: any.
 int32_t trellis_processor_count(void);
 
+/// Adds to a spawn's file actions: close every descriptor from `lowest` up, so a child
+/// holds only what it was given (glibc's posix_spawn_file_actions_addclosefrom_np, which
+/// Swift's Glibc does not show). `actions` is a posix_spawn_file_actions_t. Thread: any.
+int trellis_spawn_close_from(void *actions, int lowest);
+
 #endif

@@ -40,6 +40,9 @@ struct BridgeProcess {
         defer { posix_spawn_file_actions_destroy(&actions) }
         for (descriptor, number) in descriptors { posix_spawn_file_actions_adddup2(&actions, descriptor, number) }
         if quiet { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
+        // Nothing else of the host's: a listening socket a bridge inherited would keep its
+        // port taken after the host closed it (a web desk's, across an NSM switch).
+        _ = trellis_spawn_close_from(&actions, max(2, descriptors.map(\.1).max() ?? 2) + 1)
         let arguments = [path] + extra
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }

@@ -34,7 +34,7 @@ struct PlayerShared: BitwiseCopyable, @unchecked Sendable {
 /// frames of the current generation out with volume and pan, reports time, end of file
 /// and underruns. Plain memory, made when the player initializes and freed when it
 /// uninitializes. Thread: audio (and the rendering thread between cycles, offline).
-struct PlayerKernel: UnitKernel {
+struct FilePlayerKernel: UnitKernel {
     enum Mode: UInt8 { case idle, scheduled, playing, paused }
 
     let ring: FrameRing
@@ -291,7 +291,7 @@ struct PlayerKernel: UnitKernel {
     }
 }
 
-extension PlayerKernel {
+extension FilePlayerKernel {
     /// The unit's entry: volume and pan changes land on their frames. Thread: audio.
     #if TRELLIS_CHECK_REALTIME
     @_noAllocation @_noLocks

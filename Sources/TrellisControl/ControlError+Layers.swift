@@ -2,32 +2,31 @@ import TrellisCore
 import TrellisGraph
 import TrellisSession
 
-/// Codes for the errors of the layers below.
-enum ControlErrors {
-    static func map(_ error: GraphError) -> ControlError {
+/// The errors of the layers below as a command's error, with the code that fits.
+extension ControlError {
+    init(_ error: GraphError) {
         switch error {
-        case .unknownNode, .unknownNodeName, .notASubgraph: return ControlError(.unknownNode, error.description)
-        case .duplicateNodeName: return ControlError(.duplicateNode, error.description)
-        case .registry(let registry): return map(registry)
-        case .unit(_, let unit):
-            return ControlError(code(for: unit), error.description)
-        default: return ControlError(.graph, error.description)
+        case .unknownNode, .unknownNodeName, .notASubgraph: self.init(.unknownNode, error.description)
+        case .duplicateNodeName: self.init(.duplicateNode, error.description)
+        case .registry(let registry): self.init(registry)
+        case .unit(_, let unit): self.init(Self.code(for: unit), error.description)
+        default: self.init(.graph, error.description)
         }
     }
 
-    static func map(_ error: RegistryError) -> ControlError {
+    init(_ error: RegistryError) {
         switch error {
-        case .unknownName, .unknownDescription: return ControlError(.unknownUnit, error.description)
-        default: return ControlError(.graph, error.description)
+        case .unknownName, .unknownDescription: self.init(.unknownUnit, error.description)
+        default: self.init(.graph, error.description)
         }
     }
 
-    static func map(_ error: AudioUnitError, node: String) -> ControlError {
-        ControlError(code(for: error), "node \(node): \(error)")
+    init(_ error: AudioUnitError, node: String) {
+        self.init(Self.code(for: error), "node \(node): \(error)")
     }
 
     /// A node description that could not become a unit (`add`), or a value `set` refused.
-    static func map(_ error: UnitFactoryError, node: String) -> ControlError {
+    init(_ error: UnitFactoryError, node: String) {
         let code: ControlError.Code
         switch error {
         case .unknownUnit: code = .unknownUnit
@@ -39,7 +38,7 @@ enum ControlErrors {
         case .unknownPreset, .unreadablePreset: code = .unknownPreset
         case .refused(_, let refusal): code = Self.code(for: refusal)
         }
-        return ControlError(code, "node \(node): \(error)")
+        self.init(code, "node \(node): \(error)")
     }
 
     static func code(for error: AudioUnitError) -> ControlError.Code {
