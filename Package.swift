@@ -11,6 +11,8 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
 /// builds that way, in release, where the checks see the code that really runs.
 let realtimeChecks: [SwiftSetting] = Context.environment["TRELLIS_CHECK_REALTIME"] == "1"
     ? [.define("TRELLIS_CHECK_REALTIME")] : []
+/// scripts/check-realtime's probe: an allocating line in the JACK process callback.
+let jackRealtimeChecks = realtimeChecks + (Context.environment["TRELLIS_REALTIME_PROBE"] == "1" ? [.define("TRELLIS_REALTIME_PROBE")] : [])
 
 let package = Package(
     name: "Trellis",
@@ -97,7 +99,7 @@ let package = Package(
         // The graph model and its compiler (control side).
         .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"], swiftSettings: realtimeChecks),
         // The JACK head node: a JACK client that pulls a render source live. No Foundation.
-        .target(name: "TrellisJACK", dependencies: ["TrellisCore", "CJack", "CTrellisShim", "CTrellisJACKShim"]),
+        .target(name: "TrellisJACK", dependencies: ["TrellisCore", "CJack", "CTrellisShim", "CTrellisJACKShim"], swiftSettings: jackRealtimeChecks),
         // Session files: YAML in, a graph out, and back.
         .target(name: "TrellisSession", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisMedia", "TrellisAudioFile", .product(name: "Yams", package: "Yams")], swiftSettings: realtimeChecks),
         // A session live on JACK.

@@ -9,7 +9,13 @@ enum JACKCallbacks {
     }
 
     /// Thread: audio.
-    static let process: JackProcessCallback = { nframes, arg in
+    static let process: JackProcessCallback = { nframes, arg in cycle(nframes, arg) }
+
+    /// One process cycle, the first Swift the audio thread runs. Thread: audio.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    static func cycle(_ nframes: jack_nframes_t, _ arg: UnsafeMutableRawPointer?) -> Int32 {
         state(arg)._withUnsafeGuaranteedRef { $0.process(nframes) }
     }
 

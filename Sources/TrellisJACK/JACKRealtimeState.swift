@@ -28,12 +28,15 @@ final class JACKRealtimeState: @unchecked Sendable {
     private let outputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     let midi: MIDIEventList
     private let midiInputView: MIDIInputView
+    private let midiWriter: MIDIEventWriter
     /// What the render source writes to the MIDI output ports each cycle.
     private let midiOutput: MIDIBufferStorage
     private let midiOutputBuses: MIDIBuses
 
     /// Producer: the process thread.
     let processEvents: SPSCRing<JACKRealtimeEvent>
+    /// Its end, which the process thread pushes to.
+    private let processEventsEnd: SPSCRingEnd<JACKRealtimeEvent>
     /// Producer: JACK's notification thread.
     let notificationEvents: SPSCRing<JACKRealtimeEvent>
 
@@ -117,9 +120,11 @@ final class JACKRealtimeState: @unchecked Sendable {
         outputTable = .allocate(capacity: max(1, outputCount))
         midi = MIDIEventList(eventCapacity: configuration.midiEventCapacity, byteCapacity: configuration.midiByteCapacity)
         midiInputView = midi.view
+        midiWriter = midi.writer
         midiOutput = MIDIBufferStorage(count: midiOutputCount, capacity: configuration.midiEventCapacity)
         midiOutputBuses = midiOutput.buses
         processEvents = SPSCRing(capacity: 256)
+        processEventsEnd = processEvents.end
         notificationEvents = SPSCRing(capacity: 1024)
         peakBits = .allocate(capacity: max(1, outputCount))
         for channel in 0..<max(1, outputCount) {
@@ -147,20 +152,27 @@ final class JACKRealtimeState: @unchecked Sendable {
 
     /// One JACK cycle: gather the port buffers, pull the render source for exactly
     /// `nframes`, meter, and time it. Thread: audio.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
     func process(_ nframes: jack_nframes_t) -> Int32 {
-        let start = trellis_host_time_ns()
+        let start = JACKProcessCalls.now()
         // Idle CPUs poll while the cycle runs, so the threads it wakes start in a few µs.
         let cpuLatency = cycleCPULatency.load(ordering: .relaxed)
-        if cpuLatency >= 0 { CPULatencyRequest.write(cpuLatency, 0) }
-        trellis_set_audio_thread(1)
-        _ = trellis_enable_flush_denormals()
+        if cpuLatency >= 0 { JACKProcessCalls.requestCPULatency(cpuLatency, 0) }
+        JACKProcessCalls.enterCycle()
+        #if TRELLIS_REALTIME_PROBE
+        // scripts/check-realtime builds this once to see the checker refuse it.
+        let probe = [Int(nframes)]
+        if probe.isEmpty { return 1 }
+        #endif
         let frames = Int(nframes)
 
         for channel in 0..<inputCount {
-            inputTable[channel] = jack_port_get_buffer(inputPorts[channel], nframes).assumingMemoryBound(to: Float.self)
+            inputTable[channel] = JACKProcessCalls.buffer(inputPorts[channel], nframes).unsafelyUnwrapped.assumingMemoryBound(to: Float.self)
         }
         for channel in 0..<outputCount {
-            outputTable[channel] = jack_port_get_buffer(outputPorts[channel], nframes).assumingMemoryBound(to: Float.self)
+            outputTable[channel] = JACKProcessCalls.buffer(outputPorts[channel], nframes).unsafelyUnwrapped.assumingMemoryBound(to: Float.self)
         }
         if midiCount > 0 { gatherMIDI(nframes) }
         for port in 0..<midiOutputCount { midiOutputBuses[port].clear() }
@@ -171,16 +183,20 @@ final class JACKRealtimeState: @unchecked Sendable {
         sampleTime += Int64(frames)
         nextSampleTime.store(sampleTime, ordering: .relaxed)
 
+        var transport: ExternalTransport?
+        if followsTransport, let client { transport = JACKProcessCalls.queryTransport(client, takingBars: !isTimebaseMaster) }
+        let cycle = BackendCycle(
+            frameCount: frames, timeStamp: timeStamp, input: input, output: output,
+            midiInput: midiCount > 0 ? midiInputView : nil, midiOutput: midiOutputBuses,
+            transport: transport,
+            clock: isTimebaseMaster ? timebase.clock : nil)
+        // The entry is checked where it is defined (the engine's program runner).
+        let entry = self.entry
         var reason: JACKSilenceReason?
         // PipeWire's JACK may run a larger cycle before the buffer-size notice arrives.
         if frames > preparedFrames.load(ordering: .acquiring) {
             reason = .framesExceedPrepared
-        } else if withUnsafePointer(to: BackendCycle(
-            frameCount: frames, timeStamp: timeStamp, input: input, output: output,
-            midiInput: midiCount > 0 ? midiInputView : nil, midiOutput: midiOutputBuses,
-            transport: followsTransport && client != nil ? queryTransport(client.unsafelyUnwrapped, takingBars: !isTimebaseMaster) : nil,
-            clock: isTimebaseMaster ? timebase.clock : nil
-        ), { entry.render($0) }) != .ok {
+        } else if withUnsafePointer(to: cycle, { cycle in _unsafePerformance { entry.render(cycle) } }) != .ok {
             reason = .renderFailed
         } else if !meter(output, frames: frames) {
             reason = .nonFiniteOutput
@@ -190,18 +206,18 @@ final class JACKRealtimeState: @unchecked Sendable {
             output.clear(frameCount: frames)
             silencedCycles.wrappingAdd(1, ordering: .relaxed)
             if silenceReason != reason {
-                processEvents.push(.silenced(reason, frames: nframes))
+                _ = processEventsEnd.push(.silenced(reason, frames: nframes))
             }
         } else if silenceReason != nil {
-            processEvents.push(.resumed)
+            _ = processEventsEnd.push(.resumed)
         }
         silenceReason = reason
         cycles.wrappingAdd(1, ordering: .relaxed)
-        if cpuLatency >= 0 { CPULatencyRequest.write(cpuLatency, CPULatencyRequest.released) }
+        if cpuLatency >= 0 { JACKProcessCalls.requestCPULatency(cpuLatency, CPULatencyRequest.released) }
 
         let rate = sampleRate.load(ordering: .relaxed)
         if rate > 0 && frames > 0 {
-            let elapsed = Int(truncatingIfNeeded: trellis_host_time_ns() &- start)
+            let elapsed = Int(truncatingIfNeeded: JACKProcessCalls.now() &- start)
             let period = frames &* 1_000_000_000 / rate
             lastCycleStart.store(start, ordering: .relaxed)
             lastCyclePeriod.store(UInt64(period), ordering: .relaxed)
@@ -215,6 +231,9 @@ final class JACKRealtimeState: @unchecked Sendable {
 
     /// Records each channel's peak; returns false when a sample is NaN or infinite.
     @inline(__always)
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
     private func meter(_ output: AudioBuffers, frames: Int) -> Bool {
         var finite = true
         for channel in 0..<outputCount {
@@ -234,6 +253,9 @@ final class JACKRealtimeState: @unchecked Sendable {
     /// Writes what the render source put in the MIDI output buffers to the ports (JACK
     /// wants every output port's buffer cleared each cycle, events in time order).
     @inline(__always)
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
     private func sendMIDI(_ nframes: jack_nframes_t, silenced: Bool) {
         for port in 0..<midiOutputCount {
             let events = midiOutputBuses[port]
@@ -241,15 +263,15 @@ final class JACKRealtimeState: @unchecked Sendable {
             // port's own buffer takes no more of.
             var lost = events.takeDropped()
             defer {
-                if lost > 0 { processEvents.push(.midiDropped(port: UInt16(truncatingIfNeeded: port), output: true, count: UInt32(truncatingIfNeeded: lost))) }
+                if lost > 0 { _ = processEventsEnd.push(.midiDropped(port: UInt16(truncatingIfNeeded: port), output: true, count: UInt32(truncatingIfNeeded: lost))) }
             }
-            guard let buffer = jack_port_get_buffer(midiOutputPorts[port], nframes) else { continue }
-            jack_midi_clear_buffer(buffer)
+            guard let buffer = JACKProcessCalls.buffer(midiOutputPorts[port], nframes) else { continue }
+            JACKProcessCalls.clearMIDI(buffer)
             guard !silenced else { continue }
             for index in 0..<events.count {
                 let event = events[index]
                 let time = jack_nframes_t(min(max(0, Int(event.offset)), Int(nframes) - 1))
-                guard let bytes = jack_midi_event_reserve(buffer, time, Int(event.length)) else {
+                guard let bytes = JACKProcessCalls.reserveMIDI(buffer, time, Int(event.length)) else {
                     lost &+= events.count &- index
                     break
                 }
@@ -261,23 +283,27 @@ final class JACKRealtimeState: @unchecked Sendable {
     }
 
     @inline(__always)
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
     private func gatherMIDI(_ nframes: jack_nframes_t) {
+        let midi = midiWriter
         midi.reset()
         var event = jack_midi_event_t()
         for port in 0..<midiCount {
-            guard let buffer = jack_port_get_buffer(midiPorts[port], nframes) else { continue }
+            guard let buffer = JACKProcessCalls.buffer(midiPorts[port], nframes) else { continue }
             let droppedBefore = midi.droppedCount
             defer {
                 if midi.droppedCount > droppedBefore {
-                    processEvents.push(.midiDropped(port: UInt16(truncatingIfNeeded: port), output: false,
+                    _ = processEventsEnd.push(.midiDropped(port: UInt16(truncatingIfNeeded: port), output: false,
                                                     count: UInt32(truncatingIfNeeded: midi.droppedCount &- droppedBefore)))
                 }
             }
-            let count = jack_midi_get_event_count(buffer)
+            let count = JACKProcessCalls.midiEventCount(buffer)
             // A plain loop: iterating a Range<UInt32> allocates in unoptimized builds.
             var index: UInt32 = 0
             while index < count {
-                if jack_midi_event_get(&event, buffer, index) == 0, let data = event.buffer {
+                if JACKProcessCalls.midiEvent(&event, buffer, index), let data = event.buffer {
                     midi.append(frame: Int(event.time), port: port, data: data, size: event.size)
                 }
                 index += 1

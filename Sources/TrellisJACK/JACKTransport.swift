@@ -46,13 +46,13 @@ struct JACKTimebase {
     }
 }
 
-extension JACKRealtimeState {
+extension JACKProcessCalls {
     /// JACK's transport for the cycle that starts now; its bars and beats too, unless
     /// they are this client's own (as master it announces the engine's). Thread: audio.
     @inline(__always)
-    func queryTransport(_ client: OpaquePointer, takingBars: Bool) -> ExternalTransport {
+    static func queryTransport(_ client: OpaquePointer, takingBars: Bool) -> ExternalTransport {
         var position = jack_position_t()
-        let state = jack_transport_query(client, &position)
+        let state = JACKProcessCalls.transport(client, &position)
         var transport = ExternalTransport(isRolling: state == JackTransportRolling, frame: Int64(position.frame))
         // Another client's figures, taken only when finite and in range (a timebase
         // master can write anything there).
