@@ -67,6 +67,20 @@ struct GraphCompiler {
     private final class State {
         var nodes: [FlatNode] = []
         var index: [ObjectIdentifier: [NodeID: Int]] = [:]
+        /// `midiProducers` found so far, by context, node and bus: nested fan-in would
+        /// otherwise be walked once per path.
+        var midiProducers: [MIDIEnd: [MIDIProducer]] = [:]
+    }
+
+    private struct MIDIEnd: Hashable {
+        var context: ObjectIdentifier
+        var node: NodeID
+        var bus: Int
+    }
+
+    private struct MIDIProducer: Hashable {
+        var node: Int
+        var bus: Int
     }
 
     func compile() throws(GraphError) -> ProgramPlan {
@@ -167,9 +181,12 @@ struct GraphCompiler {
     /// boundaries: a subgraph's MIDI ports inside are aliases of its node's MIDI buses.
     private func resolveMIDIInputs(_ context: Context, _ id: NodeID, _ state: State) throws(GraphError) -> [FlatMIDISource] {
         var sources: [FlatMIDISource] = []
+        var seen = Set<[Int]>()
         for connection in context.graph.model.midiConnections where connection.destination == id {
-            for (node, sourceBus) in try midiProducers(context, connection.source, connection.sourceBus, state, depth: 0) {
-                sources.append(FlatMIDISource(node: node, sourceBus: sourceBus, bus: connection.destinationBus))
+            // A producer reached by several routes is heard once.
+            for producer in try midiProducers(context, connection.source, connection.sourceBus, state, depth: 0)
+            where seen.insert([producer.node, producer.bus, connection.destinationBus]).inserted {
+                sources.append(FlatMIDISource(node: producer.node, sourceBus: producer.bus, bus: connection.destinationBus))
             }
         }
         return sources
@@ -177,29 +194,33 @@ struct GraphCompiler {
 
     /// The flat nodes and MIDI output buses that MIDI output `bus` of node `id` stands
     /// for: the node itself, or what reaches a subgraph's MIDI output port inside, or
-    /// what reaches a subgraph node's MIDI input from outside. A bypassed subgraph
-    /// passes no MIDI either way.
-    private func midiProducers(_ context: Context, _ id: NodeID, _ bus: Int, _ state: State, depth: Int) throws(GraphError) -> [(Int, Int)] {
+    /// what reaches a subgraph node's MIDI input from outside; each once, however many
+    /// routes lead to it. A bypassed subgraph passes no MIDI either way.
+    private func midiProducers(_ context: Context, _ id: NodeID, _ bus: Int, _ state: State, depth: Int) throws(GraphError) -> [MIDIProducer] {
         guard depth < 64 else { throw .subgraph(node: context.name(id), reason: "MIDI crosses subgraph boundaries more than 64 times") }
-        var found: [(Int, Int)] = []
+        let end = MIDIEnd(context: ObjectIdentifier(context), node: id, bus: bus)
+        if let known = state.midiProducers[end] { return known }
+        var found: [MIDIProducer] = [], seen = Set<MIDIProducer>()
+        func add(_ connections: [MIDIConnection], in context: Context) throws(GraphError) {
+            for connection in connections {
+                for producer in try midiProducers(context, connection.source, connection.sourceBus, state, depth: depth + 1)
+                where seen.insert(producer).inserted { found.append(producer) }
+            }
+        }
         if let child = context.children[id] {
-            guard !child.isBypassed,
-                  let port = child.graph.nodes.first(where: { $0.unit.role == .midiOutputPort(bus) }) else { return [] }
-            for connection in child.graph.model.midiConnections where connection.destination == port.id {
-                found += try midiProducers(child, connection.source, connection.sourceBus, state, depth: depth + 1)
+            if !child.isBypassed, let port = child.graph.nodes.first(where: { $0.unit.role == .midiOutputPort(bus) }) {
+                try add(child.graph.model.midiConnections.filter { $0.destination == port.id }, in: child)
             }
-            return found
-        }
-        if let parent = context.parent, case .midiInputPort(let port)? = context.graph.model.nodes[id]?.unit.role {
-            guard !context.isBypassed else { return [] }
-            for connection in parent.graph.model.midiConnections
-            where connection.destination == context.nodeInParent! && connection.destinationBus == port {
-                found += try midiProducers(parent, connection.source, connection.sourceBus, state, depth: depth + 1)
+        } else if let parent = context.parent, case .midiInputPort(let port)? = context.graph.model.nodes[id]?.unit.role {
+            if !context.isBypassed {
+                try add(parent.graph.model.midiConnections.filter { $0.destination == context.nodeInParent! && $0.destinationBus == port }, in: parent)
             }
-            return found
+        } else {
+            guard let index = state.index[ObjectIdentifier(context)]?[id] else { throw .unknownNode(id) }
+            found = [MIDIProducer(node: index, bus: bus)]
         }
-        guard let index = state.index[ObjectIdentifier(context)]?[id] else { throw .unknownNode(id) }
-        return [(index, bus)]
+        state.midiProducers[end] = found
+        return found
     }
 
     private func resolveSource(_ context: Context, _ id: NodeID, _ bus: Int, from: Endpoint, _ state: State) throws(GraphError) -> FlatSource? {

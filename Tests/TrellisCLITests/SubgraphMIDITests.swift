@@ -218,4 +218,41 @@ struct SubgraphMIDITests {
         #expect(text.contains(#""song" -> "synth/keys" [style=dashed"#), "\(text)")
         #expect(text.contains(#""synth/out" -> "out" [ltail="cluster_synth"]"#), "\(text)")
     }
+
+    @Test("MIDI reaching an instrument by two routes at each of 20 nested levels arrives once, as in the flat graph, and compiles at once")
+    func manyRoutesArriveOnce() throws {
+        let expected = try Self.rendered(try Self.session(Self.flat))
+        var text = """
+            version: 1
+            defaults: { sample-rate: 48000, block-size: 256 }
+            subgraphs:
+
+            """
+        for level in 0..<20 {
+            text += """
+                  level\(level):
+                    midi-inputs: [a, b]
+                    nodes:
+                      inner: { subgraph: level\(level + 1) }
+                      out: { unit: output, channels: 2 }
+                    connections: [a -> inner.midi, b -> inner.midi, a -> inner.midi1, b -> inner.midi1, inner -> out]
+
+                """
+        }
+        text += """
+                  level20:
+                    midi-inputs: [a, b]
+                    nodes:
+                      piano: { lv2: \(Self.piano) }
+                      out: { unit: output, channels: 2 }
+                    connections: [a -> piano, b -> piano, piano -> out]
+                nodes:
+                  song: { unit: midi-player, file: song.mid }
+                  rack: { subgraph: level0 }
+                  out: { unit: output, channels: 2 }
+                connections: [song -> rack.midi, song -> rack.midi1, rack -> out]
+                """
+        let nested = try Self.session(text, named: "routes.yaml")
+        #expect(try Self.rendered(nested) == expected, "2^21 routes, one note each")
+    }
 }
