@@ -289,30 +289,27 @@ final class GraphBuilder {
                 guard ids[name] == nil else {
                     throw SessionError("\(ports.owner)MIDI port \(quoted(name)) has the name of a node; a MIDI port is a node of the graph, so the names must differ", at: location)
                 }
-                nodeCount += 1
-                guard nodeCount <= Self.nodeLimit else {
-                    var failure = SessionError(
-                        "MIDI port \(quoted(prefix + name)): the session expands to more than \(Self.nodeLimit) nodes (a subgraph's nodes count at every use)",
-                        at: location)
-                    failure.stopsReading = true
-                    throw failure
-                }
+                try countNode("MIDI port \(quoted(prefix + name))", at: location)
                 do { ids[name] = try graph.addNode(make(port), name: name) } catch { throw SessionError("\(error)", at: location) }
             }
+        }
+    }
+
+    /// Counts one more node of the expanded session (`what` names it), up to the limit.
+    private func countNode(_ what: String, at location: SourceLocation) throws(SessionError) {
+        nodeCount += 1
+        guard nodeCount <= Self.nodeLimit else {
+            var failure = SessionError(
+                "\(what): the session expands to more than \(Self.nodeLimit) nodes (a subgraph's nodes count at every use)", at: location)
+            failure.stopsReading = true
+            throw failure
         }
     }
 
     /// The unit a node names, configured; nil when it must become a placeholder.
     private func makeUnit(_ spec: NodeSpec, scope: Definitions, prefix: String, stack: [String]) throws(SessionError) -> (any AudioUnit)? {
         let path = prefix + spec.name
-        nodeCount += 1
-        guard nodeCount <= Self.nodeLimit else {
-            var failure = SessionError(
-                "node \(quoted(path)): the session expands to more than \(Self.nodeLimit) nodes (a subgraph's nodes count at every use)",
-                at: spec.location)
-            failure.stopsReading = true
-            throw failure
-        }
+        try countNode("node \(quoted(path))", at: spec.location)
         let unit: any AudioUnit
         if let description = spec.unitDescription {
             guard let made = try instantiate(description, spec: spec) else { return nil }

@@ -36,6 +36,24 @@ struct SubgraphMIDITests {
         connections: [song -> piano -> out]
         """
 
+    /// The flat session's units with the instrument inside a subgraph, fed on its `keys`.
+    static let instrumentInside = """
+        version: 1
+        defaults: { sample-rate: 48000, block-size: 256 }
+        subgraphs:
+          synth:
+            midi-inputs: [keys]
+            nodes:
+              piano: { lv2: \(piano) }
+              out: { unit: output, channels: 2 }
+            connections: [keys -> piano -> out]
+        nodes:
+          song: { unit: midi-player, file: song.mid }
+          synth: { subgraph: synth }
+          out: { unit: output, channels: 2 }
+        connections: [song -> synth -> out]
+        """
+
     @Test("a MIDI file player inside a subgraph plays an instrument outside it, as in one flat graph")
     func playerInsideInstrumentOutside() throws {
         let expected = try Self.rendered(try Self.session(Self.flat))
@@ -61,23 +79,7 @@ struct SubgraphMIDITests {
     @Test("an instrument inside a subgraph plays from a MIDI file player outside it, as in one flat graph")
     func playerOutsideInstrumentInside() throws {
         let expected = try Self.rendered(try Self.session(Self.flat))
-        let nested = try Self.session("""
-            version: 1
-            defaults: { sample-rate: 48000, block-size: 256 }
-            subgraphs:
-              synth:
-                midi-inputs: [keys]
-                nodes:
-                  piano: { lv2: \(Self.piano) }
-                  out: { unit: output, channels: 2 }
-                connections: [keys -> piano -> out]
-            nodes:
-              song: { unit: midi-player, file: song.mid }
-              synth: { subgraph: synth }
-              out: { unit: output, channels: 2 }
-            connections: [song -> synth -> out]
-            """)
-        #expect(try Self.rendered(nested) == expected)
+        #expect(try Self.rendered(try Self.session(Self.instrumentInside)) == expected)
     }
 
     @Test("MIDI passes through two levels, into a subgraph file whose jack: midi-inputs: are its MIDI buses")
@@ -196,21 +198,7 @@ struct SubgraphMIDITests {
 
     @Test("the graph's picture draws a MIDI connection into a subgraph to the port node inside")
     func pictureEndsAtThePort() throws {
-        let nested = try Self.session("""
-            version: 1
-            subgraphs:
-              synth:
-                midi-inputs: [keys]
-                nodes:
-                  piano: { lv2: \(Self.piano) }
-                  out: { unit: output, channels: 2 }
-                connections: [keys -> piano -> out]
-            nodes:
-              song: { unit: midi-player, file: song.mid }
-              synth: { subgraph: synth }
-              out: { unit: output, channels: 2 }
-            connections: [song -> synth -> out]
-            """)
+        let nested = try Self.session(Self.instrumentInside)
         let dot = nested.replacingOccurrences(of: ".yaml", with: ".dot")
         let result = try trellis(["graph", nested, "-o", dot])
         #expect(result.status == 0, "\(result.stderr)")
