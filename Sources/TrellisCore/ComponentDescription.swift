@@ -113,6 +113,12 @@ public enum BuiltInSubtype {
     public static let toneGenerator: FourCC = "tone"
     public static let gain: FourCC = "gain"
     public static let subgraph: FourCC = "sgrf"
+    public static let dynamicsProcessor: FourCC = "dcmp"
+    public static let reverb: FourCC = "rvb2"
+    public static let distortion: FourCC = "dist"
+    public static let varispeed: FourCC = "vari"
+    public static let timePitch: FourCC = "nutp"
+    public static let sampler: FourCC = "samp"
 }
 
 public enum Manufacturer {

@@ -40,6 +40,16 @@ public enum ExportedPlugins {
             plugins.append(ExportedPlugin(symbol: "delay-\(suffix)", name: "Trellis Delay (\(label))", lv2Class: "DelayPlugin") {
                 width(Delay(), channels)
             })
+            plugins.append(ExportedPlugin(
+                symbol: "compressor-\(suffix)", name: "Trellis Dynamics Processor (\(label))", lv2Class: "CompressorPlugin",
+                fixed: ["sidechain": 0]
+            ) { width(DynamicsProcessor(keyInput: false), channels) })
+            plugins.append(ExportedPlugin(
+                symbol: "reverb-\(suffix)", name: "Trellis Reverb (\(label))", lv2Class: "ReverbPlugin",
+                presets: Reverb.presets.map {
+                    (name: $0.name, values: ["decayTime": $0.decayTime, "damping": $0.damping, "size": $0.size, "preDelay": $0.preDelay])
+                }
+            ) { width(Reverb(), channels) })
         }
         for inputs in [2, 4, 8] {
             plugins.append(ExportedPlugin(symbol: "mixer-\(inputs)", name: "Trellis Mixer (\(inputs) Stereo Inputs)", lv2Class: "MixerPlugin") {
@@ -70,11 +80,13 @@ public enum ExportedPlugins {
         value == value.rounded() ? String(Int(value)) : String(value)
     }
 
-    /// `unit` with one channel in and out instead of two, for the mono plugins.
+    /// `unit` with one channel on every bus instead of two, for the mono plugins.
     static func width(_ unit: AudioUnitBase, _ channels: Int) -> AudioUnitBase {
         guard channels != 2 else { return unit }
         for scope in [Scope.input, .output] {
-            try? unit.setFormat(.canonical(sampleRate: 48_000, channelCount: channels), scope: scope, element: 0)
+            for element in 0..<unit.elementCount(scope) {
+                try? unit.setFormat(.canonical(sampleRate: 48_000, channelCount: channels), scope: scope, element: element)
+            }
         }
         return unit
     }

@@ -12,6 +12,8 @@ public enum DSPUnits {
         Component(description: IPodEQ.componentDescription, shortName: "ipod-eq", displayName: "iPod EQ") { IPodEQ() },
         Component(description: PeakLimiter.componentDescription, shortName: "limiter", displayName: "Peak Limiter") { PeakLimiter() },
         Component(description: Delay.componentDescription, shortName: "delay", displayName: "Delay") { Delay() },
+        Component(description: DynamicsProcessor.componentDescription, shortName: "compressor", displayName: "Dynamics Processor") { DynamicsProcessor() },
+        Component(description: Reverb.componentDescription, shortName: "reverb", displayName: "Reverb") { Reverb() },
     ]
 
     /// Adds every DSP unit to `registry`. Thread: control.

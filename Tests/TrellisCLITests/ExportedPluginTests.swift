@@ -29,6 +29,8 @@ private func settings(for plugin: ExportedPlugin) -> [String: Float] {
     case "ipod": ["preset": 10]
     case "limiter": ["pregain": 12, "release": 50, "attack": 2]
     case "delay": ["time": 0.125, "mix": 40, "feedback": 30, "lowpass": 5000]
+    case "reverb": ["decayTime": 1.5, "damping": 30, "size": 60, "preDelay": 0.01, "wetDryMix": 40]
+    case "compressor": ["threshold": -30, "ratio": 4, "kneeWidth": 6, "attackTime": 0.005, "releaseTime": 0.1, "makeupGain": 6]
     case "mixer": ["volume": 0.8, "in0.pan": -0.5, "in1.volume": 0.5, "in1.pan": 0.7]
     default: ["in0.azimuth": 60, "in0.distance": 2, "reference": 1.5]
     }
