@@ -2,6 +2,7 @@ import TrellisCore
 import TrellisUnits
 
 extension PeakLimiter: LatencyReporting {}
+extension Distortion: LatencyReporting {}
 
 /// Every plugin the LV2 bundle holds, in the order `lv2_descriptor` numbers them.
 public enum ExportedPlugins {
@@ -50,6 +51,13 @@ public enum ExportedPlugins {
                     (name: $0.name, values: ["decayTime": $0.decayTime, "damping": $0.damping, "size": $0.size, "preDelay": $0.preDelay])
                 }
             ) { width(Reverb(), channels) })
+            plugins.append(ExportedPlugin(
+                symbol: "distortion-\(suffix)", name: "Trellis Distortion (\(label))", lv2Class: "DistortionPlugin",
+                presets: Distortion.presets.map {
+                    (name: $0.name, values: ["curve": Float($0.curve.rawValue), "drive": $0.drive, "tone": $0.tone,
+                                             "preGain": $0.preGain, "wetDryMix": $0.wetDryMix])
+                }
+            ) { width(Distortion(), channels) })
         }
         for inputs in [2, 4, 8] {
             plugins.append(ExportedPlugin(symbol: "mixer-\(inputs)", name: "Trellis Mixer (\(inputs) Stereo Inputs)", lv2Class: "MixerPlugin") {

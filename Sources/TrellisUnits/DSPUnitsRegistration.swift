@@ -14,6 +14,7 @@ public enum DSPUnits {
         Component(description: Delay.componentDescription, shortName: "delay", displayName: "Delay") { Delay() },
         Component(description: DynamicsProcessor.componentDescription, shortName: "compressor", displayName: "Dynamics Processor") { DynamicsProcessor() },
         Component(description: Reverb.componentDescription, shortName: "reverb", displayName: "Reverb") { Reverb() },
+        Component(description: Distortion.componentDescription, shortName: "distortion", displayName: "Distortion") { Distortion() },
     ]
 
     /// Adds every DSP unit to `registry`. Thread: control.
