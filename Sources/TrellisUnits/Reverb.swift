@@ -30,11 +30,6 @@ public final class Reverb: AudioUnitBase, @unchecked Sendable {
         ParameterPreset(name: $0.name, values: ["decayTime": $0.decayTime, "damping": $0.damping, "size": $0.size, "preDelay": $0.preDelay])
     })
 
-    /// The line-length factor for a size in percent: 0.35 at 0, 1 near 50, 2.8 at 100.
-    static func scale(size: Float) -> Double {
-        0.35 * power(8, Double(size) / 100)
-    }
-
     private var storage: KernelStorage<ReverbKernel>?
 
     /// Thread: control.

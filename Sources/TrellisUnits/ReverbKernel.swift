@@ -132,10 +132,15 @@ struct ReverbKernel: UnitKernel {
         case Index.gain: outputGain.set(Decibels.gain(value), frames: frames)
         case Index.decayTime: decayTime = Double(value); retune()
         case Index.damping: damping = Double(value) / 100; retune()
-        case Index.size: scale = Reverb.scale(size: value); retune()
+        case Index.size: scale = Self.scale(size: value); retune()
         case Index.preDelay: preDelayFrames = min(preDelayRing - 1, Int(Double(value) * sampleRate))
         default: break
         }
+    }
+
+    /// The line-length factor for a size in percent: 0.35 at 0, 1 near 50, 2.8 at 100.
+    static func scale(size: Float) -> Double {
+        0.35 * power(8, Double(size) / 100)
     }
 
     @inline(__always)
