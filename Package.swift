@@ -50,6 +50,8 @@ let package = Package(
         systemLibrary("CLilv", pkgConfig: "lilv-0", apt: "liblilv-dev"),
         systemLibrary("CSndfile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
         systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
+        // SoundFont 2 synthesis for the sampler.
+        systemLibrary("CFluidSynth", pkgConfig: "fluidsynth", apt: "libfluidsynth-dev"),
         systemLibrary("CLiblo", pkgConfig: "liblo", apt: "liblo-dev"),
         // Ogg Vorbis decoding with sample-exact seeking (libsndfile 1.2's Vorbis seek is not; libsndfile#885).
         systemLibrary("CVorbisfile", pkgConfig: "vorbisfile", apt: "libvorbis-dev"),
@@ -95,7 +97,9 @@ let package = Package(
         // LV2 plugins through lilv: discovery, components, hosting as audio units.
         .target(name: "TrellisLV2", dependencies: ["TrellisCore", "CLilv", "CTrellisLV2Shim", "CTrellisShim"], swiftSettings: realtimeChecks),
         // File player, recorder, taps and meters: render paths plus their disk and delivery threads. No Foundation.
-        .target(name: "TrellisMedia", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile", "CTrellisShim"], swiftSettings: realtimeChecks),
+        // The sampler: SoundFonts through libfluidsynth, note-named audio files through its own voices.
+        .target(name: "TrellisSampler", dependencies: ["TrellisCore", "TrellisAudioFile", "CFluidSynth"], swiftSettings: realtimeChecks),
+        .target(name: "TrellisMedia", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile", "TrellisSampler", "CTrellisShim"], swiftSettings: realtimeChecks),
         // The graph model and its compiler (control side).
         .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"], swiftSettings: realtimeChecks),
         // The JACK head node: a JACK client that pulls a render source live. No Foundation.
@@ -135,13 +139,14 @@ let package = Package(
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisUnits"]),
         .testTarget(name: "TrellisAnalysisTests", dependencies: ["TrellisTestSupport", "TrellisAnalysis", "TrellisAudioFile", "TrellisCore", "CEBUR128"]),
         .testTarget(name: "TrellisAudioFileTests", dependencies: ["TrellisAudioFile", "TrellisCore", "CSndfile", "CAllocationCounter"]),
+        .testTarget(name: "TrellisSamplerTests", dependencies: ["TrellisTestSupport", "TrellisSampler", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisTestSupport", "TrellisLV2", "CTrellisLV2Shim", "TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisPlugins", "CAllocationCounter", "CSndfile"]),
         .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisTestSupport", "TrellisJACK", "CTrellisJACKShim", "TrellisCore", "TrellisGraph", "TrellisUnits", "TrellisEngine", "TrellisLV2", "TrellisMedia", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisTestSupport", "TrellisCLI", "TrellisPlugins", "TrellisCore"]),
         .testTarget(name: "TrellisControlTests", dependencies: ["TrellisTestSupport", "TrellisControl", "TrellisLive", "TrellisMedia", "TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisJACK", "TrellisLV2", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "TrellisCLI"], exclude: ["PipeWire/headless.conf"]),
-        .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisMedia", "TrellisLV2", "TrellisAudioFile", "TrellisCore", "SessionSaveLoop", "TrellisCLI"]),
+        .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisMedia", "TrellisSampler", "TrellisLV2", "TrellisAudioFile", "TrellisCore", "SessionSaveLoop", "TrellisCLI"]),
         .testTarget(name: "TrellisMediaTests", dependencies: ["TrellisTestSupport", "TrellisMedia", "TrellisGraph", "TrellisUnits", "TrellisAudioFile", "TrellisCore", "TrellisEngine", "CAllocationCounter"]),
     ]
 )

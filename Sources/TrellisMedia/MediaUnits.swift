@@ -1,13 +1,15 @@
 import TrellisCore
+import TrellisSampler
 
 /// The media units, for a registry: the file player (`player`, augn:afpl:trls) and
 /// the recorder (`recorder`, auou:rcrd:trls; an output-type unit since it ends in a
-/// file, though it also passes its input on).
+/// file, though it also passes its input on), the MIDI file player and the sampler.
 public enum MediaUnits {
     public static let components: [Component] = [
         Component(description: FilePlayer.description, shortName: "player", displayName: "File Player") { FilePlayer() },
         Component(description: FileRecorder.description, shortName: "recorder", displayName: "File Recorder") { FileRecorder() },
         Component(description: MIDIFilePlayer.description, shortName: "midi-player", displayName: "MIDI File Player") { MIDIFilePlayer() },
+        Component(description: Sampler.componentDescription, shortName: "sampler", displayName: "Sampler") { Sampler() },
     ]
 
     /// Thread: control.

@@ -319,7 +319,20 @@ final class GraphBuilder {
         } else {
             preconditionFailure("a node is a unit or a subgraph")
         }
-        if let file = spec.file {
+        if let file = spec.file, let loader = unit as? ContentLoading {
+            // A bank that is missing or damaged loads as a placeholder, as a missing plugin does.
+            let resolved = SessionLoader.resolve(file, in: scope.directory)
+            if checkFiles {
+                do { try loader.loadContent(path: resolved) } catch {
+                    loader.keepContent(path: resolved)
+                    warnings.append(SessionWarning(
+                        "node \(quoted(spec.name)): \(error); it loads as a placeholder that keeps its settings and plays nothing",
+                        at: spec.positions["file"] ?? spec.location))
+                }
+            } else {
+                loader.keepContent(path: resolved)
+            }
+        } else if let file = spec.file {
             let resolved = SessionLoader.resolve(file, in: scope.directory)
             let location = spec.positions["file"] ?? spec.location
             if checkFiles, !FileChecks.isRegularFile(resolved) {

@@ -1,0 +1,119 @@
+import Glibc
+import TrellisCore
+
+/// An instrument that plays a SoundFont 2 bank through libfluidsynth, or a bank of audio
+/// files named by their notes (`NoteBank`), as AVAudioUnitSampler loads either. MIDI in
+/// (notes, velocity, sustain, pitch bend, program and bank change), stereo out; its
+/// parameters are AVAudioUnitSampler's (`masterGain`, `globalTuning`, `stereoPan`) with
+/// polyphony and the first channel's program and bank. With no bank loaded it plays the
+/// General MIDI SoundFont Debian installs (`defaultSoundFont`), if there is one.
+public final class Sampler: AudioUnitBase, ContentLoading, @unchecked Sendable {
+    public static let componentDescription = ComponentDescription(
+        type: ComponentType.instrument, subtype: BuiltInSubtype.sampler, manufacturer: Manufacturer.trellis)
+
+    /// fluid-soundfont-gm's General MIDI bank, through Debian's alternatives link.
+    public static let defaultSoundFont = "/usr/share/sounds/sf2/default-GM.sf2"
+
+    public private(set) var contentPath: String?
+    private var soundFont: SoundFontSynth?
+    private var noteBank: NoteBank?
+    private var storage: KernelStorage<SamplerKernel>?
+    private var voiceMemory: UnsafeMutablePointer<NoteVoices.Voice>?
+    private var noteVoices: UnsafeMutablePointer<NoteVoices>?
+    private var scratch: UnsafeMutablePointer<Float>?
+
+    /// Thread: control.
+    public init() {
+        super.init(description: Self.componentDescription, shortName: "sampler", inputs: [], outputs: [2], fixedScopes: [.input])
+        for info in [
+            ParameterInfo(address: ParameterAddress(900), identifier: "masterGain", name: "Master Gain", unit: .decibels, range: -90...12, defaultValue: 0),
+            ParameterInfo(address: ParameterAddress(901), identifier: "globalTuning", name: "Global Tuning", unit: .cents, range: -2400...2400, defaultValue: 0),
+            ParameterInfo(address: ParameterAddress(903), identifier: "stereoPan", name: "Stereo Pan", unit: .pan, range: -100...100, defaultValue: 0),
+            ParameterInfo(address: ParameterAddress(100), identifier: "polyphony", name: "Polyphony", unit: .generic, range: 1...Float(NoteVoices.capacity), defaultValue: 64, flags: [.readable, .writable, .integer]),
+            ParameterInfo(address: ParameterAddress(101), identifier: "program", name: "Program (channel 1)", unit: .indexed, range: 0...127, defaultValue: 0, flags: [.readable, .writable, .integer]),
+            ParameterInfo(address: ParameterAddress(102), identifier: "bank", name: "Bank (channel 1)", unit: .indexed, range: 0...16383, defaultValue: 0, flags: [.readable, .writable, .integer]),
+        ] { declareParameter(info) }
+    }
+
+    public override func midiBusCount(_ scope: Scope) -> Int { scope == .input ? 1 : 0 }
+
+    /// A SoundFont (`.sf2`, `.sf3`), a folder of note-named audio files, or one such
+    /// file, read now (so a bad one is refused here, by name, and nothing changes), while
+    /// not initialized. Thread: control.
+    public func loadContent(path: String) throws(AudioUnitError) {
+        guard !isInitialized else {
+            throw .invalidState("the bank cannot change while the sampler is initialized (a running program may be playing it)", unit: name)
+        }
+        guard Files.isDirectory(path) || SoundFontSynth.isSoundFont(path) || NoteName.note(inFileName: path) != nil else {
+            throw .failedToInitialize("\(path) is neither a SoundFont 2 file nor audio files named by note (C4.wav)", unit: name)
+        }
+        (soundFont, noteBank) = try Self.bank(at: path, sampleRate: sampleRate, unit: name)
+        contentPath = path
+        isPlaceholder = false
+    }
+
+    /// Keeps `path` as the bank without reading it: the sampler plays nothing, as a
+    /// session's placeholder for a bank that is missing or damaged. Thread: control.
+    public func keepContent(path: String) {
+        guard !isInitialized else { return }
+        contentPath = path
+        soundFont = nil
+        noteBank = nil
+        isPlaceholder = true
+    }
+
+    /// True while the bank is a path kept by `keepContent`: nothing plays.
+    public private(set) var isPlaceholder = false
+
+    private static func bank(at path: String, sampleRate: Double, unit: String) throws(AudioUnitError) -> (SoundFontSynth?, NoteBank?) {
+        if !Files.isDirectory(path), SoundFontSynth.isSoundFont(path) {
+            return (try SoundFontSynth(path: path, sampleRate: sampleRate, unit: unit), nil)
+        }
+        return (nil, try NoteBank(path: path, unit: unit))
+    }
+
+    /// The SoundFont's presets as (bank, program, name); empty for a note bank. Thread: control.
+    public var soundFontPresets: [(bank: Int, program: Int, name: String)] { soundFont?.presets ?? [] }
+
+    public override func allocateRenderResources() throws(AudioUnitError) {
+        let path = isPlaceholder ? nil : contentPath ?? (access(Self.defaultSoundFont, R_OK) == 0 ? Self.defaultSoundFont : nil)
+        if let path, soundFont.map({ $0.sampleRate != sampleRate }) ?? (noteBank == nil) {
+            (soundFont, noteBank) = try Self.bank(at: path, sampleRate: sampleRate, unit: name)
+        }
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: maximumFramesPerSlice)
+        self.scratch = scratch
+        var voices: UnsafeMutablePointer<NoteVoices>?
+        if let noteBank {
+            let memory = UnsafeMutablePointer<NoteVoices.Voice>.allocate(capacity: NoteVoices.capacity)
+            memory.initialize(repeating: NoteVoices.Voice(), count: NoteVoices.capacity)
+            voiceMemory = memory
+            voices = .allocate(capacity: 1)
+            voices!.initialize(to: NoteVoices(samples: UnsafePointer(noteBank.samples), map: UnsafePointer(noteBank.map), voices: memory, sampleRate: sampleRate))
+            noteVoices = voices
+        }
+        storage = KernelStorage(
+            SamplerKernel(synth: soundFont?.synth, fontID: soundFont?.fontID ?? 0, voices: voices, scratch: scratch),
+            render: { SamplerKernel.render($0, $1) }, reset: { SamplerKernel.reset($0) })
+    }
+
+    /// A unit dropped while initialized frees its kernel's memory too.
+    deinit { deallocateRenderResources() }
+
+    public override func deallocateRenderResources() {
+        storage = nil
+        scratch?.deallocate()
+        scratch = nil
+        noteVoices?.deallocate()
+        noteVoices = nil
+        voiceMemory?.deallocate()
+        voiceMemory = nil
+    }
+
+    public override var renderKernel: RenderKernel? { storage?.kernel }
+
+    public override func reset() { storage?.pointer.pointee.reset() }
+
+    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
+        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
+    }
+}
