@@ -50,6 +50,8 @@ let package = Package(
         systemLibrary("CLilv", pkgConfig: "lilv-0", apt: "liblilv-dev"),
         systemLibrary("CSndfile", pkgConfig: "sndfile", apt: "libsndfile1-dev"),
         systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
+        // Time stretching and pitch shifting (Rubber Band 3).
+        systemLibrary("CRubberBand", pkgConfig: "rubberband", apt: "librubberband-dev"),
         // SoundFont 2 synthesis for the sampler.
         systemLibrary("CFluidSynth", pkgConfig: "fluidsynth", apt: "libfluidsynth-dev"),
         systemLibrary("CLiblo", pkgConfig: "liblo", apt: "liblo-dev"),
@@ -97,9 +99,11 @@ let package = Package(
         // LV2 plugins through lilv: discovery, components, hosting as audio units.
         .target(name: "TrellisLV2", dependencies: ["TrellisCore", "CLilv", "CTrellisLV2Shim", "CTrellisShim"], swiftSettings: realtimeChecks),
         // File player, recorder, taps and meters: render paths plus their disk and delivery threads. No Foundation.
+        // Time and pitch on Rubber Band: the stretcher the player and the time-pitch unit share.
+        .target(name: "TrellisTimePitch", dependencies: ["TrellisCore", "CRubberBand"], swiftSettings: realtimeChecks),
         // The sampler: SoundFonts through libfluidsynth, note-named audio files through its own voices.
         .target(name: "TrellisSampler", dependencies: ["TrellisCore", "TrellisAudioFile", "CFluidSynth"], swiftSettings: realtimeChecks),
-        .target(name: "TrellisMedia", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile", "TrellisSampler", "CTrellisShim"], swiftSettings: realtimeChecks),
+        .target(name: "TrellisMedia", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile", "TrellisSampler", "TrellisTimePitch", "CTrellisShim"], swiftSettings: realtimeChecks),
         // The graph model and its compiler (control side).
         .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"], swiftSettings: realtimeChecks),
         // The JACK head node: a JACK client that pulls a render source live. No Foundation.
@@ -139,6 +143,7 @@ let package = Package(
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisUnits"]),
         .testTarget(name: "TrellisAnalysisTests", dependencies: ["TrellisTestSupport", "TrellisAnalysis", "TrellisAudioFile", "TrellisCore", "CEBUR128"]),
         .testTarget(name: "TrellisAudioFileTests", dependencies: ["TrellisAudioFile", "TrellisCore", "CSndfile", "CAllocationCounter"]),
+        .testTarget(name: "TrellisTimePitchTests", dependencies: ["TrellisTestSupport", "TrellisTimePitch", "TrellisAudioFile", "TrellisCore"]),
         .testTarget(name: "TrellisSamplerTests", dependencies: ["TrellisTestSupport", "TrellisSampler", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),

@@ -27,6 +27,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
     public static let volumeParameter = ParameterAddress(0)
     public static let panParameter = ParameterAddress(1)
     public static let rateParameter = ParameterAddress(2)
+    public static let varispeedParameter = ParameterAddress(3)
     /// AVAudioPlayer's range is 0.5...2; the resampler takes a wider one.
     public static let rateRange: ClosedRange<Float> = 0.25...4
     static let slotFrames = 1024
@@ -58,6 +59,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
     var target = 0
     /// The rate asked for (file time per output time), applied to the stream.
     var speed: Double = 1
+    var varispeed = false
     var state = State.stopped
     var diskErrors: [MediaError] = []
     /// Damage the butler found and the notifier has not reported yet, and what was.
@@ -95,17 +97,23 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
         declareParameter(ParameterInfo(
             address: Self.rateParameter, identifier: "rate", name: "Rate", unit: .ratio,
             range: Self.rateRange, defaultValue: 1, flags: [.readable, .writable]))
+        declareParameter(ParameterInfo(
+            address: Self.varispeedParameter, identifier: "varispeed", name: "Varispeed (rate moves pitch)", unit: .boolean,
+            range: 0...1, defaultValue: 0, flags: [.readable, .writable, .toggled]))
         // A rate set while rendering goes to the kernel, which leaves it to the disk side.
         addParameterListener { [weak self] info, value in
-            guard info.address == Self.rateParameter else { return }
-            try? self?.changeRate(to: Double(value))
+            if info.address == Self.rateParameter { try? self?.changeRate(to: Double(value)) }
+            if info.address == Self.varispeedParameter { try? self?.changeVarispeed(value >= 0.5) }
         }
     }
 
-    /// Plays `rate` times as fast, pitch with it (AVAudioPlayer's `rate`, varispeed):
-    /// the butler reads the file through the resampler at the file's rate times `rate`.
-    /// A change while playing takes effect at once from the frame playing, as a seek
-    /// does. Positions, time events and boundaries stay in file time. Thread: control.
+    /// Plays `rate` times as fast at the same pitch, as AVAudioPlayer's `rate` does: the
+    /// butler stretches the file with Rubber Band (in an offline render playing once, the
+    /// whole file at once, so its length is exactly the file's over the rate). With
+    /// `varispeed` on, the pitch moves with the rate instead: the file is read through
+    /// the resampler at its rate times `rate`. A change while playing takes effect at
+    /// once from the frame playing, as a seek does. Positions, time events and
+    /// boundaries stay in file time. Thread: control.
     public var rate: Double {
         get { lock.withLock { _ in speed } }
         set {
@@ -118,14 +126,35 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
         try lock.withLock { _ throws(MediaError) in
             guard rate != speed else { return }
             speed = rate
-            finishIfEnded()
-            guard let stream else { return }
-            let frame = currentFrameLocked()
-            try stream.setSpeed(rate)
-            try restart(stream, atFileFrame: frame)
-            target = frame
+            try applySpeed()
         }
         MediaThreads.butler.wake()
+    }
+
+    private func changeVarispeed(_ on: Bool) throws(MediaError) {
+        try lock.withLock { _ throws(MediaError) in
+            guard on != varispeed else { return }
+            varispeed = on
+            try applySpeed()
+        }
+        MediaThreads.butler.wake()
+    }
+
+    /// An offline render stretches exactly; a live one streams.
+    public override func offlineRenderDidChange() {
+        try? lock.withLock { _ throws(MediaError) in try applySpeed() }
+    }
+
+    /// Gives the stream the rate and mode, from the frame playing. Lock held.
+    private func applySpeed() throws(MediaError) {
+        finishIfEnded()
+        guard let stream else { return }
+        let exact = isOfflineRender && loopCount == 0
+        guard stream.speed != speed || stream.varispeed != varispeed || stream.exact != exact else { return }
+        let frame = currentFrameLocked()
+        try stream.setSpeed(speed, varispeed: varispeed, exact: exact)
+        try restart(stream, atFileFrame: frame)
+        target = frame
     }
 
     deinit {
@@ -179,7 +208,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
                 do throws(AudioFileError) { reader = try AudioFileReader(path: path) } catch { throw .file(error, unit: name) }
             }
             let made = try PlayerStream(reader: reader, outputRate: outputRate, slotFrames: ring.frameCapacity)
-            try made.setSpeed(speed)
+            try made.setSpeed(speed, varispeed: varispeed, exact: isOfflineRender && loopCount == 0)
             shared.monoSource.pointee.store(reader.info.channelCount == 1, ordering: .relaxed)
             try restart(made, atFileFrame: target)
             stream = made
@@ -375,6 +404,10 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
         if index == 2 {
             try? changeRate(to: Double(value))
+            return
+        }
+        if index == 3 {
+            try? changeVarispeed(value >= 0.5)
             return
         }
         let frames = isInitialized ? (rampFrames > 0 ? rampFrames : 64) : 0

@@ -68,7 +68,7 @@ struct FilePlayerKernel: UnitKernel {
 
     @inline(__always)
     mutating func setGain(index: Int, value: Float, frames: Int) {
-        // The rate (2) is the disk side's business.
+        // The rate (2) and varispeed (3) are the disk side's business.
         if index == 0 { volume.set(value, frames: frames) } else if index == 1 { pan.set(value, frames: frames) }
     }
 

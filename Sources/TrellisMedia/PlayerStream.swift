@@ -24,6 +24,12 @@ final class PlayerStream {
     private var resampler: SampleRateConverter?
     /// The player's rate: file time per output time (AVAudioPlayer's `rate`).
     private(set) var speed: Double = 1
+    /// True: the rate moves the pitch with it (resampled); false: the pitch stays (stretched).
+    private(set) var varispeed = false
+    /// Stretch offline, exactly, when the stream restarts (an offline render playing once).
+    private(set) var exact = false
+    /// The stretch, while the rate is not 1 and not varispeed.
+    private var stretch: PlayerStretch?
     private let scratch: AudioBufferList
     private let converted: AudioBufferList
     private let inputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
@@ -51,6 +57,7 @@ final class PlayerStream {
 
     deinit {
         inputTable.deallocate()
+        stretch?.free()
         reader.close()
     }
 
@@ -59,13 +66,25 @@ final class PlayerStream {
         resampler == nil ? Int64(frame) : Int64((Double(frame) * outputRate / fileRate).rounded())
     }
 
-    /// Plays the file `speed` times as fast (pitch moving with it), through the
-    /// resampler; takes effect at the next `restart`. Thread: lock holder.
-    func setSpeed(_ speed: Double) throws(MediaError) {
-        guard speed != self.speed else { return }
+    /// Plays the file `speed` times as fast: with `varispeed`, pitch moving with it,
+    /// through the resampler; without, at its pitch, through Rubber Band (`exact`: the
+    /// whole rest of the file at once, offline). Takes effect at the next `restart`.
+    /// Thread: lock holder.
+    func setSpeed(_ speed: Double, varispeed: Bool = false, exact: Bool = false) throws(MediaError) {
+        guard speed != self.speed || varispeed != self.varispeed || exact != self.exact else { return }
         let channels = reader.info.channelCount
-        resampler = fileRate == outputRate && speed == 1 ? nil : try makeConverter(from: fileRate * speed, to: outputRate, channels: channels)
+        let stretching = speed != 1 && !varispeed
+        let resampled = stretching ? 1 : speed
+        resampler = fileRate == outputRate && resampled == 1 ? nil : try makeConverter(from: fileRate * resampled, to: outputRate, channels: channels)
+        if stretching, stretch == nil {
+            stretch = PlayerStretch(channels: channels, frames: scratch.frameCapacity)
+        } else if !stretching, let old = stretch {
+            old.free()
+            stretch = nil
+        }
         self.speed = speed
+        self.varispeed = varispeed
+        self.exact = exact
     }
 
     /// Starts producing from `frame` under a new generation. Thread: lock holder.
@@ -80,6 +99,17 @@ final class PlayerStream {
         inputEnded = false
         ended = false
         failed = false
+        if var stretch {
+            if exact {
+                (stretch.rendered, stretch.renderedFrames) = try renderStretched(speed: speed)
+                stretch.renderedOffset = 0
+                stretch.stretcher = nil
+            } else {
+                stretch.rendered = nil
+                startStretcher(&stretch, speed: speed)
+            }
+            self.stretch = stretch
+        }
     }
 
     /// Fills free slots of `ring`; returns how many it published. `loopCount` is the
@@ -90,7 +120,9 @@ final class PlayerStream {
             let header = ring.header(slot)
             header.pointee = FrameSlotHeader()
             header.pointee.generation = generation
-            let made = resampler == nil
+            let made = stretch != nil
+                ? try stretchSlot(into: ring.buffers(slot), capacity: ring.frameCapacity, header: header, loopCount: loopCount)
+                : resampler == nil
                 ? try copySlot(into: ring.buffers(slot), capacity: ring.frameCapacity, header: header, loopCount: loopCount)
                 : try convertSlot(into: ring.buffers(slot), capacity: ring.frameCapacity, header: header, loopCount: loopCount)
             guard made > 0 || header.pointee.isEnd else { break }
@@ -112,6 +144,31 @@ final class PlayerStream {
         ring.commit()
         ended = true
         return true
+    }
+
+    /// A slot of the stretched file: from memory offline, else through the real-time
+    /// stretcher fed by the file at the output rate (looped as asked).
+    private func stretchSlot(
+        into buffers: AudioBuffers, capacity: Int, header: UnsafeMutablePointer<FrameSlotHeader>, loopCount: Int
+    ) throws(AudioFileError) -> Int {
+        guard var stretch else { return 0 }
+        defer { self.stretch = stretch }
+        header.pointee.position = Int64(position.rounded())
+        header.pointee.speed = speed
+        let made: Int
+        if stretch.rendered != nil {
+            made = renderedSlot(&stretch, into: buffers, capacity: capacity, header: header)
+        } else {
+            made = try stretchedSlot(&stretch, into: buffers, capacity: capacity, header: header) { staging, wanted, staged throws(AudioFileError) in
+                let kept = position
+                defer { position = kept }
+                return resampler == nil
+                    ? try copySlot(into: staging, capacity: wanted, header: staged, loopCount: loopCount)
+                    : try convertSlot(into: staging, capacity: wanted, header: staged, loopCount: loopCount)
+            }
+        }
+        position += Double(made) * speed
+        return made
     }
 
     private func shouldLoop(_ loopCount: Int) -> Bool {

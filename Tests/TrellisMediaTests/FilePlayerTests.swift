@@ -246,13 +246,14 @@ struct FilePlayerTests {
         #expect(worst < 1e-3)
     }
 
-    @Test("rate 2 plays a 500 Hz sine as a 1 kHz sine in half the time; rate 0.5 as 250 Hz in twice the time")
+    @Test("with varispeed on, rate 2 plays a 500 Hz sine as a 1 kHz sine in half the time; rate 0.5 as 250 Hz in twice the time")
     func varispeed() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("tone.wav")
         try writeSignalFile(path, frames: 48_000) { frame, _ in Float(0.5 * sin(2 * Double.pi * 500 * Double(frame) / 48_000)) }
         for (rate, frequency, length) in [(2.0, 1_000.0, 24_000), (0.5, 250.0, 96_000)] {
             let (graph, player) = try playerGraph(file: path)
+            try player.setParameter(FilePlayer.varispeedParameter, 1)
             player.rate = rate
             #expect(player.rate == rate)
             try player.play()
@@ -275,6 +276,27 @@ struct FilePlayerTests {
                 residual = max(residual, abs(Double(sample) - a * sin(phase) - b * cos(phase)))
             }
             #expect(abs((a * a + b * b).squareRoot() - 0.5) < 1e-3 && residual < 1e-3, "rate \(rate): amplitude \((a * a + b * b).squareRoot()), residual \(residual)")
+        }
+    }
+
+    @Test("live, rate 2 and 0.5 keep a 500 Hz sine at 500 Hz and end near half and twice the file's length")
+    func stretchLive() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("tone.wav")
+        try writeSignalFile(path, frames: 48_000) { frame, _ in Float(0.5 * sin(2 * Double.pi * 500 * Double(frame) / 48_000)) }
+        for (rate, length) in [(2.0, 24_000), (0.5, 96_000)] {
+            let (graph, player) = try playerGraph(file: path)
+            player.rate = rate
+            try player.play()
+            let out = collect(graph, frames: length + 9_600)[0]
+            let last = out.lastIndex { abs($0) > 1e-3 } ?? 0
+            // Real time is not sample-exact at the end (the stretcher's last window).
+            #expect(abs(last - length) < 2_400, "rate \(rate): sound ends at \(last), not near \(length)")
+            let middle = out[length / 4..<3 * length / 4]
+            var crossings = 0
+            for index in middle.indices.dropFirst() where (middle[index - 1] < 0) != (middle[index] < 0) { crossings += 1 }
+            let hertz = Double(crossings) / 2 / (Double(middle.count) / 48_000)
+            #expect(abs(hertz - 500) < 2, "rate \(rate): \(hertz) Hz")
         }
     }
 
