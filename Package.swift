@@ -143,7 +143,7 @@ let package = Package(
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisUnits"]),
         .testTarget(name: "TrellisAnalysisTests", dependencies: ["TrellisTestSupport", "TrellisAnalysis", "TrellisAudioFile", "TrellisCore", "CEBUR128"]),
         .testTarget(name: "TrellisAudioFileTests", dependencies: ["TrellisAudioFile", "TrellisCore", "CSndfile", "CAllocationCounter"]),
-        .testTarget(name: "TrellisTimePitchTests", dependencies: ["TrellisTestSupport", "TrellisTimePitch", "TrellisAudioFile", "TrellisCore"]),
+        .testTarget(name: "TrellisTimePitchTests", dependencies: ["TrellisTestSupport", "TrellisTimePitch", "TrellisAudioFile", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisSamplerTests", dependencies: ["TrellisTestSupport", "TrellisSampler", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),

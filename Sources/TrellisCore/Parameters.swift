@@ -117,3 +117,10 @@ public enum ParameterDelivery: Sendable {
     /// The queue is full (the audio thread has stalled); the change was not made.
     case full
 }
+
+extension Float {
+    /// The value as the decimal it was written as: `0.8` is 0.8, not the float nearest it
+    /// widened (0.800000011920929), so a rate of 0.8 stretches by exactly 1.25, as the
+    /// `rubberband` command's `-T 0.8` does. Thread: any but audio (formats text).
+    public var decimal: Double { Double(description) ?? Double(self) }
+}

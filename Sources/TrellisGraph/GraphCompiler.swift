@@ -103,6 +103,7 @@ struct GraphCompiler {
         let inputs = state.nodes.filter { $0.role == .input }
         guard inputs.count <= 1 else { throw .multipleInputNodes(inputs.map(\.name)) }
         try checkFormats(state.nodes)
+        try linkRates(state.nodes)
         let order = try topologicalOrder(state.nodes)
         var observed: [Int: [(bus: Int, observer: any BusObserver, watches: String)]] = [:]
         // Observers on nodes inside subgraphs (`meter strip/trim`) as well as on this graph's.
@@ -119,6 +120,16 @@ struct GraphCompiler {
         result.automation = graph.plannedAutomation
         result.midiMappings = graph.plannedMIDIMappings
         return result
+    }
+
+    /// Each time-changing unit gets the source that feeds it directly, if that source
+    /// can be read at another rate (see `RateFollowing`).
+    private func linkRates(_ nodes: [FlatNode]) throws(GraphError) {
+        for node in nodes {
+            guard let follower = node.unit as? RateFollowing else { continue }
+            let source = node.inputs.first.flatMap { $0 }.flatMap { $0.converts ? nil : nodes[$0.node].unit as? RateSource }
+            do { try follower.link(to: source) } catch { throw .unit(node: node.name, error) }
+        }
     }
 
     private func inputCount(of node: FlatNode) -> Int {

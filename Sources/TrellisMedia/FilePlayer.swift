@@ -21,7 +21,7 @@ import TrellisEngine
 ///
 /// Offline rendering: call `waitForStreaming(frameCount:)` (the `OfflineStreaming`
 /// hook) before every cycle, on the rendering thread; then the output never underruns.
-public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Sendable {
+public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unchecked Sendable {
     public static let description = ComponentDescription(
         type: ComponentType.generator, subtype: BuiltInSubtype.filePlayer, manufacturer: Manufacturer.trellis)
     public static let volumeParameter = ParameterAddress(0)
@@ -60,6 +60,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
     /// The rate asked for (file time per output time), applied to the stream.
     var speed: Double = 1
     var varispeed = false
+    var followed: RateRequest?
     var state = State.stopped
     var diskErrors: [MediaError] = []
     /// Damage the butler found and the notifier has not reported yet, and what was.
@@ -102,7 +103,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
             range: 0...1, defaultValue: 0, flags: [.readable, .writable, .toggled]))
         // A rate set while rendering goes to the kernel, which leaves it to the disk side.
         addParameterListener { [weak self] info, value in
-            if info.address == Self.rateParameter { try? self?.changeRate(to: Double(value)) }
+            if info.address == Self.rateParameter { try? self?.changeRate(to: value.decimal) }
             if info.address == Self.varispeedParameter { try? self?.changeVarispeed(value >= 0.5) }
         }
     }
@@ -149,12 +150,39 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
     private func applySpeed() throws(MediaError) {
         finishIfEnded()
         guard let stream else { return }
-        let exact = isOfflineRender && loopCount == 0
-        guard stream.speed != speed || stream.varispeed != varispeed || stream.exact != exact else { return }
+        let wanted = streamSpeed
+        guard stream.speed != wanted.rate || stream.cents != wanted.cents || stream.varispeed != wanted.varispeed
+                || stream.exact != wanted.exact else { return }
         let frame = currentFrameLocked()
-        try stream.setSpeed(speed, varispeed: varispeed, exact: exact)
+        try stream.setSpeed(wanted.rate, cents: wanted.cents, varispeed: wanted.varispeed, exact: wanted.exact)
         try restart(stream, atFileFrame: frame)
         target = frame
+    }
+
+    /// The player's own rate with what a time-changing unit it feeds asks. Lock held.
+    private var streamSpeed: (rate: Double, cents: Double, varispeed: Bool, exact: Bool) {
+        let keepsPitch = followed?.keepsPitch ?? !varispeed
+        var rate = speed * (followed?.rate ?? 1), cents = followed?.cents ?? 0
+        if !keepsPitch {
+            rate *= _exp2(cents / 1200)
+            cents = 0
+        }
+        return (rate, cents, !keepsPitch, isOfflineRender && loopCount == 0)
+    }
+
+    /// File time per output time: `rate` times what a time-pitch or varispeed unit this
+    /// player feeds asks. Thread: control.
+    public var effectiveRate: Double { lock.withLock { _ in streamSpeed.rate } }
+
+    /// What the time-pitch or varispeed unit this player feeds asks (see `RateFollowing`).
+    /// Thread: control.
+    public func follow(_ request: RateRequest?) {
+        try? lock.withLock { _ throws(MediaError) in
+            guard request != followed else { return }
+            followed = request
+            try applySpeed()
+        }
+        MediaThreads.butler.wake()
     }
 
     deinit {
@@ -208,7 +236,8 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
                 do throws(AudioFileError) { reader = try AudioFileReader(path: path) } catch { throw .file(error, unit: name) }
             }
             let made = try PlayerStream(reader: reader, outputRate: outputRate, slotFrames: ring.frameCapacity)
-            try made.setSpeed(speed, varispeed: varispeed, exact: isOfflineRender && loopCount == 0)
+            let wanted = streamSpeed
+            try made.setSpeed(wanted.rate, cents: wanted.cents, varispeed: wanted.varispeed, exact: wanted.exact)
             shared.monoSource.pointee.store(reader.info.channelCount == 1, ordering: .relaxed)
             try restart(made, atFileFrame: target)
             stream = made
@@ -403,7 +432,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, @unchecked Senda
     /// Thread: control, while no program runs the kernel.
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
         if index == 2 {
-            try? changeRate(to: Double(value))
+            try? changeRate(to: value.decimal)
             return
         }
         if index == 3 {

@@ -42,7 +42,7 @@ struct PlayerStretch {
 
 extension PlayerStream {
     /// Stretches the rest of the file from the reader's position into memory, offline.
-    func renderStretched(speed: Double) throws(AudioFileError) -> (AudioBufferList, Int) {
+    func renderStretched(speed: Double, cents: Double) throws(AudioFileError) -> (AudioBufferList, Int) {
         let channels = reader.info.channelCount
         var signal = Array(repeating: [Float](), count: channels)
         let chunk = AudioBufferList(channelCount: channels, frameCapacity: 65_536)
@@ -54,7 +54,7 @@ extension PlayerStream {
         if fileRate != outputRate, let converted = try? SampleRateConverter.convert(signal, from: fileRate, to: outputRate) {
             signal = converted
         }
-        let stretched = TimeStretcher.stretch(signal, sampleRate: outputRate, settings: StretchSettings(rate: speed, cents: 0))
+        let stretched = TimeStretcher.stretch(signal, sampleRate: outputRate, settings: StretchSettings(rate: speed, cents: cents))
         let frames = stretched.first?.count ?? 0
         let list = AudioBufferList(channelCount: channels, frameCapacity: max(1, frames))
         for channel in 0..<channels { list[0][channel].update(from: stretched[channel], count: frames) }
@@ -62,12 +62,12 @@ extension PlayerStream {
     }
 
     /// A real-time stretcher at `speed`, primed.
-    func startStretcher(_ stretch: inout PlayerStretch, speed: Double) {
+    func startStretcher(_ stretch: inout PlayerStretch, speed: Double, cents: Double) {
         let channels = reader.info.channelCount
         let stretcher = stretch.stretcher ?? TimeStretcher(sampleRate: outputRate, channels: channels, realTime: true,
-                                                           settings: StretchSettings(rate: speed, cents: 0), maximumBlock: stretch.staging.frameCapacity)
+                                                           settings: StretchSettings(rate: speed, cents: cents), maximumBlock: stretch.staging.frameCapacity)
         stretcher.reset()
-        stretcher.update(StretchSettings(rate: speed, cents: 0))
+        stretcher.update(StretchSettings(rate: speed, cents: cents))
         // The start pad as silence, so the first output frame is the first input frame.
         var pad = stretcher.startPad
         stretch.staging[0].clear(frameCount: stretch.staging.frameCapacity)

@@ -26,6 +26,8 @@ final class PlayerStream {
     private(set) var speed: Double = 1
     /// True: the rate moves the pitch with it (resampled); false: the pitch stays (stretched).
     private(set) var varispeed = false
+    /// A pitch shift in cents, with the stretch (a time-pitch unit's, handed to the player).
+    private(set) var cents: Double = 0
     /// Stretch offline, exactly, when the stream restarts (an offline render playing once).
     private(set) var exact = false
     /// The stretch, while the rate is not 1 and not varispeed.
@@ -70,10 +72,10 @@ final class PlayerStream {
     /// through the resampler; without, at its pitch, through Rubber Band (`exact`: the
     /// whole rest of the file at once, offline). Takes effect at the next `restart`.
     /// Thread: lock holder.
-    func setSpeed(_ speed: Double, varispeed: Bool = false, exact: Bool = false) throws(MediaError) {
-        guard speed != self.speed || varispeed != self.varispeed || exact != self.exact else { return }
+    func setSpeed(_ speed: Double, cents: Double = 0, varispeed: Bool = false, exact: Bool = false) throws(MediaError) {
+        guard speed != self.speed || cents != self.cents || varispeed != self.varispeed || exact != self.exact else { return }
         let channels = reader.info.channelCount
-        let stretching = speed != 1 && !varispeed
+        let stretching = (speed != 1 || cents != 0) && !varispeed
         let resampled = stretching ? 1 : speed
         resampler = fileRate == outputRate && resampled == 1 ? nil : try makeConverter(from: fileRate * resampled, to: outputRate, channels: channels)
         if stretching, stretch == nil {
@@ -83,6 +85,7 @@ final class PlayerStream {
             stretch = nil
         }
         self.speed = speed
+        self.cents = stretching ? cents : 0
         self.varispeed = varispeed
         self.exact = exact
     }
@@ -101,12 +104,12 @@ final class PlayerStream {
         failed = false
         if var stretch {
             if exact {
-                (stretch.rendered, stretch.renderedFrames) = try renderStretched(speed: speed)
+                (stretch.rendered, stretch.renderedFrames) = try renderStretched(speed: speed, cents: cents)
                 stretch.renderedOffset = 0
                 stretch.stretcher = nil
             } else {
                 stretch.rendered = nil
-                startStretcher(&stretch, speed: speed)
+                startStretcher(&stretch, speed: speed, cents: cents)
             }
             self.stretch = stretch
         }

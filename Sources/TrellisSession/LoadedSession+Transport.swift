@@ -26,9 +26,9 @@ extension LoadedSession {
                 continue
             }
             guard spec.loops >= 0, let player = spec.unit as? FilePlayer, let info = player.fileInfo else { return nil }
-            // A player at rate r plays its file in 1/r of the file's time.
+            // A player at rate r (its own, and a time-pitch unit's it feeds) plays its file in 1/r of the file's time.
             // Clamped: a header may claim any length, and a player loop any number of times.
-            let once = TimeContext.whole(clamping: (Double(info.frameCount) * graph.sampleRate / (info.sampleRate * player.rate)).rounded(.up))
+            let once = TimeContext.whole(clamping: (Double(info.frameCount) * graph.sampleRate / (info.sampleRate * player.effectiveRate)).rounded(.up))
             let frames = Int(TimeContext.whole(clamping: Double(once) * Double(spec.loops + 1)))
             longest = max(longest ?? 0, frames)
         }

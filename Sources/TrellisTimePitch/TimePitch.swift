@@ -1,0 +1,124 @@
+import CRubberBand
+import Synchronization
+import TrellisCore
+
+/// AUNewTimePitch on Rubber Band: `rate` (1/32 to 32) and `pitch` (±2400 cents)
+/// independent, formants kept or not. Fed directly by a file player, it hands both to the
+/// player, which renders them from the file (in an offline render exactly as the
+/// `rubberband` command does) and the unit passes audio through. Fed by anything else it
+/// shifts pitch in real time (with the latency it reports) and its rate must be 1.
+public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable {
+    public static let componentDescription = ComponentDescription(
+        type: ComponentType.formatConverter, subtype: BuiltInSubtype.timePitch, manufacturer: Manufacturer.trellis)
+
+    private var storage: KernelStorage<PitchShiftKernel>?
+    private var stretcher: RubberBandState?
+    private var memory: (fifo: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>,
+                         inputs: UnsafeMutablePointer<UnsafePointer<Float>?>, outputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>)?
+    private let linked: UnsafeMutablePointer<Atomic<Bool>>
+    private weak var source: (any RateSource)?
+    private var kernelLatency = 0
+
+    /// Thread: control.
+    public init() {
+        linked = .allocate(capacity: 1)
+        linked.initialize(to: Atomic(false))
+        super.init(description: Self.componentDescription, shortName: "timepitch", inputs: [2], outputs: [2])
+        for info in [
+            ParameterInfo(address: ParameterAddress(0), identifier: "rate", name: "Rate", unit: .ratio, range: 0.03125...32, defaultValue: 1, flags: [.readable, .writable, .logarithmic]),
+            ParameterInfo(address: ParameterAddress(1), identifier: "pitch", name: "Pitch", unit: .cents, range: -2400...2400, defaultValue: 0),
+            ParameterInfo(address: ParameterAddress(100), identifier: "formants", name: "Preserve Formants", unit: .boolean, range: 0...1, defaultValue: 0, flags: [.readable, .writable, .toggled]),
+        ] { declareParameter(info) }
+        addParameterListener { [weak self] _, _ in self?.tellSource() }
+    }
+
+    deinit {
+        deallocateRenderResources()
+        linked.deinitialize(count: 1)
+        linked.deallocate()
+    }
+
+    var request: RateRequest {
+        RateRequest(rate: values[0].decimal, cents: values[1].decimal, keepsPitch: true, preservesFormants: values[2] >= 0.5)
+    }
+
+    public func link(to source: (any RateSource)?) throws(AudioUnitError) {
+        if let old = self.source, source.map({ $0 !== old }) ?? true { old.follow(nil) }
+        self.source = source
+        linked.pointee.store(source != nil, ordering: .relaxed)
+        if let source {
+            source.follow(request)
+        } else if values[0] != 1 {
+            throw .invalidState("rate \(values[0]) needs a file player feeding the unit directly (a live stream cannot be "
+                                + "read faster or slower than it arrives); set rate 1 here, or the player's own rate", unit: name)
+        }
+    }
+
+    private func tellSource() { source?.follow(request) }
+
+    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
+        tellSource()
+        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
+        if index == 2, let stretcher {
+            rubberband_set_formant_option(stretcher, Int32(value >= 0.5 ? RubberBandOptionFormantPreserved.rawValue : RubberBandOptionFormantShifted.rawValue))
+        }
+    }
+
+    /// Linked, none; else the real-time pitch shift's FIFO.
+    public override var latencyFrames: Int { source != nil ? 0 : kernelLatency }
+
+    public override func allocateRenderResources() throws(AudioUnitError) {
+        let channels = try { () throws(AudioUnitError) -> Int in
+            let input = try format(scope: .input, element: 0).channelCount, output = try format(scope: .output, element: 0).channelCount
+            guard input == output else { throw .failedToInitialize("its input has \(input) channels but its output has \(output)", unit: name) }
+            return input
+        }()
+        var options = Int32(RubberBandOptionProcessRealTime.rawValue) | Int32(RubberBandOptionEngineFiner.rawValue)
+            | Int32(RubberBandOptionThreadingNever.rawValue) | Int32(RubberBandOptionPitchHighConsistency.rawValue)
+        if values[2] >= 0.5 { options |= Int32(RubberBandOptionFormantPreserved.rawValue) }
+        rubberband_set_default_debug_level(0)
+        guard let made = rubberband_new(UInt32(sampleRate), UInt32(channels), options, 1, _exp2(Double(values[1]) / 1200)) else {
+            throw .failedToInitialize("Rubber Band could not make a stretcher", unit: name)
+        }
+        rubberband_set_max_process_size(made, UInt32(maximumFramesPerSlice))
+        let startDelay = Int(rubberband_get_start_delay(made)), startPad = Int(rubberband_get_preferred_start_pad(made))
+        // The look-ahead, a cycle, and a hop's worth of slack.
+        kernelLatency = startDelay + maximumFramesPerSlice + 2048
+        var ringSize = 1
+        while ringSize < kernelLatency + 2 * maximumFramesPerSlice + 8192 { ringSize <<= 1 }
+        let scratchFrames = max(maximumFramesPerSlice, 8192)
+        let fifo = UnsafeMutablePointer<Float>.allocate(capacity: channels * ringSize)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: channels * scratchFrames)
+        let inputs = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: channels)
+        let outputs = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: channels)
+        inputs.initialize(repeating: nil, count: channels)
+        outputs.initialize(repeating: nil, count: channels)
+        stretcher = made
+        memory = (fifo, scratch, inputs, outputs)
+        var kernel = PitchShiftKernel(
+            stretcher: made, channels: channels, latency: kernelLatency, startDelay: startDelay, startPad: startPad,
+            fifo: fifo, ringSize: ringSize, scratch: scratch, scratchFrames: scratchFrames,
+            inputTable: inputs, outputTable: outputs, linked: UnsafePointer(linked))
+        kernel.pitchScale = _exp2(Double(values[1]) / 1200)
+        kernel.reset()
+        storage = KernelStorage(kernel, render: { PitchShiftKernel.render($0, $1) }, reset: { PitchShiftKernel.reset($0) })
+    }
+
+    public override func deallocateRenderResources() {
+        storage = nil
+        if let stretcher { rubberband_delete(stretcher) }
+        stretcher = nil
+        if let memory {
+            memory.fifo.deallocate()
+            memory.scratch.deallocate()
+            memory.inputs.deallocate()
+            memory.outputs.deallocate()
+        }
+        memory = nil
+    }
+
+    public override var renderKernel: RenderKernel? { storage?.kernel }
+
+    public override func reset() { storage?.pointer.pointee.reset() }
+}
+
