@@ -6,7 +6,8 @@ import TrellisCore
 /// independent, formants kept or not. Fed directly by a file player, it hands both to the
 /// player, which renders them from the file (in an offline render exactly as the
 /// `rubberband` command does) and the unit passes audio through. Fed by anything else it
-/// shifts pitch in real time (with the latency it reports) and its rate must be 1.
+/// shifts pitch in real time (Rubber Band's R2 engine, with the latency it reports) and
+/// its rate must be 1.
 public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable {
     public static let componentDescription = ComponentDescription(
         type: ComponentType.formatConverter, subtype: BuiltInSubtype.timePitch, manufacturer: Manufacturer.trellis)
@@ -73,8 +74,10 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
             guard input == output else { throw .failedToInitialize("its input has \(input) channels but its output has \(output)", unit: name) }
             return input
         }()
-        var options = Int32(RubberBandOptionProcessRealTime.rawValue) | Int32(RubberBandOptionEngineFiner.rawValue)
-            | Int32(RubberBandOptionThreadingNever.rawValue) | Int32(RubberBandOptionPitchHighConsistency.rawValue)
+        // Live, the R2 ("faster") engine at its high-speed pitch mode: R3 costs several
+        // times as much a cycle, and R2's other pitch modes split a pure tone in two.
+        var options = Int32(RubberBandOptionProcessRealTime.rawValue) | Int32(RubberBandOptionEngineFaster.rawValue)
+            | Int32(RubberBandOptionThreadingNever.rawValue)
         if values[2] >= 0.5 { options |= Int32(RubberBandOptionFormantPreserved.rawValue) }
         rubberband_set_default_debug_level(0)
         guard let made = rubberband_new(UInt32(sampleRate), UInt32(channels), options, 1, _exp2(Double(values[1]) / 1200)) else {

@@ -50,7 +50,8 @@ public final class DynamicsProcessor: AudioUnitBase, @unchecked Sendable {
     public override func allocateRenderResources() throws(AudioUnitError) {
         let channels = try matchingChannelCount()
         var kernel = DynamicsProcessorKernel(
-            sampleRate: sampleRate, channels: channels, envelopes: .allocate(capacity: channels), values: values.view)
+            sampleRate: sampleRate, channels: channels, envelopes: .allocate(capacity: channels),
+            work: .allocate(capacity: maximumFramesPerSlice), values: values.view)
         kernel.reset()
         storage = KernelStorage(kernel, render: { DynamicsProcessorKernel.render($0, $1) }, reset: { DynamicsProcessorKernel.reset($0) })
     }
@@ -62,6 +63,7 @@ public final class DynamicsProcessor: AudioUnitBase, @unchecked Sendable {
         guard let storage else { return }
         self.storage = nil
         storage.pointer.pointee.envelopes.deallocate()
+        storage.pointer.pointee.work.deallocate()
     }
 
     public override var renderKernel: RenderKernel? { storage?.kernel }

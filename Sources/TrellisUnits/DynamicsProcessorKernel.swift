@@ -12,15 +12,22 @@ struct DynamicsProcessorKernel: UnitKernel {
     let sampleRate: Double
     let channels: Int
     /// The smoothed reduction in dB of each channel (only the first when linked).
-    let envelopes: UnsafeMutablePointer<Double>
+    let envelopes: UnsafeMutablePointer<Float>
+    /// A cycle's reductions, then gains: `maximumFramesPerSlice` floats.
+    let work: UnsafeMutablePointer<Float>
     /// Where the meters go.
     let values: ParameterValues
     var curve = DynamicsCurve(threshold: -20, ratio: 4, kneeWidth: 0, expansionThreshold: -100, expansionRatio: 2)
     var threshold: Double = -20
     var headRoom: Double = 5
     var explicitRatio: Double = 0
-    var attackFactor = 0.0
-    var releaseFactor = 0.0
+    var attackFactor: Float = 0
+    var releaseFactor: Float = 0
+    /// The curve in single precision, for the audio thread.
+    var fast = FastCurve()
+    /// Peaks between these amplitudes need no reduction (below the knee, above the expander).
+    var quietFloor: Float = 0
+    var quietCeiling: Float = 0
     var overallGain: Double = 0
     var makeupGain: Double = 0
     var outputGain = SmoothedValue(1)
@@ -40,8 +47,8 @@ struct DynamicsProcessorKernel: UnitKernel {
     }
 
     /// The smoothing factor that reaches 63 % of a step in `seconds`.
-    static func factor(seconds: Double, sampleRate: Double) -> Double {
-        _exp(-1 / (max(seconds, 1e-6) * sampleRate))
+    static func factor(seconds: Double, sampleRate: Double) -> Float {
+        Float(_exp(-1 / (max(seconds, 1e-6) * sampleRate)))
     }
 
     mutating func setParameter(index: Int, value: Float, rampFrames: Int) {
@@ -63,21 +70,38 @@ struct DynamicsProcessorKernel: UnitKernel {
         }
         curve.threshold = threshold
         curve.ratio = explicitRatio >= 1 ? explicitRatio : DynamicsCurve.ratio(threshold: threshold, headRoom: headRoom)
+        fast = FastCurve(curve)
+        quietCeiling = Float(exp10Double((curve.threshold - curve.kneeWidth / 2) / 20))
+        quietFloor = curve.expansionRatio > 1 ? Float(exp10Double(curve.expansionThreshold / 20)) : 0
         let frames = Smoothing.frames(requested: rampFrames, sampleRate: sampleRate, hasRendered: hasRendered)
         outputGain.set(Float(exp10Double((overallGain + makeupGain) / 20)), frames: frames)
     }
 
-    /// dB of a peak amplitude, floored at −200 dB.
+    /// The reduction a peak amplitude asks for, in octaves of amplitude (6.02 dB): none
+    /// between `quietFloor` and `quietCeiling`, without a logarithm; else the curve's,
+    /// the level floored at −200 dB.
     @inline(__always)
-    static func level(_ amplitude: Float) -> Double {
-        amplitude > 1e-10 ? 6.020599913279624 * _log2(Double(amplitude)) : -200
+    func target(_ amplitude: Float) -> Float {
+        if amplitude <= quietCeiling && amplitude >= quietFloor { return 0 }
+        return fast.reduction(amplitude > 1e-10 ? FastMath.log2(amplitude) : -33.2)
+    }
+
+    /// One step of the smoothed reduction; below 2e-6 (1e-5 dB) it settles at 0, so the
+    /// gain stays exact and needs no exponential.
+    @inline(__always)
+    func smooth(_ envelope: Float, toward target: Float) -> Float {
+        let factor = target > envelope ? attackFactor : releaseFactor
+        let next = target + factor * (envelope - target)
+        return next < 2e-6 ? 0 : next
     }
 
     @inline(__always)
-    mutating func smooth(_ envelope: Double, toward target: Double) -> Double {
-        let factor = target > envelope ? attackFactor : releaseFactor
-        return target + factor * (envelope - target)
+    static func gain(reduction: Float) -> Float {
+        reduction == 0 ? 1 : FastMath.exp2(-reduction)
     }
+
+    /// Octaves of amplitude to dB.
+    static var decibelsPerOctave: Float { 6.0205999 }
 
     mutating func process(_ context: RenderContext) -> RenderStatus {
         hasRendered = true
@@ -85,17 +109,55 @@ struct DynamicsProcessorKernel: UnitKernel {
         let count = min(channels, min(input.channelCount, output.channelCount))
         let key = sidechain && context.inputs.count > 1 ? context.inputs[1] : input
         let keyCount = key.channelCount
-        var inputPeak: Float = 0, outputPeak: Float = 0, deepest = 0.0
+        var inputPeak: Float = 0, outputPeak: Float = 0, deepest: Float = 0
+        if linked && count == 2 && keyCount > 0 {
+            // The usual case, stereo and linked, in three passes: the reductions the key
+            // asks for, free of branches (so the compiler can use vector instructions);
+            // the smoothing, which runs frame by frame; the gains, applied.
+            let frames = context.frameCount
+            let left = input[0], right = input[1], outLeft = output[0], outRight = output[1]
+            let keyLeft = key[0], keyRight = key[keyCount > 1 ? 1 : 0]
+            let curve = fast, floor = quietFloor, ceiling = quietCeiling
+            for frame in 0..<frames {
+                let peak = max(keyLeft[frame].magnitude, keyRight[frame].magnitude)
+                let reduction = curve.reductionWithoutBranches(FastMath.log2(max(peak, 1e-10)))
+                work[frame] = peak <= ceiling && peak >= floor ? 0 : reduction
+            }
+            var envelope = envelopes[0]
+            for frame in 0..<frames {
+                envelope = smooth(envelope, toward: work[frame])
+                deepest = max(deepest, envelope)
+                work[frame] = envelope
+            }
+            envelopes[0] = envelope
+            for frame in 0..<frames {
+                let reduction = work[frame]
+                work[frame] = reduction == 0 ? 1 : FastMath.exp2(-reduction)
+            }
+            for frame in 0..<frames {
+                let gain = work[frame] * outputGain.next()
+                let a = left[frame], b = right[frame]
+                inputPeak = max(inputPeak, max(a.magnitude, b.magnitude))
+                let x = a * gain, y = b * gain
+                outLeft[frame] = x
+                outRight[frame] = y
+                outputPeak = max(outputPeak, max(x.magnitude, y.magnitude))
+            }
+            values[Index.compressionAmount] = max(Decibels.floor, -deepest * Self.decibelsPerOctave)
+            values[Index.inputAmplitude] = Decibels.fromAmplitude(inputPeak)
+            values[Index.outputAmplitude] = Decibels.fromAmplitude(outputPeak)
+            return .ok
+        }
         for frame in 0..<context.frameCount {
             let gain = outputGain.next()
             if linked {
                 var peak: Float = 0
                 for channel in 0..<count { inputPeak = max(inputPeak, input[channel][frame].magnitude) }
                 for channel in 0..<keyCount { peak = max(peak, key[channel][frame].magnitude) }
-                let envelope = smooth(envelopes[0], toward: curve.reduction(Self.level(peak)))
+                let envelope = smooth(envelopes[0], toward: target(peak))
                 envelopes[0] = envelope
                 deepest = max(deepest, envelope)
-                let applied = Float(_exp2(-envelope / 6.020599913279624)) * gain
+                let applied = Self.gain(reduction: envelope) * gain
                 for channel in 0..<count {
                     let y = input[channel][frame] * applied
                     output[channel][frame] = y
@@ -106,16 +168,16 @@ struct DynamicsProcessorKernel: UnitKernel {
                     let x = input[channel][frame]
                     inputPeak = max(inputPeak, x.magnitude)
                     let k = keyCount > 0 ? key[min(channel, keyCount - 1)][frame] : 0
-                    let envelope = smooth(envelopes[channel], toward: curve.reduction(Self.level(k.magnitude)))
+                    let envelope = smooth(envelopes[channel], toward: target(k.magnitude))
                     envelopes[channel] = envelope
                     deepest = max(deepest, envelope)
-                    let y = x * Float(_exp2(-envelope / 6.020599913279624)) * gain
+                    let y = x * Self.gain(reduction: envelope) * gain
                     output[channel][frame] = y
                     outputPeak = max(outputPeak, y.magnitude)
                 }
             }
         }
-        values[Index.compressionAmount] = max(Decibels.floor, Float(-deepest))
+        values[Index.compressionAmount] = max(Decibels.floor, -deepest * Self.decibelsPerOctave)
         values[Index.inputAmplitude] = Decibels.fromAmplitude(inputPeak)
         values[Index.outputAmplitude] = Decibels.fromAmplitude(outputPeak)
         return .ok
@@ -126,5 +188,59 @@ struct DynamicsProcessorKernel: UnitKernel {
     #endif
     static func render(_ state: UnsafeMutableRawPointer, _ context: UnsafeRawPointer) -> UInt8 {
         renderInSegments(state, context)
+    }
+}
+
+/// `DynamicsCurve` in single precision and in octaves of amplitude (dB / 6.02: the level
+/// is log2 of the peak), its constants worked out once. Thread: any.
+struct FastCurve {
+    var threshold: Float = -20
+    var slope: Float = -0.75
+    var inverseRatio: Float = 0.25
+    var kneeWidth: Float = 0
+    var halfKnee: Float = 0
+    var inverseTwoKnee: Float = 0
+    var expansionThreshold: Float = -100
+    var expansionSlope: Float = 1
+
+    init() {}
+
+    init(_ curve: DynamicsCurve) {
+        let octave = 6.020599913279624
+        threshold = Float(curve.threshold / octave)
+        inverseRatio = Float(1 / curve.ratio)
+        slope = inverseRatio - 1
+        kneeWidth = Float(curve.kneeWidth / octave)
+        halfKnee = kneeWidth / 2
+        inverseTwoKnee = kneeWidth > 0 ? 1 / (2 * kneeWidth) : 0
+        expansionThreshold = Float(curve.expansionThreshold / octave)
+        expansionSlope = Float(curve.expansionRatio - 1)
+    }
+
+    /// As `reduction`, with selects instead of branches.
+    @inline(__always)
+    func reductionWithoutBranches(_ level: Float) -> Float {
+        let over = level - threshold
+        let into = over + halfKnee
+        let knee = -slope * into * into * inverseTwoKnee
+        let above = -slope * over
+        var reduction = over > halfKnee ? above : (over >= -halfKnee ? knee : 0)
+        reduction += max(0, expansionThreshold - level) * expansionSlope
+        return max(0, reduction)
+    }
+
+    /// As `DynamicsCurve.reduction`, in octaves for a level in octaves.
+    @inline(__always)
+    func reduction(_ level: Float) -> Float {
+        let over = level - threshold
+        var reduction: Float = 0
+        if over > halfKnee {
+            reduction = -slope * over
+        } else if kneeWidth > 0, over >= -halfKnee {
+            let into = over + halfKnee
+            reduction = -slope * into * into * inverseTwoKnee
+        }
+        if level < expansionThreshold { reduction += (expansionThreshold - level) * expansionSlope }
+        return max(0, reduction)
     }
 }

@@ -52,19 +52,32 @@ struct ReverbKernel: UnitKernel {
     var scale: Double = 1
     var mix = SmoothedValue(1)
     var outputGain = SmoothedValue(1)
+    /// Scales the wet output so its energy does not grow with the decay time.
+    var wetScale: Float = 1
+    /// Frames left in the current modulation block.
+    var blockLeft = 0
     var hasRendered = false
 
     struct LineState {
         var length: Double = 1
+        /// The DC gain a pass, times the matrix's 1/√8 (so the transform needs no scaling).
         var gain: Float = 0
         var pole: Float = 0
         var filtered: Float = 0
         var cosine: Float = 1
         var sine: Float = 0
+        /// The oscillator's turn over one block of `modulationBlock` frames.
         var rotateCosine: Float = 1
         var rotateSine: Float = 0
         var depth: Float = 0
+        /// This block's delay: whole frames and fraction.
+        var whole = 1
+        var fraction: Float = 0
     }
+
+    /// Frames between updates of the lines' modulated delays (their slow swing moves a
+    /// delay by about a fortieth of a sample in that time).
+    static let modulationBlock = 32
 
     enum Index {
         static let wetDryMix = 0, gain = 1, decayTime = 2, preDelay = 3, damping = 4, size = 5
@@ -94,11 +107,16 @@ struct ReverbKernel: UnitKernel {
             lines[line].sine = 0
         }
         position = 0
+        blockLeft = 0
     }
+
+    /// The wet output's level against the input's, for noise, at any decay time.
+    static let wetLevel = 0.5
 
     /// Lengths, gains and filters for the current decay, damping and size.
     mutating func retune() {
         let rate = sampleRate / 48_000
+        var growth = 0.0
         for line in 0..<Self.lineCount {
             let length = Self.lineLength(line) * scale * rate
             // Per-pass gain for 60 dB in `decayTime` at 0 Hz, and at Nyquist in the damped time.
@@ -107,18 +125,20 @@ struct ReverbKernel: UnitKernel {
             let nyquist = exp10Double(-3 * length / (sampleRate * nyquistTime))
             let ratio = nyquist / dc
             lines[line].length = length
-            lines[line].gain = Float(dc)
+            lines[line].gain = Float(dc * 0.35355339059327373)
             lines[line].pole = Float((1 - ratio) / (1 + ratio))
+            growth += 1 / max(1e-6, 1 - dc * dc)
         }
+        wetScale = Float(Self.wetLevel / (growth / Double(Self.lineCount)).squareRoot())
         func frames(_ index: Int) -> Int { max(1, Int(Self.diffuserLength(index) * scale * rate)) }
         diffuserLength = (frames(0), frames(1), frames(2), frames(3))
     }
 
-    /// Slow sine oscillators, one rate per line (0.3 to 1.0 Hz).
+    /// Slow sine oscillators, one rate per line (0.3 to 1.0 Hz), turned once a block.
     mutating func startOscillators() {
         for line in 0..<Self.lineCount {
             let hertz = 0.3 + 0.1 * Double(line)
-            let step = 2 * Double.pi * hertz / sampleRate
+            let step = 2 * Double.pi * hertz * Double(Self.modulationBlock) / sampleRate
             lines[line].rotateCosine = Float(_cos(step))
             lines[line].rotateSine = Float(_sin(step))
             lines[line].depth = Float(Self.modulationDepth * sampleRate / 48_000)
@@ -173,33 +193,29 @@ struct ReverbKernel: UnitKernel {
             x = diffuse(x, base: diffuserBase + 2 * diffuserRing, length: diffuserLength.2)
             x = diffuse(x, base: diffuserBase + 3 * diffuserRing, length: diffuserLength.3)
 
-            for line in 0..<Self.lineCount {
-                var state = lines[line]
-                let c = state.cosine * state.rotateCosine - state.sine * state.rotateSine
-                let s = state.sine * state.rotateCosine + state.cosine * state.rotateSine
-                // Keeps the oscillator on the unit circle (first-order correction).
-                let norm = 1.5 - 0.5 * (c * c + s * s)
-                state.cosine = c * norm
-                state.sine = s * norm
-                let delay = Float(state.length) + state.depth * state.sine
-                let whole = Int(delay)
-                let fraction = delay - Float(whole)
-                let base = line * lineRing
-                let a = memory[base + ((position - whole) & lineMask)]
-                let b = memory[base + ((position - whole - 1) & lineMask)]
-                let read = a + (b - a) * fraction
-                state.filtered = Self.flushed(state.gain * (1 - state.pole) * read + state.pole * state.filtered)
-                tap[line] = state.filtered
-                lines[line] = state
+            if blockLeft == 0 {
+                blockLeft = Self.modulationBlock
+                for line in 0..<Self.lineCount { Self.turn(&lines[line]) }
             }
-            // The 8-point Hadamard transform, scaled to be orthonormal.
+            blockLeft -= 1
+            for line in 0..<Self.lineCount {
+                let state = lines + line
+                let base = line * lineRing
+                let a = memory[base + ((position - state.pointee.whole) & lineMask)]
+                let b = memory[base + ((position - state.pointee.whole - 1) & lineMask)]
+                let read = a + (b - a) * state.pointee.fraction
+                let filtered = Self.flushed(state.pointee.gain * (1 - state.pointee.pole) * read + state.pointee.pole * state.pointee.filtered)
+                state.pointee.filtered = filtered
+                tap[line] = filtered
+            }
+            // The 8-point Hadamard transform (its 1/√8 is in the lines' gains).
             Self.hadamard8(tap)
             for line in 0..<Self.lineCount {
                 memory[line * lineRing + (position & lineMask)] = Self.flushed(tap[line] + x)
             }
             // Two orthogonal rows of the matrix over the lines' (mixed) outputs.
-            let left = (tap[0] + tap[1] + tap[2] + tap[3] - tap[4] - tap[5] - tap[6] - tap[7]) * 0.5
-            let right = (tap[0] - tap[1] + tap[2] - tap[3] + tap[4] - tap[5] + tap[6] - tap[7]) * 0.5
+            let left = (tap[0] + tap[1] + tap[2] + tap[3] - tap[4] - tap[5] - tap[6] - tap[7]) * wetScale
+            let right = (tap[0] - tap[1] + tap[2] - tap[3] + tap[4] - tap[5] + tap[6] - tap[7]) * wetScale
             let wet = mix.next(), gain = outputGain.next()
             for channel in 0..<outCount {
                 let dry = channel < inCount ? input[channel][frame] : input[0][frame]
@@ -225,8 +241,20 @@ struct ReverbKernel: UnitKernel {
             }
             h *= 2
         }
-        let scale: Float = 0.35355339059327373
-        for j in 0..<8 { v[j] *= scale }
+    }
+
+    /// Turns a line's oscillator by one block and sets the block's delay.
+    @inline(__always)
+    static func turn(_ state: inout LineState) {
+        let c = state.cosine * state.rotateCosine - state.sine * state.rotateSine
+        let s = state.sine * state.rotateCosine + state.cosine * state.rotateSine
+        // Keeps the oscillator on the unit circle (first-order correction).
+        let norm = 1.5 - 0.5 * (c * c + s * s)
+        state.cosine = c * norm
+        state.sine = s * norm
+        let delay = Float(state.length) + state.depth * state.sine
+        state.whole = Int(delay)
+        state.fraction = delay - Float(state.whole)
     }
 
     #if TRELLIS_CHECK_REALTIME
