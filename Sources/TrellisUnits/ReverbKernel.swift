@@ -111,7 +111,7 @@ struct ReverbKernel: UnitKernel {
     }
 
     /// The wet output's level against the input's, for noise, at any decay time.
-    static let wetLevel = 0.5
+    static var wetLevel: Double { 0.5 }
 
     /// Lengths, gains and filters for the current decay, damping and size.
     mutating func retune() {
@@ -129,7 +129,8 @@ struct ReverbKernel: UnitKernel {
             lines[line].pole = Float((1 - ratio) / (1 + ratio))
             growth += 1 / max(1e-6, 1 - dc * dc)
         }
-        wetScale = Float(Self.wetLevel / (growth / Double(Self.lineCount)).squareRoot())
+        // wetLevel / √(mean growth).
+        wetScale = Float(Self.wetLevel * _exp2(-0.5 * _log2(growth / Double(Self.lineCount))))
         func frames(_ index: Int) -> Int { max(1, Int(Self.diffuserLength(index) * scale * rate)) }
         diffuserLength = (frames(0), frames(1), frames(2), frames(3))
     }
