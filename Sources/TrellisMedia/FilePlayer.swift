@@ -167,7 +167,9 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
             rate *= _exp2(cents / 1200)
             cents = 0
         }
-        return (rate, cents, !keepsPitch, isOfflineRender && loopCount == 0)
+        // The exact stretch holds the file in memory: up to 2^26 samples (256 MB, 11 min of stereo at 48 kHz).
+        let small = info.map { $0.frameCount * $0.channelCount <= 1 << 26 } ?? false
+        return (rate, cents, !keepsPitch, isOfflineRender && loopCount == 0 && small)
     }
 
     /// File time per output time: `rate` times what a time-pitch or varispeed unit this
