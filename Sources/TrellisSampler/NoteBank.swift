@@ -18,6 +18,10 @@ struct NoteSample {
 /// the samples' memory, freed in `deinit`. Thread: made on the control side; read-only on
 /// the audio thread once made.
 final class NoteBank: @unchecked Sendable {
+    /// At most this many files, and this many samples (channels × frames) in all: 512 MB.
+    static let fileLimit = 1024
+    static let sampleLimit = 1 << 27
+
     let samples: UnsafeMutablePointer<NoteSample>
     let sampleCount: Int
     /// For each note and each of 8 velocity bands (16 velocities each), the sample.
@@ -36,6 +40,9 @@ final class NoteBank: @unchecked Sendable {
                       AudioFileContainer(pathExtension: String(name.split(separator: ".").last ?? "")) != nil else { continue }
                 files.append((note, path + "/" + name))
             }
+            guard files.count <= Self.fileLimit else {
+                throw .failedToInitialize("the folder \(path) holds \(files.count) note-named files; a bank takes at most \(Self.fileLimit)", unit: unit)
+            }
             guard !files.isEmpty else {
                 throw .failedToInitialize("the folder \(path) holds no audio files named by note (C4.wav, A#2-soft.flac)", unit: unit)
             }
@@ -49,10 +56,16 @@ final class NoteBank: @unchecked Sendable {
         func release() {
             for entry in loaded { entry.sample.left.deallocate(); if entry.sample.right != entry.sample.left { entry.sample.right.deallocate() } }
         }
+        var total = 0
         for file in files {
             do {
                 let reader = try AudioFileReader(path: file.path)
                 defer { reader.close() }
+                total += reader.info.frameCount * min(2, reader.info.channelCount)
+                guard total <= Self.sampleLimit else {
+                    throw AudioUnitError.failedToInitialize(
+                        "the bank \(path) holds more than \(Self.sampleLimit) samples (512 MB) by \(file.path)", unit: unit)
+                }
                 let channels = try reader.readAll()
                 guard let first = channels.first, !first.isEmpty else {
                     throw AudioFileError.readFailed(path: file.path, reason: "it holds no frames")
@@ -68,6 +81,7 @@ final class NoteBank: @unchecked Sendable {
                 loaded.append((NoteSample(left: left, right: right, frames: first.count, rate: reader.info.sampleRate, root: file.note), peak))
             } catch {
                 release()
+                if let refusal = error as? AudioUnitError { throw refusal }
                 throw .failedToInitialize("the sample \(file.path) could not be read: \(error)", unit: unit)
             }
         }

@@ -44,7 +44,16 @@ public final class Sampler: AudioUnitBase, ContentLoading, @unchecked Sendable {
         guard !isInitialized else {
             throw .invalidState("the bank cannot change while the sampler is initialized (a running program may be playing it)", unit: name)
         }
-        guard Files.isDirectory(path) || SoundFontSynth.isSoundFont(path) || NoteName.note(inFileName: path) != nil else {
+        // A FIFO or a device would hold the read open, or never end: only folders and regular files.
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw .failedToInitialize("the bank \(path) does not exist or cannot be read", unit: name)
+        }
+        let kind = status.st_mode & S_IFMT
+        guard kind == S_IFDIR || kind == S_IFREG else {
+            throw .failedToInitialize("the bank \(path) is neither a folder nor a regular file", unit: name)
+        }
+        guard kind == S_IFDIR || SoundFontSynth.isSoundFont(path) || NoteName.note(inFileName: path) != nil else {
             throw .failedToInitialize("\(path) is neither a SoundFont 2 file nor audio files named by note (C4.wav)", unit: name)
         }
         (soundFont, noteBank) = try Self.bank(at: path, sampleRate: sampleRate, unit: name)

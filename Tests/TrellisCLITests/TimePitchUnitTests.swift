@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisTestSupport
 
 @Suite("Time-pitch and varispeed units")
 struct TimePitchUnitTests {

@@ -37,7 +37,7 @@ struct NoteBankTests {
         let sampler = Sampler()
         try sampler.loadContent(path: try Self.bank())
         let output = try SamplerRig(sampler).play(frames: 24_064, messages: [(0, [0x90, UInt8(note), 127])])[0]
-        let frequency = peakFrequency(output[2400..<21_600], low: hertz - 5, high: hertz + 5)
+        let frequency = peakHertz(output[2400..<21_600], low: hertz - 5, high: hertz + 5)
         #expect(abs(frequency - hertz) <= 0.1, "note \(note): \(frequency) Hz")
     }
 

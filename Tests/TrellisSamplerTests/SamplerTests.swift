@@ -45,26 +45,6 @@ func scratchFolder(_ name: String) -> String {
     return path
 }
 
-/// The frequency in `low...high` Hz where a Hann-windowed DTFT of `signal` peaks: a
-/// 0.25 Hz scan, then 0.01 Hz steps around the best.
-func peakFrequency(_ signal: ArraySlice<Float>, low: Double, high: Double, sampleRate: Double = 48_000) -> Double {
-    let count = signal.count
-    let windowed = signal.enumerated().map { Double($0.element) * (0.5 - 0.5 * cos(2 * Double.pi * Double($0.offset) / Double(count - 1))) }
-    func power(_ frequency: Double) -> Double {
-        let w = 2 * Double.pi * frequency / sampleRate
-        var re = 0.0, im = 0.0
-        for (index, sample) in windowed.enumerated() {
-            re += sample * cos(w * Double(index))
-            im -= sample * sin(w * Double(index))
-        }
-        return re * re + im * im
-    }
-    func best(from start: Double, to end: Double, by step: Double) -> Double {
-        stride(from: start, through: end, by: step).max { power($0) < power($1) } ?? start
-    }
-    let coarse = best(from: low, to: high, by: 0.25)
-    return best(from: max(low, coarse - 0.3), to: min(high, coarse + 0.3), by: 0.01)
-}
 
 func rmsLevel(_ samples: ArraySlice<Float>) -> Double {
     10 * log10(samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count))
@@ -78,7 +58,7 @@ struct SamplerTests {
     func pianoA440() throws {
         let rig = try SamplerRig(Sampler())
         let output = rig.play(frames: 48_128, messages: [(0, [0x90, 69, 100])])
-        let frequency = peakFrequency(output[0][4800..<28_800], low: 430, high: 450)
+        let frequency = peakHertz(output[0][4800..<28_800], low: 430, high: 450)
         #expect(abs(frequency - 440) <= 0.5, "\(frequency) Hz")
     }
 
@@ -149,5 +129,18 @@ struct SamplerTests {
             try Sampler().loadContent(path: folder + "/text.sf2")
             Issue.record("a text file loaded")
         } catch { #expect("\(error)".contains("text.sf2")) }
+    }
+}
+
+@Suite("Sampler banks that are not files")
+struct SamplerBankKindTests {
+    @Test("a FIFO named as a bank is refused at once, never opened")
+    func fifoRefused() throws {
+        let path = scratchFolder("fifo") + "/bank.sf2"
+        #expect(mkfifo(path, 0o600) == 0)
+        do {
+            try Sampler().loadContent(path: path)
+            Issue.record("a FIFO loaded")
+        } catch { #expect("\(error)".contains("neither a folder nor a regular file")) }
     }
 }
