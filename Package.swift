@@ -82,11 +82,11 @@ let package = Package(
         // Built-in units. DSP only; no Foundation.
         .target(name: "TrellisUnits", dependencies: ["TrellisCore", "CSoxr"], swiftSettings: realtimeChecks),
         // Which units are exported as LV2 plugins, their ports and their Turtle. No Foundation.
-        .target(name: "TrellisPlugins", dependencies: ["TrellisCore", "TrellisUnits"]),
+        .target(name: "TrellisPlugins", dependencies: ["TrellisCore", "TrellisUnits", "TrellisSampler", "TrellisTimePitch"]),
         // The LV2 entry points around the units' kernels. Links the Swift runtime in and
         // exports only lv2_descriptor, so the bundle runs where no Swift is installed.
         .target(
-            name: "TrellisLV2Plugin", dependencies: ["CLV2", "CTrellisShim", "TrellisCore", "TrellisPlugins"],
+            name: "TrellisLV2Plugin", dependencies: ["CLV2", "CTrellisShim", "TrellisCore", "TrellisPlugins", "TrellisSampler"],
             exclude: ["exports.map"], swiftSettings: realtimeChecks,
             linkerSettings: [.unsafeFlags([
                 "-static-stdlib", "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/TrellisLV2Plugin/exports.map",
@@ -147,7 +147,7 @@ let package = Package(
         .testTarget(name: "TrellisSamplerTests", dependencies: ["TrellisTestSupport", "TrellisSampler", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
-        .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisTestSupport", "TrellisLV2", "CTrellisLV2Shim", "TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisPlugins", "CAllocationCounter", "CSndfile"]),
+        .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisTestSupport", "TrellisLV2", "CTrellisLV2Shim", "CLV2", "TrellisSampler", "TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisPlugins", "CAllocationCounter", "CSndfile"]),
         .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisTestSupport", "TrellisJACK", "CTrellisJACKShim", "TrellisCore", "TrellisGraph", "TrellisUnits", "TrellisEngine", "TrellisLV2", "TrellisMedia", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisTestSupport", "TrellisCLI", "TrellisPlugins", "TrellisCore"]),
         .testTarget(name: "TrellisControlTests", dependencies: ["TrellisTestSupport", "TrellisControl", "TrellisLive", "TrellisMedia", "TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisJACK", "TrellisLV2", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "TrellisCLI"], exclude: ["PipeWire/headless.conf"]),

@@ -2,3 +2,8 @@
 #include <lv2/options/options.h>
 #include <lv2/urid/urid.h>
 #include <lv2/buf-size/buf-size.h>
+#include <lv2/atom/atom.h>
+#include <lv2/midi/midi.h>
+#include <lv2/patch/patch.h>
+#include <lv2/state/state.h>
+#include <lv2/worker/worker.h>

@@ -11,6 +11,7 @@ nonisolated(unsafe) private let descriptors: UnsafeMutableBufferPointer<LV2_Desc
             URI: UnsafePointer(strdup(plugin.uri)),
             instantiate: pluginInstantiate, connect_port: pluginConnectPort, activate: pluginActivate,
             run: pluginRun, deactivate: nil, cleanup: pluginCleanup, extension_data: pluginExtensionData)
+        if plugin.content != nil { table[index].extension_data = contentPluginExtensionData }
     }
     return table
 }()
@@ -28,7 +29,7 @@ private func pluginInstantiate(
 ) -> LV2_Handle? {
     guard let descriptor, let uri = descriptor.pointee.URI,
           let plugin = ExportedPlugins.plugin(uri: String(cString: uri)),
-          let instance = try? PluginInstance(plugin: plugin, sampleRate: sampleRate) else { return nil }
+          let instance = PluginInstance(plugin: plugin, sampleRate: sampleRate, features: HostFeatures(features)) else { return nil }
     return LV2_Handle(instance.state)
 }
 
@@ -55,3 +56,11 @@ private func pluginCleanup(_ handle: LV2_Handle?) {
 }
 
 private func pluginExtensionData(_ uri: UnsafePointer<CChar>?) -> UnsafeRawPointer? { nil }
+
+private func contentPluginExtensionData(_ uri: UnsafePointer<CChar>?) -> UnsafeRawPointer? {
+    switch uri.map({ String(cString: $0) }) {
+    case "http://lv2plug.in/ns/ext/worker#interface": UnsafeRawPointer(ContentExtensions.worker)
+    case "http://lv2plug.in/ns/ext/state#interface": UnsafeRawPointer(ContentExtensions.state)
+    default: nil
+    }
+}

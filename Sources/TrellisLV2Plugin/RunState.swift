@@ -17,7 +17,13 @@ struct RunState {
     /// Each control input's value as last handed to the kernel.
     let lastValues: UnsafeMutablePointer<Float>
     let ranges: UnsafeMutablePointer<(Float, Float)>
+    /// A `run`'s events: control changes, then the event input's MIDI.
     let events: UnsafeMutablePointer<RenderEvent>
+    let eventCapacity: Int
+    /// The atom input of a plugin that takes MIDI or loads content.
+    let eventInput: EventInput?
+    /// The generation of the unit `kernel` belongs to (`PluginInstance`'s units).
+    var generation = 0
     let inputs: BusTables
     let outputs: BusTables
     /// Inputs copied out of the way when the host runs the plugin in place.
@@ -27,15 +33,16 @@ struct RunState {
     let sampleRate: Double
 
     struct PortRole {
-        enum Kind: UInt8 { case audioInput, audioOutput, controlInput, controlOutput, latency }
+        enum Kind: UInt8 { case audioInput, audioOutput, controlInput, controlOutput, latency, events }
         var kind: Kind
         var bus: Int32
         var channel: Int32
         var index: Int32
     }
 
-    init(unit: AudioUnitBase, ports: [ExportedPort], maximumFrames: Int) {
+    init(unit: AudioUnitBase, ports: [ExportedPort], maximumFrames: Int, eventInput: EventInput?) {
         portCount = ports.count
+        self.eventInput = eventInput
         self.maximumFrames = maximumFrames
         sampleRate = unit.sampleRate
         self.ports = .allocate(capacity: max(1, ports.count))
@@ -44,7 +51,8 @@ struct RunState {
         lastValues = .allocate(capacity: max(1, ports.count))
         lastValues.initialize(repeating: .nan, count: max(1, ports.count))
         ranges = .allocate(capacity: max(1, ports.count))
-        events = .allocate(capacity: max(1, ports.count))
+        eventCapacity = max(1, ports.count) + (eventInput == nil ? 0 : EventInput.maximumEvents)
+        events = .allocate(capacity: eventCapacity)
         var inputChannels: [Int] = [], outputChannels: [Int] = []
         for (index, port) in ports.enumerated() {
             var role = PortRole(kind: .latency, bus: 0, channel: 0, index: 0)
@@ -63,6 +71,8 @@ struct RunState {
                 role = PortRole(kind: .controlOutput, bus: 0, channel: 0, index: Int32(parameter))
             case .latency:
                 break
+            case .events:
+                role = PortRole(kind: .events, bus: 0, channel: 0, index: 0)
             }
             roles[index] = role
             let range = port.parameter?.range ?? 0...0
@@ -77,11 +87,31 @@ struct RunState {
     }
 
     /// Takes a freshly initialized unit's kernel (after `activate`). Thread: not audio.
-    mutating func adopt(_ unit: AudioUnitBase) {
+    mutating func adopt(_ unit: AudioUnitBase, generation: Int) {
         kernel = unit.renderKernel!
         values = unit.realtime.values
         latency = Float(unit.latencyFrames)
         sampleTime = 0
+        self.generation = generation
+    }
+
+    /// Renders from a unit the worker made (a new bank) from the next `run` on, every
+    /// control handed to it again, and has the worker drop the units before it.
+    /// Thread: audio (the worker's response).
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    mutating func switchTo(_ loaded: LoadedContent) {
+        kernel = loaded.kernel
+        values = loaded.values
+        latency = loaded.latency
+        generation = loaded.generation
+        for port in 0..<portCount { lastValues[port] = .nan }
+        guard let input = eventInput, let schedule = input.schedule else { return }
+        input.request.storeBytes(of: WorkRequest.retire.rawValue, as: UInt32.self)
+        input.request.storeBytes(of: Int64(loaded.generation), toByteOffset: 8, as: Int64.self)
+        let handle = schedule.pointee.handle, work = schedule.pointee.schedule_work
+        _ = _unsafePerformance { work?(handle, 16, input.request) }
     }
 
     func deallocate() {
@@ -90,6 +120,7 @@ struct RunState {
         lastValues.deallocate()
         ranges.deallocate()
         events.deallocate()
+        eventInput?.deallocate()
         inputs.deallocate()
         outputs.deallocate()
         scratch.deallocate()
@@ -127,14 +158,28 @@ struct RunState {
                 index: roles[port].index, value: value, rampFrames: 0)
             eventCount += 1
         }
-        var done = 0
+        if let input = state.pointee.eventInput {
+            for port in 0..<count where roles[port].kind == .events {
+                guard let sequence = ports[port] else { continue }
+                eventCount = input.read(sequence, frames: frames, into: state.pointee.events, count: eventCount,
+                                        capacity: state.pointee.eventCapacity)
+            }
+        }
+        // Events are in time order (control changes at 0, then the sequence's); each
+        // slice takes those that fall in it, their offsets made its own.
+        var done = 0, nextEvent = 0
         while done < frames {
             let slice = min(frames - done, state.pointee.maximumFrames)
             guard state.pointee.point(at: done, frames: slice) else { return }
+            let firstEvent = nextEvent
+            while nextEvent < eventCount, done + slice == frames || Int(state.pointee.events[nextEvent].offset) < done + slice {
+                state.pointee.events[nextEvent].offset -= Int32(done)
+                nextEvent += 1
+            }
             var context = RenderContext(
                 frameCount: slice, timeStamp: AudioTimeStamp(sampleTime: state.pointee.sampleTime),
                 inputs: state.pointee.inputs.buses, outputs: state.pointee.outputs.buses,
-                events: RenderEventList(base: done == 0 ? UnsafePointer(state.pointee.events) : nil, count: done == 0 ? eventCount : 0),
+                events: RenderEventList(base: UnsafePointer(state.pointee.events + firstEvent), count: nextEvent - firstEvent),
                 time: TimeContext(sampleRate: state.pointee.sampleRate),
                 segmentInputs: state.pointee.inputs.segments, segmentOutputs: state.pointee.outputs.segments)
             // The fence, as in the graph's program: a kernel entry is checked on its own.

@@ -20,16 +20,27 @@ public struct ExportedPlugin: Sendable {
     public let names: [String: String]
     /// Presets as port values, by name (the iPod EQ's curves).
     public let presets: [(name: String, values: [String: Float])]
+    /// The `patch:writable` path property of a unit that loads content (the sampler's
+    /// bank): set by `patch:Set` and kept in the plugin's state.
+    public let content: ContentProperty?
     let make: @Sendable () -> AudioUnitBase
 
+    public struct ContentProperty: Sendable {
+        public let uri: String
+        public let label: String
+    }
+
     public static let uriBase = "urn:trellis:lv2:"
+
+    /// The largest slice a plugin's unit renders at once; `run` splits longer calls.
+    public static let sliceFrames = 4096
 
     public var uri: String { Self.uriBase + symbol }
 
     init(
         symbol: String, name: String, lv2Class: String, fixed: [String: Float] = [:],
         shown: (@Sendable (ParameterInfo) -> Bool)? = nil, names: [String: String] = [:],
-        presets: [(name: String, values: [String: Float])] = [],
+        presets: [(name: String, values: [String: Float])] = [], content: ContentProperty? = nil,
         make: @escaping @Sendable () -> AudioUnitBase
     ) {
         self.symbol = symbol
@@ -39,15 +50,25 @@ public struct ExportedPlugin: Sendable {
         self.shown = shown
         self.names = names
         self.presets = presets
+        self.content = content
         self.make = make
     }
 
-    /// A new unit at `sampleRate`, with the plugin's fixed values, initialized for
-    /// calls of up to `maximumFrames`. Thread: not audio (allocates).
-    public func makeUnit(sampleRate: Double, maximumFrames: Int, values: [String: Float] = [:]) throws(AudioUnitError) -> AudioUnitBase {
+    /// A new unit at `sampleRate`, with the plugin's fixed values and its content read
+    /// from `contentPath`, initialized for calls of up to `maximumFrames`. Thread: not
+    /// audio (allocates, reads files).
+    public func makeUnit(
+        sampleRate: Double, maximumFrames: Int, values: [String: Float] = [:], contentPath: String? = nil
+    ) throws(AudioUnitError) -> AudioUnitBase {
         let unit = make()
         try unit.setSampleRate(sampleRate)
         try unit.setMaximumFramesPerSlice(maximumFrames)
+        if let contentPath {
+            guard let loading = unit as? ContentLoading else {
+                throw .invalidState("\(name) loads no content", unit: unit.name)
+            }
+            try loading.loadContent(path: contentPath)
+        }
         for (identifier, value) in fixed { try unit.setParameter(named: identifier, value) }
         for (identifier, value) in values { try unit.setParameter(named: identifier, value) }
         try unit.initialize()
@@ -56,6 +77,6 @@ public struct ExportedPlugin: Sendable {
 
     /// The plugin's ports, in index order, for a unit made by `makeUnit`.
     public func ports(of unit: AudioUnitBase) -> [ExportedPort] {
-        ExportedPort.layout(of: unit, names: names, shown: { info in fixed[info.identifier] == nil && (shown?(info) ?? true) })
+        ExportedPort.layout(of: unit, names: names, takesEvents: content != nil, shown: { info in fixed[info.identifier] == nil && (shown?(info) ?? true) })
     }
 }

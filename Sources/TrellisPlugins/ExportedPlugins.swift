@@ -1,8 +1,11 @@
 import TrellisCore
+import TrellisSampler
+import TrellisTimePitch
 import TrellisUnits
 
 extension PeakLimiter: LatencyReporting {}
 extension Distortion: LatencyReporting {}
+extension TimePitch: LatencyReporting {}
 
 /// Every plugin the LV2 bundle holds, in the order `lv2_descriptor` numbers them.
 public enum ExportedPlugins {
@@ -58,7 +61,16 @@ public enum ExportedPlugins {
                                              "preGain": $0.preGain, "wetDryMix": $0.wetDryMix])
                 }
             ) { width(Distortion(), channels) })
+            // A pitch shifter: an LV2 plugin gives out a frame for every frame it takes,
+            // so the rate stays 1 (the varispeed unit, a rate and nothing else, has no plugin).
+            plugins.append(ExportedPlugin(
+                symbol: "timepitch-\(suffix)", name: "Trellis Time Pitch (\(label))", lv2Class: "PitchPlugin", fixed: ["rate": 1]
+            ) { width(TimePitch(), channels) })
         }
+        plugins.append(ExportedPlugin(
+            symbol: "sampler", name: "Trellis Sampler", lv2Class: "InstrumentPlugin",
+            content: .init(uri: ExportedPlugin.uriBase + "sampler#bank", label: "Bank")
+        ) { Sampler() })
         for inputs in [2, 4, 8] {
             plugins.append(ExportedPlugin(symbol: "mixer-\(inputs)", name: "Trellis Mixer (\(inputs) Stereo Inputs)", lv2Class: "MixerPlugin") {
                 MultichannelMixer(inputCount: inputs)

@@ -2,7 +2,8 @@ import TrellisCore
 
 /// One port of an exported plugin. Audio ports come first (inputs bus by bus, then
 /// outputs), then a control port per shown parameter, then the latency output of a
-/// unit that has latency. Thread: any (a value).
+/// unit that has latency, then the event input of a unit that takes MIDI or loads
+/// content. Thread: any (a value).
 public struct ExportedPort: Sendable, Equatable {
     public enum Role: Sendable, Equatable {
         case audioInput(bus: Int, channel: Int)
@@ -12,6 +13,8 @@ public struct ExportedPort: Sendable, Equatable {
         /// A parameter the unit writes (a meter, gain reduction).
         case controlOutput(index: Int)
         case latency
+        /// An atom sequence in: MIDI, and `patch:Set` for a plugin's content.
+        case events
     }
 
     public let role: Role
@@ -22,7 +25,7 @@ public struct ExportedPort: Sendable, Equatable {
     public let parameter: ParameterInfo?
 
     /// Every port of `unit`, with the parameters `shown` allows as control ports.
-    static func layout(of unit: AudioUnitBase, names: [String: String], shown: (ParameterInfo) -> Bool) -> [ExportedPort] {
+    static func layout(of unit: AudioUnitBase, names: [String: String], takesEvents: Bool, shown: (ParameterInfo) -> Bool) -> [ExportedPort] {
         var ports: [ExportedPort] = []
         for (scope, isInput) in [(Scope.input, true), (Scope.output, false)] {
             let buses = unit.elementCount(scope)
@@ -47,6 +50,9 @@ public struct ExportedPort: Sendable, Equatable {
         }
         if unit.latencyFrames > 0 || unit is LatencyReporting {
             ports.append(ExportedPort(role: .latency, symbol: "latency", name: "Latency", parameter: nil))
+        }
+        if takesEvents || unit.midiBusCount(.input) > 0 {
+            ports.append(ExportedPort(role: .events, symbol: "control", name: "Control", parameter: nil))
         }
         return ports
     }

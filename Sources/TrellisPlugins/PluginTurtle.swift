@@ -22,14 +22,20 @@ public enum PluginTurtle {
     }
 
     static let prefixes = """
+        @prefix atom: <http://lv2plug.in/ns/ext/atom#> .
         @prefix doap: <http://usefulinc.com/ns/doap#> .
         @prefix lv2: <http://lv2plug.in/ns/lv2core#> .
+        @prefix midi: <http://lv2plug.in/ns/ext/midi#> .
+        @prefix patch: <http://lv2plug.in/ns/ext/patch#> .
         @prefix pg: <http://lv2plug.in/ns/ext/port-groups#> .
         @prefix pprops: <http://lv2plug.in/ns/ext/port-props#> .
         @prefix pset: <http://lv2plug.in/ns/ext/presets#> .
         @prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
         @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+        @prefix state: <http://lv2plug.in/ns/ext/state#> .
         @prefix units: <http://lv2plug.in/ns/extensions/units#> .
+        @prefix urid: <http://lv2plug.in/ns/ext/urid#> .
+        @prefix work: <http://lv2plug.in/ns/ext/worker#> .
 
         """
 
@@ -46,13 +52,24 @@ public enum PluginTurtle {
                 lv2:minorVersion 0 ;
                 lv2:microVersion 1 ;
                 lv2:optionalFeature lv2:hardRTCapable ;
-                lv2:port
+
             """
+        if ports.contains(where: { $0.role == .events }) { text += "    lv2:requiredFeature urid:map ;\n" }
+        if let content = plugin.content {
+            // The content loads on the host's worker thread and travels in the plugin's state.
+            text += "    lv2:optionalFeature work:schedule, state:mapPath, state:freePath ;\n"
+            text += "    lv2:extensionData work:interface, state:interface ;\n"
+            text += "    patch:writable <\(content.uri)> ;\n"
+        }
+        text += "    lv2:port"
         let groups = busGroups(plugin, ports: ports)
         text += " " + ports.enumerated().map { index, port in self.port(port, index: index, groups: groups) }.joined(separator: " , ") + " .\n"
         for group in groups.values.sorted(by: { $0.uri < $1.uri }) {
             text += "\n<\(group.uri)>\n    a pg:\(group.isInput ? "Input" : "Output")Group, pg:\(group.channels == 1 ? "Mono" : "Stereo")Group ;\n"
             text += "    lv2:symbol \(quoted(group.symbol)) ;\n    rdfs:label \(quoted(group.label)) .\n"
+        }
+        if let content = plugin.content {
+            text += "\n<\(content.uri)>\n    a lv2:Parameter ;\n    rdfs:label \(quoted(content.label)) ;\n    rdfs:range atom:Path .\n"
         }
         return text
     }
@@ -103,6 +120,11 @@ public enum PluginTurtle {
             grouped("out\(bus)", channel)
         case .controlInput: lines.append("a lv2:ControlPort, lv2:InputPort")
         case .controlOutput, .latency: lines.append("a lv2:ControlPort, lv2:OutputPort")
+        case .events:
+            lines.append("a atom:AtomPort, lv2:InputPort")
+            lines.append("atom:bufferType atom:Sequence")
+            lines.append("atom:supports midi:MidiEvent, patch:Message")
+            lines.append("lv2:designation lv2:control")
         }
         lines.append("lv2:index \(index)")
         lines.append("lv2:symbol \(quoted(port.symbol))")

@@ -5,17 +5,16 @@ import TrellisCore
 /// The time-pitch unit's real-time half when nothing upstream takes its rate: a pitch
 /// shift by a real-time Rubber Band stretcher at time ratio 1. Each cycle's input goes in
 /// and whatever the stretcher gives comes out through a FIFO that starts with `latency`
-/// frames of silence, enough to cover the stretcher's look-ahead, so every cycle has its
-/// frames; the unit reports that latency and the graph aligns other paths with it.
+/// frames of silence, enough to cover the stretcher's look-ahead at any pitch, so every
+/// cycle has its frames; the unit reports that latency and the graph aligns other paths
+/// with it. The stretcher's own start delay depends on the pitch, so it is primed and its
+/// delay dropped at the first cycle, once that cycle's pitch is set.
 /// Linked to a source, it passes its input through. The unit owns the stretcher and the
 /// memory and frees them. Thread: audio, or the control side while no program runs it.
 struct PitchShiftKernel: UnitKernel {
     let stretcher: OpaquePointer
     let channels: Int
     let latency: Int
-    /// Frames of output the stretcher starts with that belong before the input.
-    let startDelay: Int
-    let startPad: Int
     /// `channels` rings of `ringSize` frames.
     let fifo: UnsafeMutablePointer<Float>
     let ringSize: Int
@@ -27,7 +26,9 @@ struct PitchShiftKernel: UnitKernel {
     let linked: UnsafePointer<Atomic<Bool>>
     var readIndex = 0
     var writeIndex = 0
+    /// Frames of output the stretcher starts with that belong before the input.
     var toDrop = 0
+    var primed = false
     var pitchScale = 1.0
     /// The unit's `pitch` parameter.
     static let pitchIndex = 1
@@ -38,10 +39,16 @@ struct PitchShiftKernel: UnitKernel {
         scratch.update(repeating: 0, count: channels * scratchFrames)
         readIndex = 0
         writeIndex = latency
-        toDrop = startDelay
-        // The start pad as silence, so the stretcher's first frame is the input's first.
+        primed = false
+    }
+
+    /// The start pad as silence, so the stretcher's first frame is the input's first, and
+    /// its start delay to drop, both for the pitch now set.
+    private mutating func prime() {
+        primed = true
+        toDrop = Int(_unsafePerformance { rubberband_get_start_delay(stretcher) })
         for channel in 0..<channels { inputTable[channel] = UnsafePointer(scratch + channel * scratchFrames) }
-        var pad = startPad
+        var pad = Int(_unsafePerformance { rubberband_get_preferred_start_pad(stretcher) })
         while pad > 0 {
             let count = min(pad, scratchFrames)
             _unsafePerformance { rubberband_process(stretcher, inputTable, UInt32(count), 0) }
@@ -68,6 +75,7 @@ struct PitchShiftKernel: UnitKernel {
             }
             return .ok
         }
+        if !primed { prime() }
         for channel in 0..<channels { inputTable[channel] = UnsafePointer(input[min(channel, input.channelCount - 1)]) }
         _unsafePerformance { rubberband_process(stretcher, inputTable, UInt32(frames), 0) }
         let mask = ringSize - 1

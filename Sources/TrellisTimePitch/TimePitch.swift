@@ -84,8 +84,15 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
             throw .failedToInitialize("Rubber Band could not make a stretcher", unit: name)
         }
         rubberband_set_max_process_size(made, UInt32(maximumFramesPerSlice))
-        let startDelay = Int(rubberband_get_start_delay(made)), startPad = Int(rubberband_get_preferred_start_pad(made))
-        // The look-ahead, a cycle, and a hop's worth of slack.
+        // Every pitch once, lowest to highest: the stretcher makes a window for each
+        // size it meets (an allocation it would otherwise make on the audio thread), and
+        // its look-ahead is longest at the lowest pitch.
+        var startDelay = 0
+        for cents in [-2400.0, -1200, 1200, 2400, Double(values[1])] {
+            rubberband_set_pitch_scale(made, _exp2(cents / 1200))
+            startDelay = max(startDelay, Int(rubberband_get_start_delay(made)))
+        }
+        // The longest look-ahead, a cycle, and a hop's worth of slack.
         kernelLatency = startDelay + maximumFramesPerSlice + 2048
         var ringSize = 1
         while ringSize < kernelLatency + 2 * maximumFramesPerSlice + 8192 { ringSize <<= 1 }
@@ -99,8 +106,7 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
         stretcher = made
         memory = (fifo, scratch, inputs, outputs)
         var kernel = PitchShiftKernel(
-            stretcher: made, channels: channels, latency: kernelLatency, startDelay: startDelay, startPad: startPad,
-            fifo: fifo, ringSize: ringSize, scratch: scratch, scratchFrames: scratchFrames,
+            stretcher: made, channels: channels, latency: kernelLatency, fifo: fifo, ringSize: ringSize, scratch: scratch, scratchFrames: scratchFrames,
             inputTable: inputs, outputTable: outputs, linked: UnsafePointer(linked))
         kernel.pitchScale = _exp2(Double(values[1]) / 1200)
         kernel.reset()

@@ -4,11 +4,12 @@ import TrellisCore
 import TrellisPlugins
 import TrellisTestSupport
 
-/// Runs an outside program with `LV2_PATH` set to Trellis' bundle; its status and output.
+/// Runs an outside program with `LV2_PATH` set to Trellis' bundle, killed after two
+/// minutes; its status and output.
 private func lv2Tool(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [tool] + arguments
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+    process.arguments = ["-s", "KILL", "120", tool] + arguments
     process.environment = ProcessInfo.processInfo.environment.merging(["LV2_PATH": try ExportedBundle.folder()]) { $1 }
     let pipe = Pipe()
     process.standardOutput = pipe
@@ -47,7 +48,11 @@ private func builtIn(_ plugin: ExportedPlugin) -> String {
     }
 }
 
-private let effects = ExportedPlugins.all.filter { !$0.symbol.hasPrefix("mixer") && !$0.symbol.hasPrefix("panner3d") }
+/// The effects whose output does not depend on the host's block size (a pitch shifter's
+/// does: its own tests follow).
+private let effects = ExportedPlugins.all.filter { plugin in
+    !["mixer", "panner3d", "timepitch", "sampler"].contains { plugin.symbol.hasPrefix($0) }
+}
 
 /// 2 s of noise at half scale, as float, with `channels` channels.
 private func noise(channels: Int) throws -> String {
@@ -123,7 +128,7 @@ struct ExportedPluginTests {
             #expect(block.contains(String(format: "Minimum:     %f", parameter.range.lowerBound)), "\(port.symbol) minimum")
             #expect(block.contains(String(format: "Maximum:     %f", parameter.range.upperBound)), "\(port.symbol) maximum")
         }
-        #expect(info.output.contains("Has latency:       yes") == (symbol.hasPrefix("limiter") || symbol.hasPrefix("distortion")))
+        #expect(info.output.contains("Has latency:       yes") == ["limiter", "distortion", "timepitch"].contains { symbol.hasPrefix($0) })
     }
 
     @Test("the iPod EQ's curves are presets any host lists")
@@ -206,5 +211,70 @@ struct ExportedPluginTests {
                                                  "-f:f32,2,48000", "-o", echoed, "-elv2:" + ecasoundArguments(plugin.uri, ports, values)])
         #expect(ecasound.status == 0, "\(ecasound.output)")
         #expect(try difference(echoed, rendered) <= 1e-6, "ecasound")
+    }
+
+    @Test("lv2apply and ecasound shift 440 Hz to 880 Hz through the time-pitch plugin at +1200 cents, arriving after the latency it reports",
+          arguments: ["timepitch-mono", "timepitch-stereo"])
+    func pitchShiftsInOtherHosts(_ symbol: String) throws {
+        let plugin = try #require(ExportedPlugins.all.first { $0.symbol == symbol })
+        let channels = symbol.hasSuffix("mono") ? 1 : 2
+        let tone = temporaryPath("tone.wav")
+        #expect(try runTool("/usr/bin/sox", ["-n", "-r", "48000", "-c", "\(channels)", "-b", "32", "-e", "float", tone, "synth", "2", "sine", "440", "vol", "0.5"]) == 0)
+        let latency = try plugin.makeUnit(sampleRate: 48_000, maximumFrames: ExportedPlugin.sliceFrames).latencyFrames
+        #expect(latency > 0)
+        let ports = plugin.ports(of: try plugin.makeUnit(sampleRate: 48_000, maximumFrames: 256))
+
+        let applied = temporaryPath("lv2apply.wav"), echoed = temporaryPath("ecasound.wav")
+        let lv2apply = try lv2Tool("lv2apply", ["-i", tone, "-o", applied, "-c", "pitch", "1200", plugin.uri])
+        #expect(lv2apply.status == 0, "\(lv2apply.output)")
+        let ecasound = try lv2Tool("ecasound", ["-q", "-f:f32,\(channels),48000", "-i", tone, "-o", echoed,
+                                                 "-elv2:" + ecasoundArguments(plugin.uri, ports, ["pitch": 1200])])
+        #expect(ecasound.status == 0, "\(ecasound.output)")
+        for (host, file) in [("lv2apply", applied), ("ecasound", echoed)] {
+            let samples = try floats(file)
+            #expect(samples.count == 96_000 * channels, "\(host)")
+            let left = stride(from: 0, to: samples.count, by: channels).map { samples[$0] }
+            let onset = try #require(left.firstIndex { abs($0) > 1e-4 }, "\(host): silent")
+            #expect(abs(onset - latency) <= 64, "\(host): sound starts at \(onset), latency \(latency)")
+            let hertz = peakHertz(left[(latency + 4_800)..<(latency + 52_800)], low: 400, high: 1_000)
+            #expect(abs(hertz - 880) <= 0.5, "\(host): \(hertz) Hz")
+        }
+    }
+
+    @Test("the sampler plugin, hosted by trellis, plays a MIDI file as the built-in sampler does, and takes a bank from its state")
+    func samplerPluginPlaysLikeTheBuiltIn() throws {
+        let folder = temporaryPath("sampler")
+        try FileManager.default.createDirectory(atPath: folder + "/bank", withIntermediateDirectories: true)
+        #expect(try runTool("/usr/bin/sox", ["-n", "-r", "48000", "-c", "1", "-b", "16", folder + "/bank/A4.wav", "synth", "1", "sine", "440", "fade", "0", "1", "0.2"]) == 0)
+        let song = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sessions/audio/song.mid").standardized.path
+        func render(_ node: String) throws -> [Float] {
+            let session = folder + "/session.yaml", output = folder + "/out.wav"
+            try """
+                version: 1
+                defaults: { sample-rate: 48000, block-size: 256 }
+                nodes:
+                  song: { unit: midi-player, file: \(song) }
+                  piano: \(node)
+                  out: { unit: output, channels: 2 }
+                connections:
+                  - song -> piano -> out
+
+                """.write(toFile: session, atomically: true, encoding: .utf8)
+            let run = try trellis(["render", session, "-o", output, "--duration", "4"], environment: ["LV2_PATH": try ExportedBundle.folder()])
+            #expect(run.status == 0, "\(run.stderr)")
+            return try floats(output)
+        }
+        let plugin = try render("{ lv2: \(ExportedPlugin.uriBase)sampler }")
+        let builtIn = try render("{ unit: sampler }")
+        #expect(plugin.count == 4 * 48_000 * 2)
+        #expect(plugin == builtIn, "General MIDI piano")
+        #expect(plugin.contains { abs($0) > 0.05 })
+
+        let fromState = try render("""
+            { lv2: \(ExportedPlugin.uriBase)sampler, state: "<\(ExportedPlugin.uriBase)sampler#bank> <file://\(folder)/bank> ." }
+            """)
+        let bank = try render("{ unit: sampler, file: \(folder)/bank }")
+        #expect(fromState == bank, "the note bank named in the state")
+        #expect(fromState != builtIn)
     }
 }

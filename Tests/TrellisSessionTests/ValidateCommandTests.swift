@@ -2,10 +2,11 @@ import Foundation
 import Testing
 
 /// Runs the built `trellis` with `arguments`.
+/// `trellis` with `arguments`, killed if it runs past five minutes.
 func trellis(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: builtExecutable("trellis"))
-    process.arguments = arguments
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+    process.arguments = ["-k", "5", "300", builtExecutable("trellis")] + arguments
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err
