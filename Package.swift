@@ -100,7 +100,9 @@ let package = Package(
         .target(name: "TrellisLV2", dependencies: ["TrellisCore", "CLilv", "CTrellisLV2Shim", "CTrellisShim"], swiftSettings: realtimeChecks),
         // File player, recorder, taps and meters: render paths plus their disk and delivery threads. No Foundation.
         // Time and pitch on Rubber Band: the stretcher the player and the time-pitch unit share.
-        .target(name: "TrellisTimePitch", dependencies: ["TrellisCore", "CRubberBand"], swiftSettings: realtimeChecks),
+        // Rubber Band stretchers that log nowhere (the C API cannot give them a logger).
+        .target(name: "CTrellisRubberBand", dependencies: ["CRubberBand"], linkerSettings: [.linkedLibrary("rubberband"), .linkedLibrary("stdc++")]),
+        .target(name: "TrellisTimePitch", dependencies: ["TrellisCore", "CRubberBand", "CTrellisRubberBand"], swiftSettings: realtimeChecks),
         // The sampler: SoundFonts through libfluidsynth, note-named audio files through its own voices.
         .target(name: "TrellisSampler", dependencies: ["TrellisCore", "TrellisAudioFile", "CFluidSynth"], swiftSettings: realtimeChecks),
         .target(name: "TrellisMedia", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile", "TrellisSampler", "TrellisTimePitch", "CTrellisShim"], swiftSettings: realtimeChecks),

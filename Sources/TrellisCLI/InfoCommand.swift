@@ -174,7 +174,7 @@ struct UnitInfo: Codable {
         if let initializationError {
             lines.append("latency: unknown, the unit cannot be initialized: \(initializationError)")
         } else {
-            lines.append("latency: \(latencyFrames) frames" + (sampleRate.map { " at \(Int($0)) Hz" } ?? "") + ", tail: \(tailTime) s")
+            lines.append("latency: \(latencyFrames) frames" + (sampleRate.map { " at \(Int($0)) Hz" } ?? "") + ", tail: \(PropertyText.number(tailTime)) s")
         }
         lines.append("buses:")
         for bus in buses {

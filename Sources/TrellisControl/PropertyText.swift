@@ -39,10 +39,16 @@ public enum PropertyText {
     }
 
     /// The value as one word of text (quoted where it holds blanks only when listed).
+    /// A number to the nanosecond or nano-unit: `0.35`, not the sum's `0.35000000000000003`.
+    public static func number(_ value: Double) -> String {
+        guard value.isFinite, abs(value) < 1e9 else { return "\(value)" }
+        return "\((value * 1e9).rounded() / 1e9)"
+    }
+
     public static func text(_ value: PropertyValue) -> String {
         switch value {
         case .int(let number): String(number)
-        case .double(let number): "\(number)"
+        case .double(let number): self.number(number)
         case .bool(let flag): flag ? "true" : "false"
         case .string(let string): string
         case .strings(let strings): strings.map(CommandTokenizer.quote).joined(separator: " ")

@@ -171,6 +171,9 @@ final class PlayerStream {
             }
         }
         position += Double(made) * speed
+        // Looping, the position goes round with the file, as the unstretched paths' does.
+        let outputLength = Double(outputPosition(ofFileFrame: fileFrames))
+        if loopCount != 0, outputLength > 0, position >= outputLength { position = position.truncatingRemainder(dividingBy: outputLength) }
         return made
     }
 

@@ -1,4 +1,5 @@
 import CRubberBand
+import CTrellisRubberBand
 import TrellisCore
 
 /// What a stretch does: time (output duration over input duration), pitch (a frequency
@@ -44,7 +45,7 @@ public final class TimeStretcher: @unchecked Sendable {
         if realTime { options |= Int32(RubberBandOptionProcessRealTime.rawValue) | Int32(RubberBandOptionPitchHighConsistency.rawValue) }
         if settings.preservesFormants { options |= Int32(RubberBandOptionFormantPreserved.rawValue) }
         rubberband_set_default_debug_level(0)
-        state = rubberband_new(UInt32(sampleRate), UInt32(channels), options, settings.timeRatio, settings.pitchScale)
+        state = trellis_rubberband_new_quiet(UInt32(sampleRate), UInt32(channels), options, settings.timeRatio, settings.pitchScale)
         rubberband_set_max_process_size(state, UInt32(maximumBlock))
     }
 

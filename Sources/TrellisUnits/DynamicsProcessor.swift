@@ -45,7 +45,7 @@ public final class DynamicsProcessor: AudioUnitBase, @unchecked Sendable {
             kneeWidth: Double(values[8]), expansionThreshold: Double(values[3]), expansionRatio: Double(values[2]))
     }
 
-    public override var tailTime: Double { Double(values[5]) * 7 }
+    public override var tailTime: Double { values[5].decimal * 7 }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
         let channels = try matchingChannelCount()

@@ -53,7 +53,7 @@ public final class Reverb: AudioUnitBase, @unchecked Sendable {
     }
 
     /// Time for the tail to fall 60 dB after the pre-delay and the diffusers.
-    public override var tailTime: Double { Double(values[2]) + Double(values[3]) + 0.05 }
+    public override var tailTime: Double { values[2].decimal + values[3].decimal + 0.05 }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
         let channels = try matchingChannelCount()

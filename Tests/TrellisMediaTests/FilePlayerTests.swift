@@ -300,6 +300,20 @@ struct FilePlayerTests {
         }
     }
 
+    @Test("looping at a rate that keeps the pitch, the position wraps at the file's end")
+    func stretchedLoopWraps() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("loop.wav")
+        try writeSignalFile(path, frames: 24_000)
+        let (graph, player) = try playerGraph(file: path)
+        player.loopCount = -1
+        player.rate = 2
+        try player.play()
+        // 18,000 output frames at rate 2: one and a half passes, so about half way through.
+        _ = collect(graph, frames: 18_000)
+        #expect((6_000..<18_000).contains(player.currentFrame), "\(player.currentFrame)")
+    }
+
     @Test("a rate change while playing goes on from the frame playing, and the position counts file frames")
     func rateChangeWhilePlaying() throws {
         let directory = TemporaryDirectory()

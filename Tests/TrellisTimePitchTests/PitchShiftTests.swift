@@ -6,17 +6,20 @@ import TrellisCore
 
 @Suite("Real-time pitch shift")
 struct PitchShiftTests {
-    @Test("rendering a pitch shift allocates nothing and frees nothing, its pitch control written again and again")
+    /// Up to just under an octave up. Rubber Band's R2 engine changes its analysis window
+    /// at and above an octave up and reallocates then, inside the library (docs/units.md).
+    @Test("rendering a pitch shift allocates nothing and frees nothing while the pitch moves from two octaves down to just under one up")
     func noAllocation() throws {
+        let low: Float = -2400, high: Float = 1190
         let unit = TimePitch()
-        try unit.setParameter(named: "pitch", 700)
+        try unit.setParameter(named: "pitch", low)
         try unit.setSampleRate(48_000)
         try unit.setMaximumFramesPerSlice(256)
         try unit.initialize()
         try unit.link(to: nil)
         let inputs = AudioBufferList(channelCounts: [2], frameCapacity: 256), outputs = AudioBufferList(channelCounts: [2], frameCapacity: 256)
         for channel in 0..<2 { for frame in 0..<256 { inputs[0][channel][frame] = Float(sin(Double(frame) * 0.05)) * 0.5 } }
-        // Now and then the pitch written again, as a host writes its controls (the event made before counting).
+        // Now and then a new pitch (the event's memory made before counting).
         let event = UnsafeMutablePointer<RenderEvent>.allocate(capacity: 1)
         defer { event.deallocate() }
         func cycle(_ index: Int, pitch: Float? = nil) {
@@ -30,7 +33,7 @@ struct PitchShiftTests {
         var least: (UInt64, UInt64) = (1 << 40, 1 << 40)
         for attempt in 0..<3 {
             trellis_allocation_counter_arm()
-            for index in 0..<400 { cycle(200 + attempt * 400 + index, pitch: index % 40 == 0 ? Float(700) : nil) }
+            for index in 0..<400 { cycle(200 + attempt * 400 + index, pitch: index % 40 == 0 ? low + (high - low) * Float(index) / 360 : nil) }
             trellis_allocation_counter_disarm()
             let counts = (trellis_allocation_counter_allocations(), trellis_allocation_counter_frees())
             if counts.0 + counts.1 < least.0 + least.1 { least = counts }
