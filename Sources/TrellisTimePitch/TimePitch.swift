@@ -81,9 +81,7 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
             | Int32(RubberBandOptionThreadingNever.rawValue)
         if values[2] >= 0.5 { options |= Int32(RubberBandOptionFormantPreserved.rawValue) }
         rubberband_set_default_debug_level(0)
-        // Made at the highest pitch, it makes every analysis window it will need now
-        // (else it makes one later, saying so on stderr); the unit's pitch is set below.
-        guard let made = trellis_rubberband_new_quiet(UInt32(sampleRate), UInt32(channels), options, 1, 4) else {
+        guard let made = trellis_rubberband_new_quiet(UInt32(sampleRate), UInt32(channels), options, 1, _exp2(Double(values[1]) / 1200)) else {
             throw .failedToInitialize("Rubber Band could not make a stretcher", unit: name)
         }
         rubberband_set_max_process_size(made, UInt32(maximumFramesPerSlice))
@@ -106,8 +104,6 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
         let outputs = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: channels)
         inputs.initialize(repeating: nil, count: channels)
         outputs.initialize(repeating: nil, count: channels)
-        Self.warmUp(made, channels: channels, scratch: scratch, scratchFrames: scratchFrames, inputs: inputs, outputs: outputs,
-                    blockFrames: maximumFramesPerSlice)
         rubberband_set_pitch_scale(made, _exp2(Double(values[1]) / 1200))
         stretcher = made
         memory = (fifo, scratch, inputs, outputs)
@@ -117,34 +113,6 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
         kernel.pitchScale = _exp2(Double(values[1]) / 1200)
         kernel.reset()
         storage = KernelStorage(kernel, render: { PitchShiftKernel.render($0, $1) }, reset: { PitchShiftKernel.reset($0) })
-    }
-
-    /// Runs the stretcher through pitches across the range, each for a few cycles, then
-    /// resets it: Rubber Band's resampler sizes its phase tables for each new ratio and
-    /// keeps the larger size, so after this a pitch change on the audio thread finds
-    /// them big enough and allocates nothing. (Not quite everywhere: R2 reallocates an
-    /// analysis curve when its window size changes, which happens at and above an
-    /// octave up; docs/units.md says so.)
-    private static func warmUp(
-        _ stretcher: OpaquePointer, channels: Int, scratch: UnsafeMutablePointer<Float>, scratchFrames: Int,
-        inputs: UnsafeMutablePointer<UnsafePointer<Float>?>, outputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>,
-        blockFrames: Int
-    ) {
-        scratch.update(repeating: 0, count: channels * scratchFrames)
-        for channel in 0..<channels {
-            inputs[channel] = UnsafePointer(scratch + channel * scratchFrames)
-            outputs[channel] = scratch + channel * scratchFrames
-        }
-        for cents in [-2400.0, -2399.9, -1233.3, -0.1, 0.1, 777.7, 2399.9, 2400] {
-            rubberband_set_pitch_scale(stretcher, _exp2(cents / 1200))
-            for _ in 0..<3 {
-                rubberband_process(stretcher, inputs, UInt32(min(blockFrames, 1024)), 0)
-                while rubberband_available(stretcher) > 0 {
-                    guard rubberband_retrieve(stretcher, outputs, UInt32(min(Int(rubberband_available(stretcher)), scratchFrames))) > 0 else { break }
-                }
-            }
-        }
-        rubberband_reset(stretcher)
     }
 
     public override func deallocateRenderResources() {
