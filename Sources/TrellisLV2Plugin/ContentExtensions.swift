@@ -18,8 +18,6 @@ enum ContentExtensions {
         state.initialize(to: LV2_State_Interface(save: save, restore: restore))
         return state
     }()
-
-    static let atomPath = "http://lv2plug.in/ns/ext/atom#Path"
 }
 
 private func runState(_ handle: LV2_Handle?) -> UnsafeMutablePointer<RunState>? {
@@ -55,25 +53,10 @@ private func workResponse(_ handle: LV2_Handle?, _ size: UInt32, _ body: UnsafeR
     return LV2_WORKER_SUCCESS
 }
 
-/// The features given to `save` or `restore`: the path mapping, if any.
-private func mapPath(_ features: UnsafePointer<UnsafePointer<LV2_Feature>?>?) -> (map: UnsafePointer<LV2_State_Map_Path>?, free: UnsafePointer<LV2_State_Free_Path>?) {
-    var map: UnsafePointer<LV2_State_Map_Path>?, free: UnsafePointer<LV2_State_Free_Path>?
-    var index = 0
-    while let feature = features?[index] {
-        index += 1
-        guard let uri = feature.pointee.URI, let data = feature.pointee.data else { continue }
-        switch String(cString: uri) {
-        case "http://lv2plug.in/ns/ext/state#mapPath": map = UnsafePointer(data.assumingMemoryBound(to: LV2_State_Map_Path.self))
-        case "http://lv2plug.in/ns/ext/state#freePath": free = UnsafePointer(data.assumingMemoryBound(to: LV2_State_Free_Path.self))
-        default: break
-        }
-    }
-    return (map, free)
-}
-
 /// `path` through the host's mapping (`abstract` when saving), freed as the host asks.
 private func mapped(_ path: String, abstract: Bool, _ features: UnsafePointer<UnsafePointer<LV2_Feature>?>?) -> String {
-    let (map, free) = mapPath(features)
+    let map = HostFeatures.data("http://lv2plug.in/ns/ext/state#mapPath", in: features, as: LV2_State_Map_Path.self)
+    let free = HostFeatures.data("http://lv2plug.in/ns/ext/state#freePath", in: features, as: LV2_State_Free_Path.self)
     guard let map, let function = abstract ? map.pointee.abstract_path : map.pointee.absolute_path,
           let result = function(map.pointee.handle, path) else { return path }
     let text = String(cString: result)

@@ -131,25 +131,6 @@ final class PluginInstance {
     }
 }
 
-/// What the plugin takes from the host's features at instantiation.
-struct HostFeatures {
-    var map: UnsafePointer<LV2_URID_Map>?
-    var schedule: UnsafePointer<LV2_Worker_Schedule>?
-
-    init(_ features: UnsafePointer<UnsafePointer<LV2_Feature>?>?) {
-        var index = 0
-        while let feature = features?[index] {
-            defer { index += 1 }
-            guard let uri = feature.pointee.URI, let data = feature.pointee.data else { continue }
-            switch String(cString: uri) {
-            case "http://lv2plug.in/ns/ext/urid#map": map = UnsafePointer(data.assumingMemoryBound(to: LV2_URID_Map.self))
-            case "http://lv2plug.in/ns/ext/worker#schedule": schedule = UnsafePointer(data.assumingMemoryBound(to: LV2_Worker_Schedule.self))
-            default: break
-            }
-        }
-    }
-}
-
 /// A unit the worker made, as the worker's response carries it to `run`.
 struct LoadedContent: BitwiseCopyable {
     var generation: Int

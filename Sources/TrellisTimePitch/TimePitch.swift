@@ -85,9 +85,9 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
             throw .failedToInitialize("Rubber Band could not make a stretcher", unit: name)
         }
         rubberband_set_max_process_size(made, UInt32(maximumFramesPerSlice))
-        // Every pitch once, lowest to highest: the stretcher makes a window for each
-        // size it meets (an allocation it would otherwise make on the audio thread), and
-        // its look-ahead is longest at the lowest pitch.
+        // Every pitch once, lowest to highest, ending at the unit's: the stretcher makes
+        // a window for each size it meets (an allocation it would otherwise make on the
+        // audio thread), and its look-ahead is longest at the lowest pitch.
         var startDelay = 0
         for cents in [-2400.0, -1200, 1200, 2400, Double(values[1])] {
             rubberband_set_pitch_scale(made, _exp2(cents / 1200))
@@ -104,7 +104,6 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
         let outputs = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: channels)
         inputs.initialize(repeating: nil, count: channels)
         outputs.initialize(repeating: nil, count: channels)
-        rubberband_set_pitch_scale(made, _exp2(Double(values[1]) / 1200))
         stretcher = made
         memory = (fifo, scratch, inputs, outputs)
         var kernel = PitchShiftKernel(
