@@ -7,8 +7,9 @@ import TrellisCore
 /// and whatever the stretcher gives comes out through a FIFO that starts with `latency`
 /// frames of silence, enough to cover the stretcher's look-ahead at any pitch, so every
 /// cycle has its frames; the unit reports that latency and the graph aligns other paths
-/// with it. The stretcher's own start delay depends on the pitch, so it is primed and its
-/// delay dropped at the first cycle, once that cycle's pitch is set.
+/// with it. The stretcher's own start delay depends on the pitch: it is primed for the
+/// pitch it has when reset, and primed again at the first cycle only if that cycle's
+/// events moved the pitch before any audio went in (as an LV2 host's first controls do).
 /// Linked to a source, it passes its input through. The unit owns the stretcher and the
 /// memory and frees them. Thread: audio, or the control side while no program runs it.
 struct PitchShiftKernel: UnitKernel {
@@ -28,10 +29,13 @@ struct PitchShiftKernel: UnitKernel {
     var writeIndex = 0
     /// Frames of output the stretcher starts with that belong before the input.
     var toDrop = 0
-    var primed = false
+    /// True from a reset until the first cycle's audio goes in.
+    var unstarted = true
+    /// The pitch moved while unstarted: the priming is for another pitch.
+    var primedForOtherPitch = false
     var pitchScale = 1.0
-    /// The unit's `pitch` parameter.
-    static let pitchIndex = 1
+    /// The unit's `pitch` and `formants` parameters.
+    static let pitchIndex = 1, formantsIndex = 2
 
     mutating func reset() {
         _unsafePerformance { rubberband_reset(stretcher) }
@@ -39,13 +43,14 @@ struct PitchShiftKernel: UnitKernel {
         scratch.update(repeating: 0, count: channels * scratchFrames)
         readIndex = 0
         writeIndex = latency
-        primed = false
+        prime()
     }
 
     /// The start pad as silence, so the stretcher's first frame is the input's first, and
-    /// its start delay to drop, both for the pitch now set.
+    /// its start delay to drop, both for the pitch now set (on a stretcher just reset).
     private mutating func prime() {
-        primed = true
+        unstarted = true
+        primedForOtherPitch = false
         toDrop = Int(_unsafePerformance { rubberband_get_start_delay(stretcher) })
         for channel in 0..<channels { inputTable[channel] = UnsafePointer(scratch + channel * scratchFrames) }
         var pad = Int(_unsafePerformance { rubberband_get_preferred_start_pad(stretcher) })
@@ -57,11 +62,17 @@ struct PitchShiftKernel: UnitKernel {
     }
 
     mutating func setParameter(index: Int, value: Float, rampFrames: Int) {
+        if index == Self.formantsIndex {
+            let option = value >= 0.5 ? RubberBandOptionFormantPreserved.rawValue : RubberBandOptionFormantShifted.rawValue
+            _unsafePerformance { rubberband_set_formant_option(stretcher, Int32(option)) }
+            return
+        }
         guard index == Self.pitchIndex else { return }
         let scale = _exp2(Double(value) / 1200)
         guard scale != pitchScale else { return }
         pitchScale = scale
         _unsafePerformance { rubberband_set_pitch_scale(stretcher, scale) }
+        if unstarted { primedForOtherPitch = true }
     }
 
     mutating func process(_ context: RenderContext) -> RenderStatus {
@@ -75,7 +86,11 @@ struct PitchShiftKernel: UnitKernel {
             }
             return .ok
         }
-        if !primed { prime() }
+        if primedForOtherPitch {
+            _unsafePerformance { rubberband_reset(stretcher) }
+            prime()
+        }
+        unstarted = false
         for channel in 0..<channels { inputTable[channel] = UnsafePointer(input[min(channel, input.channelCount - 1)]) }
         _unsafePerformance { rubberband_process(stretcher, inputTable, UInt32(frames), 0) }
         let mask = ringSize - 1

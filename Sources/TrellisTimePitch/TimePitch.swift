@@ -61,9 +61,6 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
         tellSource()
         storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
-        if index == 2, let stretcher {
-            rubberband_set_formant_option(stretcher, Int32(value >= 0.5 ? RubberBandOptionFormantPreserved.rawValue : RubberBandOptionFormantShifted.rawValue))
-        }
     }
 
     /// Linked, none; else the real-time pitch shift's FIFO.
