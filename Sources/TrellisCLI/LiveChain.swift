@@ -31,7 +31,7 @@ struct LiveChain {
             try live.start()
         } catch { throw CLIError("\(error)") }
         let recorders: [FileRecorder]
-        do { recorders = try loaded.startTransport(atSampleTime: nil) } catch {
+        do { recorders = try loaded.startTransport(atSampleTime: nil, readAhead: LiveSessionOptions.defaultFileTimeout) } catch {
             live.stop()
             throw CLIError("\(error)")
         }

@@ -10,7 +10,9 @@ struct LiveSessionOptions: ParsableArguments {
     var startServer = false
 
     @Option(help: "Seconds a control load, save or player's file may take before the client is answered TIMEOUT and nothing changes.")
-    var fileTimeout: Double = 10
+    var fileTimeout: Double = Self.defaultFileTimeout
+
+    static let defaultFileTimeout = 10.0
 
     func validate() throws {
         guard fileTimeout.isFinite, fileTimeout > 0, fileTimeout <= 86_400 else {

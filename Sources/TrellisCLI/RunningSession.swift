@@ -59,7 +59,7 @@ final class RunningSession {
         self.live = live
         if let warning = loaded.rateWarning(runningAt: live.status().sampleRate) { Log.logger.warning("\(warning)") }
         let recorders: [FileRecorder]
-        do { recorders = try loaded.startTransport(atSampleTime: nil) } catch {
+        do { recorders = try loaded.startTransport(atSampleTime: nil, readAhead: settings?.fileTimeout ?? LiveSessionOptions.defaultFileTimeout) } catch {
             live.stop()
             Self.release(loaded, notices, playerTokens)
             throw CLIError("\(error)")

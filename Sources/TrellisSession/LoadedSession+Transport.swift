@@ -43,10 +43,13 @@ extension LoadedSession {
     /// recorder, which the session attaches to its source bus as an observer. Returns the
     /// recorders, to stop when the run ends. Thread: control, after the graph is initialized.
     /// The transport clock starts as `clock` (else the session's `transport:`) says;
-    /// `rolling` overrides whether it rolls (a render always does).
+    /// `rolling` overrides whether it rolls (a render always does). Given `readAhead`
+    /// seconds (live), every player first has its file read ahead, so none starts on an
+    /// empty ring; one whose file does not answer in time starts nothing.
     public func startTransport(
-        atSampleTime sampleTime: Int64? = 0, clock: TransportSpec? = nil, rolling: Bool? = nil
+        atSampleTime sampleTime: Int64? = 0, clock: TransportSpec? = nil, rolling: Bool? = nil, readAhead: Double? = nil
     ) throws(SessionTransportError) -> [FileRecorder] {
+        if let readAhead { try readPlayersAhead(timeout: readAhead) }
         let recorders = try attachRecorders()
         startClock(clock ?? loadedDocument.transport ?? TransportSpec(), rolling: rolling)
         for (target, recorder) in zip(self.recorders, recorders) {
@@ -64,6 +67,19 @@ extension LoadedSession {
             }
         }
         return recorders
+    }
+
+    /// Opens every player's file and waits until its ring is full. Thread: control.
+    private func readPlayersAhead(timeout: Double) throws(SessionTransportError) {
+        for spec in players {
+            guard let player = spec.unit as? FilePlayer else { continue }
+            do { try player.prepare() } catch {
+                throw SessionTransportError(message: "player \(spec.node): \(error)", location: spec.location)
+            }
+            guard player.waitUntilReady(timeout: timeout) else {
+                throw SessionTransportError(message: "player \(spec.node): its file \(spec.path) did not answer within \(timeout) s", location: spec.location)
+            }
+        }
     }
 
     /// Brings the engine's transport clock to `spec`: tempo, meter, start, rolling or
