@@ -102,7 +102,7 @@ let package = Package(
         // Time and pitch on Rubber Band: the stretcher the player and the time-pitch unit share.
         // Rubber Band stretchers that log nowhere (the C API cannot give them a logger).
         .target(name: "CTrellisRubberBand", dependencies: ["CRubberBand"], linkerSettings: [.linkedLibrary("rubberband"), .linkedLibrary("stdc++")]),
-        .target(name: "TrellisTimePitch", dependencies: ["TrellisCore", "CRubberBand", "CTrellisRubberBand"], swiftSettings: realtimeChecks),
+        .target(name: "TrellisTimePitch", dependencies: ["TrellisCore", "CRubberBand", "CTrellisRubberBand", "CTrellisShim"], swiftSettings: realtimeChecks),
         // The sampler: SoundFonts through libfluidsynth, note-named audio files through its own voices.
         .target(name: "TrellisSampler", dependencies: ["TrellisCore", "TrellisAudioFile", "CFluidSynth"], swiftSettings: realtimeChecks),
         .target(name: "TrellisMedia", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile", "TrellisSampler", "TrellisTimePitch", "CTrellisShim"], swiftSettings: realtimeChecks),

@@ -65,7 +65,12 @@ public enum ExportedPlugins {
             // so the rate stays 1 (the varispeed unit, a rate and nothing else, has no plugin).
             plugins.append(ExportedPlugin(
                 symbol: "timepitch-\(suffix)", name: "Trellis Time Pitch (\(label))", lv2Class: "PitchPlugin", fixed: ["rate": 1]
-            ) { width(TimePitch(), channels) })
+            ) {
+                // A host may run it faster than real time (lv2apply does).
+                let unit = TimePitch()
+                unit.movesPitchInPlace = true
+                return width(unit, channels)
+            })
         }
         plugins.append(ExportedPlugin(
             symbol: "sampler", name: "Trellis Sampler", lv2Class: "InstrumentPlugin",

@@ -14,12 +14,16 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
         type: ComponentType.formatConverter, subtype: BuiltInSubtype.timePitch, manufacturer: Manufacturer.trellis)
 
     private var storage: KernelStorage<PitchShiftKernel>?
-    private var stretcher: RubberBandState?
-    private var memory: (fifo: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>,
-                         inputs: UnsafeMutablePointer<UnsafePointer<Float>?>, outputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>)?
+    /// The real-time pitch shift: its state, its stretcher, and the thread that moves its pitch.
+    private var shifter: (core: UnsafeMutablePointer<PitchShifterCore>, stretcher: RubberBandState, mover: PitchMover?)?
     private let linked: UnsafeMutablePointer<Atomic<Bool>>
     private weak var source: (any RateSource)?
     private var kernelLatency = 0
+
+    /// Pitch moves made on the rendering thread itself, not handed to a mover thread:
+    /// for hosts that may render faster than real time (an LV2 plugin's). Offline renders
+    /// always do. Set before `initialize`. Thread: control.
+    public var movesPitchInPlace = false
 
     /// Thread: control.
     public init() {
@@ -78,7 +82,8 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
             | Int32(RubberBandOptionThreadingNever.rawValue)
         if values[2] >= 0.5 { options |= Int32(RubberBandOptionFormantPreserved.rawValue) }
         rubberband_set_default_debug_level(0)
-        guard let made = trellis_rubberband_new_quiet(UInt32(sampleRate), UInt32(channels), options, 1, _exp2(Double(values[1]) / 1200)) else {
+        let pitch = _exp2(Double(values[1]) / 1200)
+        guard let made = trellis_rubberband_new_quiet(UInt32(sampleRate), UInt32(channels), options, 1, pitch) else {
             throw .failedToInitialize("Rubber Band could not make a stretcher", unit: name)
         }
         rubberband_set_max_process_size(made, UInt32(maximumFramesPerSlice))
@@ -92,36 +97,30 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
         }
         // The longest look-ahead, a cycle, and a hop's worth of slack.
         kernelLatency = startDelay + maximumFramesPerSlice + 2048
-        var ringSize = 1
-        while ringSize < kernelLatency + 2 * maximumFramesPerSlice + 8192 { ringSize <<= 1 }
-        let scratchFrames = max(maximumFramesPerSlice, 8192)
-        let fifo = UnsafeMutablePointer<Float>.allocate(capacity: channels * ringSize)
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: channels * scratchFrames)
-        let inputs = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: channels)
-        let outputs = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: channels)
-        inputs.initialize(repeating: nil, count: channels)
-        outputs.initialize(repeating: nil, count: channels)
-        stretcher = made
-        memory = (fifo, scratch, inputs, outputs)
-        var kernel = PitchShiftKernel(
-            stretcher: made, channels: channels, latency: kernelLatency, fifo: fifo, ringSize: ringSize, scratch: scratch, scratchFrames: scratchFrames,
-            inputTable: inputs, outputTable: outputs, linked: UnsafePointer(linked))
-        kernel.pitchScale = _exp2(Double(values[1]) / 1200)
+        let core = UnsafeMutablePointer<PitchShifterCore>.allocate(capacity: 1)
+        core.initialize(to: PitchShifterCore(
+            stretcher: made, channels: channels, maximumFrames: maximumFramesPerSlice, latency: kernelLatency,
+            pitch: pitch, formants: values[2] >= 0.5))
+        core.pointee.movesInPlace.store(movesPitchInPlace || isOfflineRender, ordering: .relaxed)
+        let mover = movesPitchInPlace ? nil : PitchMover(core: core)
+        shifter = (core, made, mover)
+        var kernel = PitchShiftKernel(core: core, mover: mover?.isRunning == true ? mover?.semaphore : nil, linked: UnsafePointer(linked))
         kernel.reset()
         storage = KernelStorage(kernel, render: { PitchShiftKernel.render($0, $1) }, reset: { PitchShiftKernel.reset($0) })
     }
 
     public override func deallocateRenderResources() {
         storage = nil
-        if let stretcher { rubberband_delete(stretcher) }
-        stretcher = nil
-        if let memory {
-            memory.fifo.deallocate()
-            memory.scratch.deallocate()
-            memory.inputs.deallocate()
-            memory.outputs.deallocate()
-        }
-        memory = nil
+        guard let shifter else { return }
+        shifter.mover?.stop()
+        shifter.core.deinitialize(count: 1)
+        shifter.core.deallocate()
+        rubberband_delete(shifter.stretcher)
+        self.shifter = nil
+    }
+
+    public override func offlineRenderDidChange() {
+        shifter?.core.pointee.movesInPlace.store(movesPitchInPlace || isOfflineRender, ordering: .relaxed)
     }
 
     public override var renderKernel: RenderKernel? { storage?.kernel }

@@ -48,6 +48,8 @@ struct PitchShiftTests {
           arguments: [-2400, -1200, -700, 0, 300, 700, 1200, 2400] as [Float], [256])
     func soundArrivesAtTheLatency(_ cents: Float, _ frames: Int) throws {
         let unit = TimePitch()
+        // Rendered faster than real time: the pitch set on this thread, as offline.
+        try unit.setProperty(.offlineRender, .bool(true), scope: .global, element: 0)
         try unit.setSampleRate(48_000)
         try unit.setMaximumFramesPerSlice(frames)
         try unit.initialize()
@@ -79,5 +81,99 @@ struct PitchShiftTests {
             #expect(loudest > 0.05, "a gap at \(start): \(loudest)")
             if loudest <= 0.05 { break }
         }
+    }
+
+    /// Live: cycles at the pace of a 256-frame period, the pitch moving every 50 ms across
+    /// the whole range (Rubber Band's window changes at an octave up included).
+    @Test("moving the pitch live allocates nothing on the audio thread, and the sound neither stops nor loses its pitch")
+    func liveMovesAllocateNothing() throws {
+        var attempts = 0
+        while true {
+            attempts += 1
+            guard let take = try liveTake() else {
+                // The test's own thread fell behind real time (a busy machine): taken again.
+                try #require(attempts < 4, "the rendering thread never kept pace with real time")
+                continue
+            }
+            #expect(take.allocations == 0 && take.frees == 0, "\(take.allocations) allocations, \(take.frees) frees")
+            let output = take.output, latency = take.latency
+            for start in stride(from: latency + 4_800, to: output.count - 480, by: 480) {
+                let loudest = output[start..<(start + 480)].map(abs).max() ?? 0
+                #expect(loudest > 0.05, "a gap at \(start): \(loudest)")
+                if loudest <= 0.05 { break }
+            }
+            // The last move, to +1200 cents, made and heard: 880 Hz.
+            let settled = take.lastMove + latency + 9_600
+            #expect(abs(peakHertz(output[settled..<(settled + 24_000)], low: 860, high: 900) - 880) <= 0.5)
+            return
+        }
+    }
+
+    private struct LiveTake {
+        var output: [Float]
+        var latency: Int
+        var lastMove: Int
+        var allocations: UInt64
+        var frees: UInt64
+    }
+
+    /// Nil when a cycle came more than four periods late. Rendered at real-time priority
+    /// above the mover's, as JACK's thread is, where the system allows.
+    private func liveTake() throws -> LiveTake? {
+        var realTime = sched_param(sched_priority: 5), normal = sched_param(sched_priority: 0)
+        _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &realTime)
+        defer { _ = pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal) }
+        let frames = 256
+        let unit = TimePitch()
+        try unit.setSampleRate(48_000)
+        try unit.setMaximumFramesPerSlice(frames)
+        try unit.initialize()
+        try unit.link(to: nil)
+        let latency = unit.latencyFrames
+        let inputs = AudioBufferList(channelCounts: [2], frameCapacity: frames), outputs = AudioBufferList(channelCounts: [2], frameCapacity: frames)
+        let moves: [Float] = [-2400, -1700, -600, 0, 500, 1100, 1300, 2400, -2400, 2400, -1200, 1200]
+        // Counting from the 200th cycle (the first make what Rubber Band makes lazily), moving from the 210th.
+        let movePeriod = 10, firstMove = 210, armed = 200
+        let cycles = firstMove + movePeriod * moves.count + (latency + 48_000) / frames
+        let events = UnsafeMutablePointer<RenderEvent>.allocate(capacity: moves.count)
+        defer { events.deallocate() }
+        for (index, cents) in moves.enumerated() { (events + index).initialize(to: .parameter(index: 1, value: cents, rampFrames: 0, offset: 0)) }
+        var output = [Float](repeating: 0, count: cycles * frames)
+        let period = UInt64(frames) * 1_000_000_000 / 48_000
+        var clock = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &clock)
+        let start = UInt64(clock.tv_sec) * 1_000_000_000 + UInt64(clock.tv_nsec)
+        var late = false
+        let sources = [inputs[0][0], inputs[0][1]], result = outputs[0][0]
+        let buses = (inputs.buses, outputs.buses)
+        output.withUnsafeMutableBufferPointer { taken in
+            for index in 0..<cycles {
+                if index == armed { trellis_allocation_counter_arm() }
+                let due = start + UInt64(index) * period
+                clock_gettime(CLOCK_MONOTONIC, &clock)
+                let now = UInt64(clock.tv_sec) * 1_000_000_000 + UInt64(clock.tv_nsec)
+                if now > due + 4 * period { late = true; break }
+                if now < due {
+                    var wait = timespec(tv_sec: Int((due - now) / 1_000_000_000), tv_nsec: Int((due - now) % 1_000_000_000))
+                    nanosleep(&wait, nil)
+                }
+                for frame in 0..<frames {
+                    let sample = Float(sin(Double(index * frames + frame) * 2 * .pi * 440 / 48_000)) * 0.5
+                    sources[0][frame] = sample
+                    sources[1][frame] = sample
+                }
+                let step = index == 50 ? moves.count - 1 : (index - firstMove) / movePeriod
+                let move = index == 50 || index >= firstMove && (index - firstMove) % movePeriod == 0 && step < moves.count
+                let context = RenderContext(frameCount: frames, timeStamp: AudioTimeStamp(sampleTime: Int64(index * frames)),
+                                            inputs: buses.0, outputs: buses.1,
+                                            events: RenderEventList(base: UnsafePointer(events + max(0, min(step, moves.count - 1))), count: move ? 1 : 0))
+                _ = unit.render(context)
+                for frame in 0..<frames { taken[index * frames + frame] = result[frame] }
+            }
+            trellis_allocation_counter_disarm()
+        }
+        if late { return nil }
+        return LiveTake(output: output, latency: latency, lastMove: (firstMove + movePeriod * (moves.count - 1)) * frames,
+                        allocations: trellis_allocation_counter_allocations(), frees: trellis_allocation_counter_frees())
     }
 }
