@@ -114,6 +114,8 @@ struct ChainCommand: ParsableCommand {
             print(outcome.json(path: parsed.sink.word, sampleRate: graph.sampleRate, channelCount: channelCount,
                                warnings: warnings.count, logLines: warnings.logCount, notices: warnings.noticesJSON))
         }
+        // Everything is written and closed: no plugin's teardown can spoil the exit status.
+        ProcessEnd.keep(graph)
     }
 }
 

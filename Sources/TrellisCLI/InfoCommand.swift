@@ -34,6 +34,8 @@ struct InfoCommand: ParsableCommand {
         var info = UnitInfo(component: component, unit: instance)
         info.sampleRate = sampleRate
         info.initializationError = failure
+        // Unknown, not 0, when it could not be initialized (as the text says).
+        if failure != nil { info.latencyFrames = nil }
         output.write(Data(((json ? try JSONText.encode(info) : info.text) + "\n").utf8))
     }
 
@@ -103,7 +105,8 @@ struct UnitInfo: Codable {
     var kind: String
     var origin: String
     var uri: String?
-    var latencyFrames: Int
+    /// Nil when the unit could not be initialized.
+    var latencyFrames: Int?
     /// The rate the unit was initialized at, which its latency is in frames of.
     var sampleRate: Double?
     /// Why the unit could not be initialized, when it could not.
@@ -174,7 +177,7 @@ struct UnitInfo: Codable {
         if let initializationError {
             lines.append("latency: unknown, the unit cannot be initialized: \(initializationError)")
         } else {
-            lines.append("latency: \(latencyFrames) frames" + (sampleRate.map { " at \(Int($0)) Hz" } ?? "") + ", tail: \(PropertyText.number(tailTime)) s")
+            lines.append("latency: \(latencyFrames ?? 0) frames" + (sampleRate.map { " at \(Int($0)) Hz" } ?? "") + ", tail: \(PropertyText.number(tailTime)) s")
         }
         lines.append("buses:")
         for bus in buses {

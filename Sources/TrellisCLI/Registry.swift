@@ -10,7 +10,8 @@ enum Units {
     /// demand, so that naming one plugin loads its bundles, not every plugin. Discovery
     /// is kept in the user's cache and short names in the user's state directory
     /// (`LV2CatalogStore.user`).
-    static func registry(scanningLV2 scan: Bool = false) throws -> ComponentRegistry {
+    /// `recheck`: plugins whose instantiation checks are forgotten first (`.some(nil)`: all).
+    static func registry(scanningLV2 scan: Bool = false, recheck: [String]?? = nil) throws -> ComponentRegistry {
         let registry = ComponentRegistry()
         try BuiltInUnits.register(into: registry)
         try MediaUnits.register(into: registry)
@@ -23,6 +24,7 @@ enum Units {
         for refusal in LV2CatalogStore.refusedFolders where warned.withLock({ $0.insert(refusal).inserted }) {
             Log.logger.warning("\(refusal)")
         }
+        if let recheck { world.instantiationChecks(store: store).forget(recheck) }
         if scan { LV2Components.registerAll(into: registry, world: world, store: store, checkingInstantiation: true) }
         LV2Components.addResolver(to: registry, world: world, store: store)
         return registry

@@ -121,6 +121,8 @@ struct RenderCommand: ParsableCommand {
         if loudness.json {
             print(outcome.json(path: output, sampleRate: graph.sampleRate, channelCount: channelCount, warnings: warnings.count, logLines: warnings.logCount, notices: warnings.noticesJSON))
         }
+        // Everything is written and closed: no plugin's teardown can spoil the exit status.
+        ProcessEnd.keep(loaded)
     }
 
     /// The output must not be a file the render reads (a player's, an `--input`) or one

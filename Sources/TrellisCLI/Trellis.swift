@@ -24,6 +24,7 @@ struct Trellis: ParsableCommand {
         do {
             var command = try parseAsRoot(name == "trellis-nsm" ? ["nsm"] + arguments : arguments)
             try command.run()
+            ProcessEnd.endIfKept()
         } catch {
             // Under systemd the error that ends the run is logged at error priority.
             let code = exitCode(for: error)

@@ -9,7 +9,9 @@ struct UnitsCommand: ParsableCommand {
             LV2 plugins that cannot load (a library that does not open, a feature Trellis does not \
             provide) are listed with `[cannot load: why]`. What discovery learns is kept in \
             $XDG_CACHE_HOME/trellis and read again until a bundle changes; short names, once \
-            given, are kept in $XDG_STATE_HOME/trellis/lv2-names.
+            given, are kept in $XDG_STATE_HOME/trellis/lv2-names. A plugin whose instantiation \
+            crashed or hung twice in a probe child is marked with what happened and when; \
+            `--recheck` forgets the marks (of the plugins named, or all) and probes again.
             """)
 
     @Flag(help: "Write JSON instead of a table.")
@@ -18,8 +20,19 @@ struct UnitsCommand: ParsableCommand {
     @Option(help: "Only units of this origin: built-in or lv2.")
     var origin: String?
 
+    @Flag(help: "Probe plugins again: the ones named, or every one.")
+    var recheck = false
+
+    @Argument(help: "With --recheck: the plugins (URIs) to probe again.")
+    var plugins: [String] = []
+
+    func validate() throws {
+        guard recheck || plugins.isEmpty else { throw ValidationError("name plugins only with --recheck") }
+    }
+
     func run() throws {
-        let registry = try Units.registry(scanningLV2: origin == nil || origin?.lowercased() == "lv2")
+        let forgetting: [String]?? = recheck ? .some(plugins.isEmpty ? nil : plugins.map { $0.hasPrefix("lv2:") ? String($0.dropFirst(4)) : $0 }) : .none
+        let registry = try Units.registry(scanningLV2: recheck || origin == nil || origin?.lowercased() == "lv2", recheck: forgetting)
         var components = registry.components
         if let origin {
             components = components.filter { $0.origin.rawValue == origin.lowercased() }

@@ -2,7 +2,8 @@ import Glibc
 import Synchronization
 
 /// What instantiating each plugin in a child process found (`InstantiationProbe`):
-/// nothing (it works), or why it cannot be used (it crashed, hung or refused). A plugin
+/// nothing (it works), or why it cannot be used (it crashed or hung twice, or refused),
+/// and when. `trellis units --recheck` forgets it and checks again. A plugin
 /// is checked on its first use, before it is ever instantiated in this process, and
 /// `trellis units` checks every plugin. Results are kept beside the discovery cache
 /// (`lv2-checked-<hash of the search path>`), for as long as the bundles on disk stay as they were.
@@ -50,17 +51,43 @@ public final class LV2InstantiationChecks: Sendable {
     }
 
     /// Checks every one of `uris` not checked yet, several children at once, and keeps
-    /// what they found. Thread: control.
+    /// what they found, with when. Thread: control.
     public func check(_ uris: [String]) {
         let unknown = state.withLock { state in uris.filter { state.results[$0] == nil } }
         guard !unknown.isEmpty, BridgeProcess.executable != nil else { return }
         let problems = InstantiationProbe.problems(of: unknown, searchPath: index.directories.joined(separator: ":"))
-        let text: String = state.withLock { state in
-            for uri in unknown { state.results[uri] = problems[uri] ?? "" }
-            return ([state.stamps] + state.results.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value.filter { $0 != "\n" })" })
-                .joined(separator: "\n") + "\n"
-        }
+        let checked = Self.now()
+        save(state.withLock { state in
+            for uri in unknown { state.results[uri] = problems[uri].map { "\($0) (checked \(checked))" } ?? "" }
+            return Self.text(state)
+        })
+    }
+
+    /// Drops what was found for `uris` (for every plugin when nil), so each is checked
+    /// again on its next use or listing. Thread: control.
+    public func forget(_ uris: [String]?) {
+        save(state.withLock { state in
+            if let uris { for uri in uris { state.results[uri] = nil } } else { state.results = [:] }
+            return Self.text(state)
+        })
+    }
+
+    private static func text(_ state: (stamps: String, results: [String: String])) -> String {
+        ([state.stamps] + state.results.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value.filter { $0 != "\n" })" })
+            .joined(separator: "\n") + "\n"
+    }
+
+    private func save(_ text: String) {
         if let file, let directory, LV2CatalogStore.makePrivateDirectory(directory) { FileSystem.replace(file, with: text) }
+    }
+
+    /// The time now, to the minute, in UTC.
+    private static func now() -> String {
+        var seconds = time(nil), parts = tm()
+        gmtime_r(&seconds, &parts)
+        var buffer = [CChar](repeating: 0, count: 32)
+        let count = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M UTC", &parts)
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func fingerprint(_ index: LV2BundleIndex) -> String {

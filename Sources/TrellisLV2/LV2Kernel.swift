@@ -57,6 +57,10 @@ struct LV2Kernel {
     /// first cycle and whenever the transport changes.
     private let timeSlots: UnsafeMutablePointer<Int32>
     private let timeSlotCount: Int
+    /// Control inputs the transport sets before each run: their ports and what each takes.
+    private let timeControlPorts: UnsafeMutablePointer<Int32>
+    private let timeControls: UnsafeMutablePointer<LV2TimeControl>
+    private let timeControlCount: Int
     private let timeWriter: TimePositionWriter
     private var positionSent = false
 
@@ -140,6 +144,13 @@ struct LV2Kernel {
         timeSlots = .allocate(capacity: max(1, timeSlotCount))
         for (index, port) in layout.timeInputs.enumerated() { timeSlots[index] = Int32(layout.atomInputs.firstIndex(of: port) ?? 0) }
         timeWriter = TimePositionWriter(urids: urids)
+        timeControlCount = layout.timeControls.count
+        timeControlPorts = .allocate(capacity: max(1, timeControlCount))
+        timeControls = .allocate(capacity: max(1, timeControlCount))
+        for (index, designated) in layout.timeControls.enumerated() {
+            timeControlPorts[index] = Int32(designated.port)
+            (timeControls + index).initialize(to: designated.control)
+        }
         events = .allocate(capacity: Self.eventCapacity)
         for port in layout.controlPorts { connectFunction(handle, UInt32(port), controls + port) }
     }
@@ -174,6 +185,8 @@ struct LV2Kernel {
         midiInputSlots.deallocate()
         midiOutputBuses.deallocate()
         timeSlots.deallocate()
+        timeControlPorts.deallocate()
+        timeControls.deallocate()
         timeWriter.deallocate()
         inputBuses.deallocate()
         outputBuses.deallocate()
@@ -253,6 +266,7 @@ struct LV2Kernel {
                          frame: Int(event.offset), bus: Int(event.index))
         }
         for slot in 0..<readBack.count { AtomSequence.clear(readBack.buffers[slot], sequenceType: sequenceType) }
+        for index in 0..<timeControlCount { controls[Int(timeControlPorts[index])] = timeControls[index].value(in: context.time) }
         let sendsPosition = timeSlotCount > 0 && (!positionSent || context.time.changed)
         positionSent = positionSent || timeSlotCount > 0
 

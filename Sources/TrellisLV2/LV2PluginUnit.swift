@@ -211,19 +211,53 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
             renderer.setParameter(index: index, value: value, rampFrames: 0)
         }
         pendingProperties = [:]
+        if latencyParameter != nil { measureLatency(from: instance, features: features) }
+        LV2LibraryPin.pin(info.library)
         lilv_instance_activate(instance)
-        if latencyParameter != nil { runOnceForLatency(renderer) }
         features.running.store(true, ordering: .releasing)
         outlet.withLock { $0 = (renderer, features) }
     }
 
-    /// A plugin writes its latency port when it runs, so it runs once here, on silence,
-    /// as Ardour does: the first program is then compiled with the latency to
-    /// compensate. Its worker, if any, answers within the run.
-    private func runOnceForLatency(_ renderer: LV2Renderer) {
-        worker?.setSynchronous(true)
-        renderer.runOnSilence(frames: maximumFramesPerSlice)
-        worker?.setSynchronous(isOfflineRender)
+    /// A plugin writes its latency port when it runs, so one runs once here, on silence,
+    /// as Ardour does, and the first program is compiled with the latency to compensate.
+    /// Not the instance that renders: a second one, made for this and freed after, with
+    /// the same control values and state, so the renderer starts as other hosts start it
+    /// (an oscillator's phase, a pitch shifter's buffers untouched). Its worker, if any,
+    /// answers within the run. Thread: control.
+    private func measureLatency(from original: UnsafeMutablePointer<LilvInstance>, features originalFeatures: LV2HostFeatures) {
+        let worker = info.extensionData.contains(LV2URI.workerInterface) ? LV2Worker() : nil
+        let atomCapacity = max(32_768, info.ports.compactMap(\.minimumBufferSize).max() ?? 0)
+        let features = LV2HostFeatures(
+            world: world, pluginURI: uri, unitID: unitID, sampleRate: sampleRate,
+            maximumFrames: maximumFramesPerSlice, sequenceSize: atomCapacity, worker: worker)
+        defer { features.flushLog() }
+        let rate = sampleRate, plugin = self.plugin
+        guard let instance = world.withLilv({ _, _ in lilv_plugin_instantiate(plugin, rate, features.instantiation) }) else { return }
+        if let worker, let interface = lilv_instance_get_extension_data(instance, LV2URI.workerInterface) {
+            worker.start(interface: interface.assumingMemoryBound(to: LV2_Worker_Interface.self), handle: instance.pointee.lv2_handle)
+            worker.setSynchronous(true)
+        }
+        if info.extensionData.contains(LV2URI.stateNS + "interface") {
+            let urids = world.urids
+            world.withLilv { _, _ in
+                guard let state = lilv_state_new_from_instance(
+                    plugin, original, urids.mapFeature, nil, nil, nil, nil, nil, nil, 0, originalFeatures.state) else { return }
+                lilv_state_restore(state, instance, nil, nil, 0, features.state)
+                lilv_state_free(state)
+            }
+        }
+        do {
+            let renderer = LV2Renderer(
+                instance: instance, layout: layout, portCount: info.ports.count, parameters: parameters,
+                values: values, maximumFrames: maximumFramesPerSlice, atomCapacity: atomCapacity,
+                urids: world.urids, worker: worker)
+            for port in info.ports where port.kind == .event || port.kind == .unknown { renderer.connectNothing(port: port.index) }
+            lilv_instance_activate(instance)
+            renderer.runOnSilence(frames: maximumFramesPerSlice)
+            worker?.stop()
+            lilv_instance_deactivate(instance)
+        }
+        world.withLilv { _, _ in lilv_instance_free(instance) }
     }
 
     private func diagnoseInstantiationFailure() -> LV2Error {

@@ -22,6 +22,8 @@ struct LV2PortLayout {
     var atomInputs: [Int] = []
     /// Atom inputs that take `time:Position`.
     var timeInputs: [Int] = []
+    /// Control inputs designated with a `time:` property, which the transport sets.
+    var timeControls: [(port: Int, control: LV2TimeControl)] = []
     var atomOutputs: [Int] = []
     /// The MIDI input buses: atom inputs that take MIDI, the one designated
     /// lv2:control first, then in port order.
@@ -41,7 +43,11 @@ struct LV2PortLayout {
     init(info: LV2PluginInfo) throws(LV2Error) {
         for port in info.ports {
             switch port.kind {
-            case .control: controlPorts.append(port.index)
+            case .control:
+                controlPorts.append(port.index)
+                if port.direction == .input, let control = LV2TimeControl(designation: port.designation) {
+                    timeControls.append((port.index, control))
+                }
             case .atom:
                 if port.direction == .input {
                     atomInputs.append(port.index)

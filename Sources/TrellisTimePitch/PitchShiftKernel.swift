@@ -70,7 +70,7 @@ struct PitchShiftKernel: UnitKernel {
                     shifter.pointee.applyWanted()
                 }
             }
-            if !shifter.pointee.moving.load(ordering: .relaxed) { shifter.pointee.pump() }
+            if !shifter.pointee.moving.load(ordering: .acquiring) { shifter.pointee.pump() }
         }
         shifter.pointee.read(into: output, frames: frames)
         return .ok

@@ -147,6 +147,36 @@ struct IsolationCLITests {
         #expect(after < 0.75 * before && after > 0.3 * before, "peak \(before) before, \(after) after: only the healthy branch plays on")
     }
 
+    @Test("a plugin is marked only when its probe fails twice, with what happened and when; units --recheck probes a stale mark again")
+    func probeMarksRepeatedFailures() throws {
+        let folder = try BridgeSupport.faultyFolder()
+        let cache = temporaryPath("recheck-cache")
+        let once = temporaryPath("recheck-once")
+        try? FileManager.default.removeItem(atPath: once)
+        func line(_ listing: String, _ uri: String) -> String {
+            String(listing.split(separator: "\n").first { $0.contains("<\(uri)>") } ?? "not listed")
+        }
+        // Where crashes-once cannot leave its mark it crashes at every try: marked.
+        var environment = ["LV2_PATH": folder, "XDG_CACHE_HOME": cache, "TRELLIS_FIXTURE_ONCE": "/nonexistent/folder/once"]
+        var result = try trellis(["units", "--origin", "lv2"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let always = line(result.stdout, "urn:trellis:fixtures:crashes-on-instantiate")
+        #expect(always.contains("[cannot load: crashes when instantiated: it was killed by signal 11 (SIGSEGV") && always.contains("in 2 tries of 2 (checked 20"), "\(always)")
+        #expect(line(result.stdout, "urn:trellis:fixtures:crashes-once").contains("in 2 tries of 2"), "\(result.stdout)")
+        // Now it would crash once only, but the mark stays (nothing in the bundle changed) ...
+        environment["TRELLIS_FIXTURE_ONCE"] = once
+        result = try trellis(["units", "--origin", "lv2"], environment: environment)
+        #expect(line(result.stdout, "urn:trellis:fixtures:crashes-once").contains("cannot load"), "\(result.stdout)")
+        // ... until --recheck: its first try crashes, its second works, and it is usable.
+        result = try trellis(["units", "--recheck", "urn:trellis:fixtures:crashes-once"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: once), "the probe's first try crashed")
+        let usable = line(result.stdout, "urn:trellis:fixtures:crashes-once")
+        #expect(usable != "not listed" && !usable.contains("cannot load"), "\(usable)")
+        #expect(line(result.stdout, "urn:trellis:fixtures:crashes-on-instantiate").contains("cannot load"), "other marks stay")
+        #expect(try trellis(["units", "plugin"], environment: environment).status != 0, "plugins are named only with --recheck")
+    }
+
     @Test("trellis units lists a plugin that segfaults when instantiated as unusable, exits 0, and remembers it")
     func discoveryContainsInstantiationCrash() throws {
         let search = try BridgeSupport.faultyFolder() + ":" + (ProcessInfo.processInfo.environment["LV2_PATH"] ?? "/usr/lib/lv2")

@@ -25,6 +25,19 @@ struct LatencyCLITests {
         #expect(text.stdout.contains("latency: 64 frames at 48000 Hz"))
     }
 
+    @Test("info --json gives no latency for a plugin that cannot be initialized, as its text says unknown")
+    func unknownLatency() throws {
+        var fixtures = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { fixtures.deleteLastPathComponent() }
+        let environment = ["LV2_PATH": fixtures.appendingPathComponent("Plugins/fixtures").path, "XDG_CACHE_HOME": temporaryPath("unknown-latency")]
+        let json = try trellis(["info", "lv2:urn:trellis:fixtures:broken-library", "--json"], environment: environment)
+        #expect(json.status == 0, "\(json.stderr)")
+        let info = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(info["initializationError"] is String && info["latencyFrames"] == nil, "\(json.stdout)")
+        let text = try trellis(["info", "lv2:urn:trellis:fixtures:broken-library"], environment: environment)
+        #expect(text.stdout.contains("latency: unknown"), "\(text.stdout)")
+    }
+
     @Test("chain shows the plugin's latency in the program and delays the file by it")
     func chainDelaysByLatency() throws {
         let input = try Self.noise(), output = temporaryPath("out.wav")

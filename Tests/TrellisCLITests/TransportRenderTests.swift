@@ -57,4 +57,44 @@ struct TransportRenderTests {
         let refused = try trellis(["validate", start])
         #expect(refused.status != 0 && refused.stderr.contains("no position in this meter"), "\(refused.stderr)")
     }
+
+    /// An impulse through a delay synced to the host's tempo, which it reads from a
+    /// control port designated `time:beatsPerMinute`: the first echo, one beat later.
+    static func firstEcho(plugin: String, parameters: String, channels: Int, tempo: Int) throws -> Int {
+        let folder = temporaryPath("echo-\(tempo)-\(abs(plugin.hashValue))")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var impulse = [Float](repeating: 0, count: 48_000 * 2 * channels)
+        for channel in 0..<channels { impulse[channel] = 1 }
+        try FloatWAV.write(impulse, channels: channels, sampleRate: 48_000, to: folder + "/impulse.wav")
+        let session = """
+            version: 1
+            defaults: { sample-rate: 48000, block-size: 256 }
+            transport: { tempo: \(tempo) }
+            nodes:
+              click: { unit: player, file: impulse.wav }
+              delay: { lv2: "\(plugin)", parameters: \(parameters) }
+              out: { unit: output, channels: \(channels) }
+            connections: [click -> delay -> out]
+            """
+        try session.write(toFile: folder + "/echo.yaml", atomically: true, encoding: .utf8)
+        let result = try trellis(["render", folder + "/echo.yaml", "-o", folder + "/echo.wav", "--duration", "2"])
+        guard result.status == 0 else { throw RenderFailure(result.stderr) }
+        let output = try firstChannel(ofFile: folder + "/echo.wav")
+        let loudest = output[4_800...].map(abs).max() ?? 0
+        return output[4_800...].firstIndex { abs($0) > 0.5 * loudest } ?? -1
+    }
+
+    @Test("a delay synced to the tempo it reads from a time:beatsPerMinute control port echoes one beat later at 60, 90 and 120 BPM",
+          arguments: [
+            // NOTES 5 is a quarter note in guitarix's own table (its labels are one place off).
+            ("http://guitarix.sourceforge.net/plugins/gx_digital_delay_#_digital_delay_", "{ SYNC: 1, NOTES: 5, FEEDBACK: 1, LEVEL: 100 }", 1),
+            ("http://calf.sourceforge.net/plugins/VintageDelay", "{ timing: 3, subdiv: 4, time_l: 4, time_r: 4, feedback: 0, amount: 1, dry: 0 }", 2),
+          ])
+    func tempoFromControlPort(plugin: String, parameters: String, channels: Int) throws {
+        for tempo in [60, 90, 120] {
+            let echo = try Self.firstEcho(plugin: plugin, parameters: parameters, channels: channels, tempo: tempo)
+            let beat = 48_000 * 60 / tempo
+            #expect(abs(echo - beat) <= 64, "\(plugin) at \(tempo) BPM: echo at \(echo), a beat is \(beat) frames")
+        }
+    }
 }

@@ -1,10 +1,10 @@
 import Foundation
 
-/// Writes mono 32-bit float WAV files byte by byte, for fixtures that no tool makes:
-/// samples that are NaN, which sox refuses to produce.
+/// Writes 32-bit float WAV files byte by byte, for fixtures that no tool makes:
+/// samples that are NaN, which sox refuses to produce, or exact impulses.
 public enum FloatWAV {
-    /// Writes `samples` as a mono IEEE-float WAV file at `sampleRate`.
-    public static func write(_ samples: [Float], sampleRate: Int, to path: String) throws {
+    /// Writes `samples` (interleaved when `channels` > 1) as an IEEE-float WAV file at `sampleRate`.
+    public static func write(_ samples: [Float], channels: Int = 1, sampleRate: Int, to path: String) throws {
         var data = Data()
         func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
         let payload = samples.count * 4
@@ -13,10 +13,10 @@ public enum FloatWAV {
         data.append(contentsOf: Array("WAVEfmt ".utf8))
         append(UInt32(16))
         append(UInt16(3))  // IEEE float
-        append(UInt16(1))
+        append(UInt16(channels))
         append(UInt32(sampleRate))
-        append(UInt32(sampleRate * 4))
-        append(UInt16(4))
+        append(UInt32(sampleRate * 4 * channels))
+        append(UInt16(4 * channels))
         append(UInt16(32))
         data.append(contentsOf: Array("data".utf8))
         append(UInt32(payload))
