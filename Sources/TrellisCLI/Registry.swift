@@ -11,7 +11,8 @@ enum Units {
     /// is kept in the user's cache and short names in the user's state directory
     /// (`LV2CatalogStore.user`).
     /// `recheck`: plugins whose instantiation checks are forgotten first (`.some(nil)`: all).
-    static func registry(scanningLV2 scan: Bool = false, recheck: [String]?? = nil) throws -> ComponentRegistry {
+    /// `checkingAll`: a scan also instantiates, in children, every plugin not checked yet.
+    static func registry(scanningLV2 scan: Bool = false, recheck: [String]?? = nil, checkingAll: Bool = true) throws -> ComponentRegistry {
         let registry = ComponentRegistry()
         try BuiltInUnits.register(into: registry)
         try MediaUnits.register(into: registry)
@@ -25,10 +26,15 @@ enum Units {
             Log.logger.warning("\(refusal)")
         }
         if let recheck { world.instantiationChecks(store: store).forget(recheck) }
-        if scan { LV2Components.registerAll(into: registry, world: world, store: store, checkingInstantiation: true) }
+        if scan { LV2Components.registerAll(into: registry, world: world, store: store, checkingInstantiation: checkingAll) }
+        unchecked = { uris in world.instantiationChecks(store: store).uncheckedCount(of: uris) }
         LV2Components.addResolver(to: registry, world: world, store: store)
         return registry
     }
+
+    /// How many of the plugins given were never instantiated in a probe child, for the
+    /// last registry made.
+    nonisolated(unsafe) static var unchecked: ([String]) -> Int = { _ in 0 }
 
     /// The folder refusals already said.
     private static let warned = Mutex<Set<String>>([])

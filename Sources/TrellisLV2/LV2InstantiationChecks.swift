@@ -45,6 +45,11 @@ public final class LV2InstantiationChecks: Sendable {
         return state.withLock { $0.results[uri] }.flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// How many of `uris` were never checked. Thread: any.
+    public func uncheckedCount(of uris: [String]) -> Int {
+        state.withLock { state in uris.count { state.results[$0] == nil } }
+    }
+
     /// The problem recorded for `uri` without checking; nil when it works or is not checked.
     public func recordedProblem(of uri: String) -> String? {
         state.withLock { $0.results[uri] }.flatMap { $0.isEmpty ? nil : $0 }

@@ -147,6 +147,19 @@ struct IsolationCLITests {
         #expect(after < 0.75 * before && after > 0.3 * before, "peak \(before) before, \(after) after: only the healthy branch plays on")
     }
 
+    @Test("units lists without probing, and says how many plugins wait for their probe")
+    func listingDoesNotProbe() throws {
+        let environment = ["LV2_PATH": try BridgeSupport.faultyFolder(), "XDG_CACHE_HOME": temporaryPath("listing-cache")]
+        let listed = try trellis(["units", "--origin", "lv2"], environment: environment)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        // The crashing plugin is not marked yet: no probe ran.
+        let line = listed.stdout.split(separator: "\n").first { $0.contains("<urn:trellis:fixtures:crashes-on-instantiate>") }
+        #expect(line != nil && line?.contains("cannot load") == false, "\(line ?? "not listed")")
+        #expect(listed.stderr.contains("6 of these plugins are not probed yet") && listed.stderr.contains("trellis units --check"), "\(listed.stderr)")
+        let checked = try trellis(["units", "--check", "--origin", "lv2"], environment: environment)
+        #expect(!checked.stderr.contains("not probed yet"), "\(checked.stderr)")
+    }
+
     @Test("a plugin is marked only when its probe fails twice, with what happened and when; units --recheck probes a stale mark again")
     func probeMarksRepeatedFailures() throws {
         let folder = try BridgeSupport.faultyFolder()
@@ -158,14 +171,14 @@ struct IsolationCLITests {
         }
         // Where crashes-once cannot leave its mark it crashes at every try: marked.
         var environment = ["LV2_PATH": folder, "XDG_CACHE_HOME": cache, "TRELLIS_FIXTURE_ONCE": "/nonexistent/folder/once"]
-        var result = try trellis(["units", "--origin", "lv2"], environment: environment)
+        var result = try trellis(["units", "--check", "--origin", "lv2"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         let always = line(result.stdout, "urn:trellis:fixtures:crashes-on-instantiate")
         #expect(always.contains("[cannot load: crashes when instantiated: it was killed by signal 11 (SIGSEGV") && always.contains("in 2 tries of 2 (checked 20"), "\(always)")
         #expect(line(result.stdout, "urn:trellis:fixtures:crashes-once").contains("in 2 tries of 2"), "\(result.stdout)")
         // Now it would crash once only, but the mark stays (nothing in the bundle changed) ...
         environment["TRELLIS_FIXTURE_ONCE"] = once
-        result = try trellis(["units", "--origin", "lv2"], environment: environment)
+        result = try trellis(["units", "--check", "--origin", "lv2"], environment: environment)
         #expect(line(result.stdout, "urn:trellis:fixtures:crashes-once").contains("cannot load"), "\(result.stdout)")
         // ... until --recheck: its first try crashes, its second works, and it is usable.
         result = try trellis(["units", "--recheck", "urn:trellis:fixtures:crashes-once"], environment: environment)
@@ -177,13 +190,13 @@ struct IsolationCLITests {
         #expect(try trellis(["units", "plugin"], environment: environment).status != 0, "plugins are named only with --recheck")
     }
 
-    @Test("trellis units lists a plugin that segfaults when instantiated as unusable, exits 0, and remembers it")
+    @Test("trellis units --check lists a plugin that segfaults when instantiated as unusable, exits 0, and remembers it")
     func discoveryContainsInstantiationCrash() throws {
         let search = try BridgeSupport.faultyFolder() + ":" + (ProcessInfo.processInfo.environment["LV2_PATH"] ?? "/usr/lib/lv2")
         let cache = temporaryPath("cache")
         let environment = ["LV2_PATH": search, "XDG_CACHE_HOME": cache]
         for run in ["scanning", "from the cache"] {
-            let result = try trellis(["units"], environment: environment)
+            let result = try trellis(["units", "--check"], environment: environment)
             #expect(result.status == 0, "\(run): \(result.stderr)")
             let line = result.stdout.split(separator: "\n").first { $0.contains("<urn:trellis:fixtures:crashes-on-instantiate>") }
             #expect(line?.contains("[cannot load: crashes when instantiated: it was killed by signal 11 (SIGSEGV") == true, "\(run): \(line ?? "not listed")")
