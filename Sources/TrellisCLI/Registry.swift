@@ -10,9 +10,17 @@ enum Units {
     /// demand, so that naming one plugin loads its bundles, not every plugin. Discovery
     /// is kept in the user's cache and short names in the user's state directory
     /// (`LV2CatalogStore.user`).
-    /// `recheck`: plugins whose instantiation checks are forgotten first (`.some(nil)`: all).
-    /// `checkingAll`: a scan also instantiates, in children, every plugin not checked yet.
-    static func registry(scanningLV2 scan: Bool = false, recheck: [String]?? = nil, checkingAll: Bool = true) throws -> ComponentRegistry {
+    static func registry(scanningLV2 scan: Bool = false) throws -> ComponentRegistry {
+        try listing(scanningLV2: scan).registry
+    }
+
+    /// What `trellis units` lists: the registry, with every plugin registered when
+    /// `scan`, and how many of some plugins were never instantiated in a probe child.
+    /// `recheck`: plugins whose probes are forgotten first (`.some(nil)`: all).
+    /// `checkingAll`: a scan first probes every plugin not probed yet.
+    static func listing(
+        scanningLV2 scan: Bool, recheck: [String]?? = nil, checkingAll: Bool = true
+    ) throws -> (registry: ComponentRegistry, unchecked: ([String]) -> Int) {
         let registry = ComponentRegistry()
         try BuiltInUnits.register(into: registry)
         try MediaUnits.register(into: registry)
@@ -27,14 +35,9 @@ enum Units {
         }
         if let recheck { world.instantiationChecks(store: store).forget(recheck) }
         if scan { LV2Components.registerAll(into: registry, world: world, store: store, checkingInstantiation: checkingAll) }
-        unchecked = { uris in world.instantiationChecks(store: store).uncheckedCount(of: uris) }
         LV2Components.addResolver(to: registry, world: world, store: store)
-        return registry
+        return (registry, { uris in world.instantiationChecks(store: store).uncheckedCount(of: uris) })
     }
-
-    /// How many of the plugins given were never instantiated in a probe child, for the
-    /// last registry made.
-    nonisolated(unsafe) static var unchecked: ([String]) -> Int = { _ in 0 }
 
     /// The folder refusals already said.
     private static let warned = Mutex<Set<String>>([])

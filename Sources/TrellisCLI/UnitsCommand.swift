@@ -37,9 +37,9 @@ struct UnitsCommand: ParsableCommand {
 
     func run() throws {
         let forgetting: [String]?? = recheck ? .some(plugins.isEmpty ? nil : plugins.map { $0.hasPrefix("lv2:") ? String($0.dropFirst(4)) : $0 }) : .none
-        let registry = try Units.registry(
+        let (registry, unchecked) = try Units.listing(
             scanningLV2: check || recheck || origin == nil || origin?.lowercased() == "lv2", recheck: forgetting, checkingAll: check || recheck)
-        defer { noteUnchecked(registry) }
+        defer { noteUnchecked(registry, unchecked) }
         var components = registry.components
         if let origin {
             components = components.filter { $0.origin.rawValue == origin.lowercased() }
@@ -65,9 +65,9 @@ struct UnitsCommand: ParsableCommand {
 
 extension UnitsCommand {
     /// Says on stderr how many listed plugins were never probed, and how to probe them.
-    private func noteUnchecked(_ registry: ComponentRegistry) {
+    private func noteUnchecked(_ registry: ComponentRegistry, _ unchecked: ([String]) -> Int) {
         let uris = registry.components.compactMap { $0.origin == .lv2 && $0.problem == nil ? $0.uri : nil }
-        let count = Units.unchecked(uris)
+        let count = unchecked(uris)
         guard count > 0 else { return }
         FileHandle.standardError.write(Data((
             "\(count) of these plugins are not probed yet: each is instantiated in a child process the first time it is used; "

@@ -217,12 +217,13 @@ struct PitchShifterCore: ~Copyable {
         fifoRead.store(position, ordering: .releasing)
     }
 
-    /// The mover's turn: every move and reset asked for made, the input written meanwhile
-    /// taken, and the stretcher handed back once it has given output at the new pitch
-    /// (Rubber Band builds its resampler's tables for a new ratio when it first resamples
-    /// a chunk, a hop or so of input after the move). Thread: the mover.
+    /// Frames the stretcher gives at a new pitch before the mover hands it back.
     static let settlingFrames = 8192
 
+    /// The mover's turn: every move and reset asked for made, the input written meanwhile
+    /// taken, and the stretcher handed back once it has given `settlingFrames` at the new
+    /// pitch (Rubber Band builds its resampler's tables for a new ratio when it first
+    /// resamples a chunk, a hop or so of input after the move). Thread: the mover.
     mutating func makeMoves() {
         guard moving.load(ordering: .acquiring) else { return }
         var waits = 0
@@ -234,7 +235,7 @@ struct PitchShifterCore: ~Copyable {
             applyWanted()
             pump()
             if !isCurrent || resetWanted.load(ordering: .acquiring) { continue }
-            // A quarter of a second at most: the audio thread writes a hop within a few cycles.
+            // Half a second at most: the audio thread writes a hop within a few cycles.
             guard outputSinceMove < Self.settlingFrames && !unstarted && waits < 500 else { break }
             waits += 1
             usleep(1_000)
