@@ -14,8 +14,8 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
         type: ComponentType.formatConverter, subtype: BuiltInSubtype.timePitch, manufacturer: Manufacturer.trellis)
 
     private var storage: KernelStorage<PitchShiftKernel>?
-    /// The real-time pitch shift: its state, its stretcher, and the thread that moves its pitch.
-    private var shifter: (core: UnsafeMutablePointer<PitchShifterCore>, stretcher: RubberBandState, mover: PitchMover?)?
+    /// The real-time pitch shift (which holds its stretcher) and the thread that moves its pitch.
+    private var shifter: (core: UnsafeMutablePointer<PitchShifterCore>, mover: PitchMover?)?
     private let linked: UnsafeMutablePointer<Atomic<Bool>>
     private weak var source: (any RateSource)?
     private var kernelLatency = 0
@@ -103,7 +103,7 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
             pitch: pitch, formants: values[2] >= 0.5))
         core.pointee.movesInPlace.store(movesPitchInPlace || isOfflineRender, ordering: .relaxed)
         let mover = movesPitchInPlace ? nil : PitchMover(core: core)
-        shifter = (core, made, mover)
+        shifter = (core, mover)
         var kernel = PitchShiftKernel(core: core, mover: mover?.isRunning == true ? mover?.semaphore : nil, linked: UnsafePointer(linked))
         kernel.reset()
         storage = KernelStorage(kernel, render: { PitchShiftKernel.render($0, $1) }, reset: { PitchShiftKernel.reset($0) })
@@ -113,9 +113,10 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
         storage = nil
         guard let shifter else { return }
         shifter.mover?.stop()
+        let stretcher = shifter.core.pointee.stretcher
         shifter.core.deinitialize(count: 1)
         shifter.core.deallocate()
-        rubberband_delete(shifter.stretcher)
+        rubberband_delete(stretcher)
         self.shifter = nil
     }
 
