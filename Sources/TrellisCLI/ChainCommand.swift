@@ -224,7 +224,7 @@ struct ChainBuilder {
 extension ChainPipeline.Stage {
     /// The stage's settings as a node description of `unit`: the form `ctl add` takes.
     func description(unit: String) throws(CLIError) -> NodeDescription {
-        do { return try NodeDescription(unit: unit, settings: settings) } catch { throw failure(error) }
+        do { return try NodeDescription(unit: unit, settings: settings).anchoringFiles(in: ".") } catch { throw failure(error) }
     }
 
     /// The unit the stage describes, made by the factory sessions and `ctl add` use.

@@ -38,7 +38,7 @@ public enum CommandHelp {
         Entry(verb: "learn", usage: "learn [NODE PARAM|bypass [MIN MAX]] | learn clear [NODE [PARAM]]", summary: "maps the next MIDI controller moved (within the file timeout) to a parameter or bypass, 0...127 over MIN...MAX (the parameter's range); alone, the mappings"),
         Entry(verb: "undo", usage: "undo", summary: "takes back the last edit (add, remove, connect, disconnect, set, bypass, preset, property set, or a batch of them); up to 100"),
         Entry(verb: "redo", usage: "redo", summary: "makes the last undone edit again"),
-        Entry(verb: "save", usage: "save [PATH]", summary: "writes the session (to the file it came from, or PATH)"),
+        Entry(verb: "save", usage: "save [PATH], save --bundle FOLDER", summary: "writes the session (to the file it came from, or PATH); --bundle writes it into a new folder with copies of the files its nodes play or take"),
         Entry(verb: "load", usage: "load PATH", summary: "replaces the running graph with a session file's, glitch-free"),
         Entry(verb: "jack", usage: "jack connect|disconnect PORT PEER", summary: "connects one of our JACK ports to another client's"),
         Entry(verb: "program", usage: "program", summary: "the compiled program the audio thread runs: its steps, buffers, delays and latency"),

@@ -133,6 +133,7 @@ extension ControlDispatcher {
         switch command {
         case .load(let path): return try loadJob(path)
         case .save(let path): return try saveJob(path)
+        case .saveBundle(let folder): return try bundleJob(folder)
         case .transport(let action, let name): return try transportJob(action, name)
         case .playTogether(let names, let at): return try playJob(names, at: at)
         case .learn(let node, let parameter, let minimum, let maximum): return try learnJob(node, parameter, minimum, maximum)
@@ -146,9 +147,9 @@ extension ControlDispatcher {
         throws(ControlError) -> FileJob
     {
         if (try? graph.node(named: name)) != nil { throw ControlError(.duplicateNode, "a node named \(name) already exists") }
-        let registry = target.registry
+        let registry = target.registry, folder = sessionFolder
         return FileJob(summary: "add \(name) \(key)", onTimeout: "the node is not added") { [self] _ in
-            let made = Result { () throws(ControlError) in try makeUnit(name, unit: key, parameters: parameters, registry: registry) }
+            let made = Result { () throws(ControlError) in try makeUnit(name, unit: key, parameters: parameters, registry: registry, folder: folder) }
             return { [self] in
                 switch made {
                 case .success(let unit):
@@ -200,6 +201,24 @@ extension ControlDispatcher {
                 case .success:
                     if let edits { noteSaved(edits) }
                     return .ok(text: destination, value: .object([("path", .string(destination))]))
+                case .failure(let error): return .error(ControlError(.session, error.description))
+                }
+            }
+        }
+    }
+
+    /// `save --bundle FOLDER`: the session as it is now, written into FOLDER with copies
+    /// of the files its nodes play or take, named relative to it.
+    private func bundleJob(_ folder: String) throws(ControlError) -> FileJob {
+        let destination = try resolve(folder)
+        let document = target.session.document()
+        let directory = sessionFolder ?? "."
+        let name = target.session.path.map { String($0.split(separator: "/").last ?? "session.yaml") } ?? "session.yaml"
+        return FileJob(summary: "save --bundle \(destination)", onTimeout: "the bundle may be incomplete") { _ in
+            let written = Result { () throws(SessionWriteError) in try document.writeBundle(to: destination, directory: directory, name: name) }
+            return {
+                switch written {
+                case .success(let path): return .ok(text: path, value: .object([("path", .string(path))]))
                 case .failure(let error): return .error(ControlError(.session, error.description))
                 }
             }

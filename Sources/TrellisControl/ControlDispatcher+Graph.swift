@@ -46,7 +46,7 @@ extension ControlDispatcher {
         if let prepared = preparedUnit, prepared.name == name {
             unit = prepared.unit
         } else {
-            unit = try makeUnit(name, unit: key, parameters: parameters, registry: target.registry)
+            unit = try makeUnit(name, unit: key, parameters: parameters, registry: target.registry, folder: sessionFolder)
         }
         do { try graph.addNode(unit, name: name) } catch { throw ControlError(error) }
         if unit is FilePlayer { listenToPlayers() }
@@ -54,14 +54,30 @@ extension ControlDispatcher {
     }
 
     /// The unit `add` puts in the graph. Thread: any (an `add` makes it on the files queue).
-    func makeUnit(_ name: String, unit key: String, parameters: [ParameterAssignment], registry: ComponentRegistry)
+    /// Relative `files.NAME=` paths are in `folder`, the session file's.
+    func makeUnit(_ name: String, unit key: String, parameters: [ParameterAssignment], registry: ComponentRegistry, folder: String?)
         throws(ControlError) -> any AudioUnit
     {
-        do {
-            let description = try NodeDescription(unit: key, settings: parameters.map { ($0.name, $0.value) })
-            return try UnitFactory(registry: registry).make(description)
-        } catch {
+        var description: NodeDescription
+        do { description = try NodeDescription(unit: key, settings: parameters.map { ($0.name, $0.value) }) } catch {
             throw ControlError(error, node: name)
+        }
+        if let relative = description.files.first(where: { !$0.value.hasPrefix("/") }) {
+            guard let folder else {
+                throw ControlError(.session, "\(relative.value) is relative and the session was not loaded from a file: give an absolute path")
+            }
+            description = description.anchoringFiles(in: folder)
+        }
+        do { return try UnitFactory(registry: registry).make(description) } catch {
+            throw ControlError(error, node: name)
+        }
+    }
+
+    /// The folder of the session's file; nil when it was not loaded from one.
+    var sessionFolder: String? {
+        target.session.path.map { path in
+            guard let slash = path.lastIndex(of: "/") else { return "." }
+            return slash == path.startIndex ? "/" : String(path[..<slash])
         }
     }
 

@@ -298,7 +298,7 @@ public final class ControlDispatcher: @unchecked Sendable {
             case .meter(let bus, let loudness?): return try self.loudness(bus, loudness)
             case .record(let action, let recorder, let seconds, let overwrite):
                 return try record(action, recorder: recorder, seconds: seconds, overwrite: overwrite)
-            case .load, .save, .transport, .playTogether: return try runInline(command)
+            case .load, .save, .saveBundle, .transport, .playTogether: return try runInline(command)
             case .position(let node): return try position(node)
             case .tapAdd(let bus, let path, let overwrite, let settings): return try addTap(bus, path: path, overwrite: overwrite, settings: settings)
             case .tapRemove(let bus): return try removeTap(bus)

@@ -33,7 +33,7 @@ extension ControlError {
         case .unitNotCreated: code = .graph
         case .unknownParameter: code = .unknownParameter
         case .readOnlyParameter: code = .readOnly
-        case .invalidValue, .invalidSetting, .repeatedSetting, .noState, .invalidState: code = .badValue
+        case .invalidValue, .invalidSetting, .repeatedSetting, .noState, .invalidState, .file: code = .badValue
         case .outOfRange: code = .outOfRange
         case .unknownPreset, .unreadablePreset: code = .unknownPreset
         case .refused(_, let refusal): code = Self.code(for: refusal)

@@ -20,6 +20,8 @@ public enum AudioUnitError: Error, Equatable, CustomStringConvertible {
     case failedToInitialize(String, unit: String)
     case parameterQueueFull(String, unit: String)
     case invalidState(String, unit: String)
+    /// A file named by a name the unit takes no file under.
+    case unknownFileSlot(String, unit: String, slots: [String])
 
     public var description: String {
         switch self {
@@ -62,6 +64,11 @@ public enum AudioUnitError: Error, Equatable, CustomStringConvertible {
             return "\(unit): state: \(reason)"
         case .parameterQueueFull(let parameter, let unit):
             return "\(unit): parameter \(parameter) not changed: the audio thread is not keeping up with changes"
+        case .unknownFileSlot(let name, let unit, let slots):
+            let list = slots.isEmpty
+                ? "it declares no file parameter; a key of its state is written as a URI"
+                : "it takes " + slots.joined(separator: ", ") + ", or a key of its state written as a URI"
+            return "\(unit): no file named \"\(name)\" (\(list))"
         }
     }
 }

@@ -15,6 +15,7 @@ extension LV2PluginUnit: IsolatableUnit {
         guard let bridge else { throw .notInitialized(unit: name) }
         do {
             try bridge.restart(bridgeSetup(state: lastSavedState))
+            for file in givenFiles { _ = try bridge.restore(file.stateText, preset: false) }
             applyReportedValues(bridge.reportedValues, outputsOnly: true)
         } catch {
             throw .failedToInitialize("\(error)", unit: name)
@@ -48,13 +49,12 @@ extension LV2PluginUnit {
             setup: bridgeSetup(state: state), values: values.view, outputs: outputs,
             deadlineFraction: isolation.deadline, passesInputOnFault: isolation.onFault == .input)
         applyReportedValues(bridge.reportedValues, outputsOnly: true)
-        if case .preset(let preset) = pendingState {
-            do {
-                applyReportedValues(try bridge.restore(preset, preset: true))
-            } catch {
-                bridge.stop()
-                throw error
-            }
+        do {
+            if case .preset(let preset) = pendingState { applyReportedValues(try bridge.restore(preset, preset: true)) }
+            for file in givenFiles { _ = try bridge.restore(file.stateText, preset: false) }
+        } catch {
+            bridge.stop()
+            throw error
         }
         lastSavedState = state
         pendingState = nil

@@ -36,6 +36,8 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
     private let outlet = Mutex<(renderer: LV2Renderer, features: LV2HostFeatures)?>(nil)
     /// State to apply when the plugin is next instantiated.
     var pendingState: PendingState?
+    /// Files given by name (`setFile`), applied after the state at every instantiation.
+    var givenFiles: [GivenFile] = []
     /// Property parameters set while no instance existed: sent to the plugin, after its
     /// state, when it is instantiated (by parameter index).
     var pendingProperties: [Int: Float] = [:]
@@ -202,6 +204,7 @@ public final class LV2PluginUnit: AudioUnitBase, UnitMessageSource, @unchecked S
                 }
                 pendingState = nil
             }
+            for file in givenFiles { try restoreInstance(from: .text(file.stateText)) }
         } catch {
             pendingState = nil
             deallocateRenderResources()

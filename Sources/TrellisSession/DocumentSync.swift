@@ -134,6 +134,11 @@ struct DocumentSync {
         if let stateful = unit as? any StatefulUnit, let text = try? stateful.stateText() {
             spec.state = text
         }
+        if let taker = unit as? any FileTakingUnit, !taker.files.isEmpty {
+            spec.files = taker.files.map { file in
+                ParameterSetting(name: file.name, value: file.path, location: spec.files.first { $0.name == file.name }?.location ?? spec.location)
+            }
+        }
         return spec
     }
 

@@ -5,8 +5,8 @@ extension GraphBuilder {
     /// Buses, state, preset, bypass, then parameters, in that order, so that the
     /// parameters written win over what a preset or state set; all through the factory,
     /// with the baseline a save compares with taken before the parameters.
-    func configure(_ unit: any AudioUnit, _ spec: NodeSpec, path: String) throws(SessionError) {
-        var shape = spec.unitDescription ?? spec.description(unit: spec.unitText)
+    func configure(_ unit: any AudioUnit, _ spec: NodeSpec, path: String, directory: String) throws(SessionError) {
+        var shape = (spec.unitDescription ?? spec.description(unit: spec.unitText)).anchoringFiles(in: directory)
         shape.parameters = []
         do { try factory.configure(unit, shape) } catch { throw self.error(error, in: spec) }
         recordBaseline(unit, path: path)

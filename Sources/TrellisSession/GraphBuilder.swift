@@ -353,7 +353,7 @@ final class GraphBuilder {
             }
             players.append(FilePlayerSpec(node: path, unit: unit, path: resolved, loops: spec.loops ?? 0, location: location))
         }
-        try configure(unit, spec, path: path)
+        try configure(unit, spec, path: path, directory: scope.directory)
         return unit
     }
 

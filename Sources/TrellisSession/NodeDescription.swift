@@ -1,3 +1,4 @@
+import Foundation
 import TrellisCore
 import TrellisUnits
 
@@ -21,6 +22,10 @@ public struct NodeDescription: Sendable, Equatable {
     public var outputChannels: Int?
     /// Saved plugin state (see `StatefulUnit`).
     public var state: String?
+    /// Files by the name the unit takes them under (see `FileTakingUnit`); `files.NAME=`
+    /// in the `name=value` form. Paths are as written until the reader of the text
+    /// anchors relative ones (`anchoringFiles`).
+    public var files: [Setting] = []
     /// A factory preset's name or number.
     public var preset: String?
     public var bypass: Bool?
@@ -58,6 +63,19 @@ public struct NodeDescription: Sendable, Equatable {
         case restart
     }
 
+    /// How the `name=value` form names a file (`files.sample=kick.wav`).
+    public static let filePrefix = "files."
+
+    /// The description with relative file paths made absolute against `folder`.
+    public func anchoringFiles(in folder: String) -> NodeDescription {
+        var anchored = self
+        anchored.files = files.map { file in
+            let path = SessionLoader.resolve(file.value, in: folder)
+            return Setting(name: file.name, value: path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path)
+        }
+        return anchored
+    }
+
     /// What an error is about.
     public enum Field: Sendable, Equatable {
         case unit
@@ -66,6 +84,8 @@ public struct NodeDescription: Sendable, Equatable {
         case parameterName(String)
         /// A parameter setting's value, by the setting's name as written.
         case parameterValue(String)
+        /// A file's path, by the name it is given under.
+        case file(String)
     }
 
     /// Bus counts and channel widths a node may ask for; the limits keep a typo from
@@ -88,6 +108,12 @@ public struct NodeDescription: Sendable, Equatable {
             guard seen.insert(name).inserted else { throw .repeatedSetting(name) }
             if let key = Key(rawValue: name) {
                 try set(key, from: value)
+            } else if name.hasPrefix(Self.filePrefix) {
+                let slot = String(name.dropFirst(Self.filePrefix.count))
+                guard !slot.isEmpty, !value.isEmpty else {
+                    throw .invalidSetting(key: name, text: value, expected: "files.NAME=PATH", reason: nil)
+                }
+                files.append(Setting(name: slot, value: value))
             } else {
                 parameters.append(Setting(name: name, value: value))
             }

@@ -11,6 +11,7 @@ extension NodeSpec {
         inputChannels = description.inputChannels
         outputChannels = description.outputChannels
         state = description.state
+        files = description.files.map { ParameterSetting(name: $0.name, value: $0.value, location: location) }
         preset = description.preset
         bypass = description.bypass
         channelMap = description.channelMap
@@ -38,6 +39,7 @@ extension NodeSpec {
         description.inputChannels = inputChannels
         description.outputChannels = outputChannels
         description.state = state
+        description.files = files.map { NodeDescription.Setting(name: $0.name, value: $0.value) }
         description.preset = preset
         description.bypass = bypass
         description.channelMap = channelMap
@@ -55,6 +57,7 @@ extension NodeSpec {
         case .key(let key): positions[key.rawValue] ?? location
         case .parameterName(let name): parameters.first { $0.name == name }?.location ?? positions["parameters"] ?? location
         case .parameterValue(let name): parameters.first { $0.name == name }?.valueLocation ?? positions["parameters"] ?? location
+        case .file(let name): files.first { $0.name == name }?.valueLocation ?? positions["files"] ?? location
         }
     }
 }

@@ -86,6 +86,9 @@ public struct NodeSpec: Sendable {
     public var preset: String?
     /// Saved plugin state (see `StatefulUnit`).
     public var state: String?
+    /// Files by the name the unit takes them under, paths relative to the session file
+    /// or absolute (see `FileTakingUnit`).
+    public var files: [ParameterSetting] = []
     public var bypass: Bool?
     /// In a process of its own (see `NodeDescription.isolate`).
     public var isolate: Bool?

@@ -8,7 +8,7 @@ public enum SessionParser {
     static let topKeys = ["version", "defaults", "threads", "isolate", "jack", "transport", "nodes", "connections", "subgraphs", "recorders", "midi-map"]
     static let bodyKeys = ["nodes", "connections", "subgraphs"]
     static let nodeKeys = [
-        "unit", "lv2", "subgraph", "parameters", "preset", "state", "bypass",
+        "unit", "lv2", "subgraph", "parameters", "preset", "state", "files", "bypass",
         "inputs", "outputs", "channels", "input-channels", "output-channels", "channel-map", "file", "loops",
         "automation", "isolate", "deadline", "on-fault", "restart",
     ]
@@ -202,6 +202,13 @@ public enum SessionParser {
                 let value = try reader.text(parameter.value, expected: "a value for parameter \(quoted(parameter.key))")
                 spec.parameters.append(ParameterSetting(
                     name: parameter.key, value: value, location: reader.location(parameter.keyNode), valueLocation: reader.location(parameter.value)))
+            }
+        }
+        if let node = fields["files"] {
+            for file in try reader.entries(node, expected: "files, a mapping of name to path (files: { sample: kick.wav })") {
+                let path = try reader.path(file.value, expected: "a file path for \(quoted(file.key))")
+                spec.files.append(ParameterSetting(
+                    name: file.key, value: path, location: reader.location(file.keyNode), valueLocation: reader.location(file.value)))
             }
         }
         // Node keys are read by the rules `ctl add` and `trellis chain` read them by.

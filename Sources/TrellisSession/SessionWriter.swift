@@ -67,6 +67,7 @@ public enum SessionWriter {
     /// file at `path` is always either the old session or the new one. `mayReplace` is
     /// asked just before the rename (see `AtomicFile`). Thread: control.
     public static func save(_ document: SessionDocument, to path: String, mayReplace: () -> Bool = { true }) throws(SessionWriteError) {
+        let document = document.relativizingFiles(to: SessionLoader.directoryOf(path))
         try AtomicFile.write(Array(text(document).utf8), to: path, mayReplace: mayReplace)
     }
 
@@ -145,7 +146,7 @@ public enum SessionWriter {
         if let deadline = node.deadline { fields.append(("deadline", "\(deadline)")) }
         if let onFault = node.onFault { fields.append(("on-fault", onFault.rawValue)) }
         if let restart = node.restart { fields.append(("restart", restart ? "auto" : "manual")) }
-        if fields.count == 1, node.parameters.isEmpty, node.state == nil, case .unit = node.source {
+        if fields.count == 1, node.parameters.isEmpty, node.state == nil, node.files.isEmpty, case .unit = node.source {
             out.line(indent + "\(node.name): " + fields[0].value, path)
             return
         }
@@ -163,6 +164,12 @@ public enum SessionWriter {
             out.line(inner + "parameters:", path + "/parameters")
             for parameter in node.parameters {
                 out.line(inner + "  \(YAMLText.scalar(parameter.name)): \(YAMLText.scalar(parameter.value))", path + "/parameters/" + parameter.name)
+            }
+        }
+        if !node.files.isEmpty {
+            out.line(inner + "files:", path + "/files")
+            for file in node.files {
+                out.line(inner + "  \(YAMLText.scalar(file.name)): \(YAMLText.scalar(file.value))", path + "/files/" + file.name)
             }
         }
         if let state = node.state { out.line(inner + "state: " + YAMLText.doubleQuoted(state), path + "/state") }

@@ -103,6 +103,7 @@ public struct UnitFactory: Sendable {
             guard let stateful = unit as? any StatefulUnit else { throw .noState(unit: unit.name) }
             try attempt(.state) { () throws(AudioUnitError) in try stateful.restore(stateText: state) }
         }
+        try give(description.files, to: unit)
         if let preset = description.preset, try !applyUserPreset(preset, to: unit) {
             try attempt(.preset) { () throws(AudioUnitError) in try unit.setProperty(.presentPreset, .string(preset), scope: .global, element: 0) }
         }
@@ -112,6 +113,24 @@ public struct UnitFactory: Sendable {
         try isolate(unit, description)
         for setting in description.parameters {
             try apply(setting, to: unit)
+        }
+    }
+
+    /// Gives each file to the unit under its name; paths must be absolute by now
+    /// (`NodeDescription.anchoringFiles`).
+    private func give(_ files: [NodeDescription.Setting], to unit: any AudioUnit) throws(UnitFactoryError) {
+        guard let first = files.first else { return }
+        guard let taker = unit as? any FileTakingUnit else {
+            throw .file(name: first.name, path: first.value, problem: "\(unit.name) takes no files (only LV2 plugins do)")
+        }
+        for file in files {
+            guard file.value.hasPrefix("/") else { throw .file(name: file.name, path: file.value, problem: "the path is not absolute") }
+            guard FileChecks.isRegularFile(file.value) else {
+                throw .file(name: file.name, path: file.value, problem: FileChecks.problem(file.value))
+            }
+            do { try taker.setFile(file.value, for: file.name) } catch {
+                throw .file(name: file.name, path: file.value, problem: "\(error)")
+            }
         }
     }
 

@@ -32,6 +32,8 @@ public enum UnitFactoryError: Error, Sendable, Equatable, CustomStringConvertibl
     case unreadablePreset(String, file: String)
     /// The unit refused a node key's value (a bus count, a width, bypass): `key` names it.
     case refused(key: String, AudioUnitError)
+    /// A file for the unit (`files:`) that is missing, unreadable or refused.
+    case file(name: String, path: String, problem: String)
 
     /// Why a parameter value is not of the parameter's kind.
     public enum ValueProblem: Sendable, Equatable {
@@ -83,6 +85,8 @@ public enum UnitFactoryError: Error, Sendable, Equatable, CustomStringConvertibl
             return "\(key): \(error)"
         case .unreadablePreset(let name, let file):
             return "no preset \(quoted(name)) could be read; a preset file is broken: \(file)"
+        case .file(let name, let path, let problem):
+            return "file \(path) for \(quoted(name)): \(problem)"
         }
     }
 
@@ -96,6 +100,7 @@ public enum UnitFactoryError: Error, Sendable, Equatable, CustomStringConvertibl
         case .invalidSetting(let key, _, _, _), .refused(let key, _): NodeDescription.Key(rawValue: key).map { .key($0) } ?? .parameterValue(key)
         case .noState, .invalidState: .key(.state)
         case .unknownPreset, .unreadablePreset: .key(.preset)
+        case .file(let name, _, _): .file(name)
         }
     }
 }
