@@ -1,10 +1,10 @@
 import TrellisCore
 
-/// A file given to a plugin: the state key it goes under and the Turtle that restores
-/// it, a one-property state (`<key> "path"^^atom:Path`).
+/// A file given to a plugin: the state keys it goes under and the Turtle that restores
+/// it (`<key> "path"^^atom:Path`).
 struct GivenFile {
     var name: String
-    var key: String
+    var keys: [String]
     var path: String
 
     var stateText: String {
@@ -18,7 +18,7 @@ struct GivenFile {
             default: escaped.unicodeScalars.append(character)
             }
         }
-        return "<\(key)> \"\(escaped)\"^^<\(LV2URI.atomPath)> ."
+        return keys.map { "<\($0)> \"\(escaped)\"^^<\(LV2URI.atomPath)>" }.joined(separator: " ;\n") + " ."
     }
 }
 
@@ -49,7 +49,7 @@ extension LV2PluginUnit: FileTakingUnit {
         } else {
             throw .unknownFileSlot(name, unit: self.name, slots: slots.map(\.name))
         }
-        let file = GivenFile(name: name, key: key, path: path)
+        let file = GivenFile(name: name, keys: Self.keys(key, plugin: uri), path: path)
         do throws(LV2Error) {
             if let bridge, bridge.isRunning {
                 _ = try bridge.restore(file.stateText, preset: false)
@@ -64,8 +64,16 @@ extension LV2PluginUnit: FileTakingUnit {
         } catch {
             throw .invalidState("file \(path) for \(name): \(error)", unit: self.name)
         }
-        givenFiles.removeAll { $0.key == key }
+        givenFiles.removeAll { $0.keys.first == key }
         givenFiles.append(file)
+    }
+
+    /// The keys a file named `key` goes under. LSP 1.2's data names its file parameters
+    /// `http://lsp-plug.in//ports#NAME`, an empty part where the plugin's URI belongs,
+    /// and the plugin reads `PLUGIN/ports#NAME`: such a file goes under both.
+    static func keys(_ key: String, plugin: String) -> [String] {
+        guard let scheme = key.firstRange(of: "://"), let empty = key[scheme.upperBound...].firstRange(of: "//ports#") else { return [key] }
+        return [key, plugin + "/ports#" + key[empty.upperBound...]]
     }
 
     private static func tail(_ uri: String) -> String {

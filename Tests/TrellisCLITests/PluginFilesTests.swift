@@ -75,12 +75,17 @@ struct PluginFilesTests {
     }
 
     /// An impulse response of a single tap, half its height and 4800 frames late, makes
-    /// the output half the input, 4800 frames (plus the plugin's latency) later.
-    @Test("x42 zeroconvolv convolves with the impulse response given: one tap of 0.5 at 0.1 s halves and delays the input")
-    func impulseResponseIntoConvolver() throws {
+    /// the output half the input, 4800 frames (plus the plugin's latency) later. LSP's
+    /// data names its file parameter with a URI the plugin does not read (see
+    /// `LV2PluginUnit.keys`), and its convolver is dry and channel-less by default.
+    @Test("x42 zeroconvolv and LSP Impulse Responses convolve with the impulse response given: one tap of 0.5 at 0.1 s halves and delays the input",
+          arguments: [["lv2:http://gareus.org/oss/lv2/zeroconvolv#CfgMono", "files.ir=ir.wav"],
+                      ["lv2:http://lsp-plug.in/plugins/lv2/impulse_responses_mono", "files.ifn=ir.wav", "cs=Left", "dry=0"]])
+    func impulseResponseIntoConvolver(_ stage: [String]) throws {
         let (folder, input, response) = try convolverFiles()
         let output = folder + "/convolved.wav"
-        let result = try trellis(["chain", input, "!", "lv2:http://gareus.org/oss/lv2/zeroconvolv#CfgMono", "files.ir=\(response)", "!", output])
+        let settings = stage.map { $0.replacingOccurrences(of: "=ir.wav", with: "=" + response) }
+        let result = try trellis(["chain", input, "!"] + settings + ["!", output])
         #expect(result.status == 0, "\(result.stderr)")
         try expectHalvedAndDelayed(try floats(output), input: try floats(input))
     }
