@@ -23,6 +23,7 @@ public enum CommandHelp {
         Entry(verb: "params", usage: "params NODE", summary: "every parameter of a node with its value and range"),
         Entry(verb: "bypass", usage: "bypass NODE on|off", summary: "bypasses a node's effect or brings it back"),
         Entry(verb: "restart", usage: "restart NODE", summary: "starts an isolated plugin's process again, from its last saved state (after a crash, a hang or a missed deadline)"),
+        Entry(verb: "file", usage: "file NODE NAME PATH", summary: "gives the node's LV2 plugin a file under NAME (a sample, a SoundFont, an impulse response: one of its file parameters, or a state key written as a URI); save writes it in the node's files:"),
         Entry(verb: "preset", usage: "preset NODE [NAME] | preset save NODE NAME", summary: "applies a preset (the unit's own, or the user's) by name or number; without a name, lists them; save writes the node's state as a user preset (LV2: ~/.lv2, built-ins: ~/.config/trellis/presets)"),
         Entry(verb: "property", usage: "property NODE | property get NODE NAME [SCOPE] [ELEMENT] | property set NODE NAME VALUE [SCOPE] [ELEMENT]", summary: "a node's properties (latency, stream format, bus count, preset, ...) with their values, one of them, or sets one"),
         Entry(verb: "meter", usage: "meter NODE[.BUS] [loudness [reset]]", summary: "peak and RMS level per channel in dBFS since the last reading; or EBU R128 loudness (momentary, short-term, integrated LUFS, range LU, true peak dBTP) since the first such request, or started over"),

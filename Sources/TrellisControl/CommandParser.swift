@@ -213,6 +213,9 @@ public enum CommandParser {
             }
             guard rest.count <= 1 else { throw usageError(verb, given: arguments.count) }
             return .record(action, recorder: try rest.first.map { (name) throws(ControlError) in try nodeName(name) }, seconds: seconds, overwrite: overwrite)
+        case "file":
+            try count(3...3)
+            return .file(node: try nodeName(arguments[0]), name: arguments[1], path: arguments[2])
         case "save" where arguments.first == "--bundle":
             guard arguments.count == 2 else { throw ControlError(.syntax, "save --bundle: name one new or empty folder: save --bundle FOLDER") }
             return .saveBundle(folder: arguments[1])

@@ -48,6 +48,8 @@ public enum ControlCommand: Sendable, Equatable {
     /// `record start|stop|pause|resume [RECORDER] [for SECONDS] [overwrite]`.
     case record(RecordAction, recorder: String?, seconds: Double? = nil, overwrite: Bool = false)
     case save(path: String?)
+    /// `file NODE NAME PATH`: a file for the node's plugin (see `FileTakingUnit`).
+    case file(node: String, name: String, path: String)
     /// `save --bundle FOLDER`: the session and every file its nodes play or take.
     case saveBundle(folder: String)
     case load(path: String)

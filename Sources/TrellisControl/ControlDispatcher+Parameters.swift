@@ -108,6 +108,22 @@ extension ControlDispatcher {
     /// Loads `preset` on the node; with none, answers the node's presets, one quoted word
     /// each: the unit's own and the user's. An absent preset is UNKNOWN_PRESET naming the
     /// choices, or saying there are none.
+    /// `file NODE NAME PATH`: the node's plugin takes the file under NAME now (a
+    /// plugin that reads it inside its state restore holds this thread that long); `save`
+    /// writes it in the node's `files:`.
+    func giveFile(_ name: String, _ slot: String, _ path: String) throws(ControlError) -> ControlReply {
+        let found = try node(name)
+        guard let taker = found.unit as? any FileTakingUnit else {
+            throw ControlError(.unsupported, "node \(name): \(found.unit.name) takes no files (only LV2 plugins do)")
+        }
+        let resolved = try resolve(path)
+        guard FileChecks.isRegularFile(resolved) else {
+            throw ControlError(.badValue, "node \(name): file \(resolved) for \"\(slot)\": \(FileChecks.problem(resolved))")
+        }
+        do { try taker.setFile(resolved, for: slot) } catch { throw ControlError(error, node: name) }
+        return .ok(text: resolved, value: .object([("node", .string(name)), ("name", .string(slot)), ("path", .string(resolved))]))
+    }
+
     func preset(_ name: String, _ preset: String?) throws(ControlError) -> ControlReply {
         let found = try node(name)
         var factory: [String] = []

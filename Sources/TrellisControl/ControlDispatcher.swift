@@ -290,6 +290,7 @@ public final class ControlDispatcher: @unchecked Sendable {
             case .bypass(let node, let on): return try bypass(node, on)
             case .restart(let node): return try locked { () throws(ControlError) in try restart(node) }
             case .preset(let node, let name): return try preset(node, name)
+            case .file(let node, let name, let path): return try giveFile(node, name, path)
             case .presetSave(let node, let name): return try savePreset(node, name)
             case .properties(let node): return try properties(node)
             case .propertyGet(let node, let name, let place): return try propertyGet(node, name, place)

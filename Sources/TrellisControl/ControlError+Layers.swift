@@ -48,6 +48,7 @@ extension ControlError {
         case .parameterValueOutOfRange: .outOfRange
         case .parameterQueueFull: .busy
         case .invalidPreset: .unknownPreset
+        case .unknownFileSlot: .badValue
         case .invalidProperty: .unknownProperty
         case .invalidScope: .unsupported
         default: .graph

@@ -45,6 +45,23 @@ struct PluginFilesControlTests {
         #expect(!rig.graph.nodes.contains { $0.name == "other" })
     }
 
+    @Test("file NODE NAME PATH gives a running plugin another file, save writes it, and a name it does not take is refused with the names it does")
+    func fileCommand() throws {
+        let rig = try ControlRig()
+        defer { rig.stop() }
+        _ = try media(in: rig.folder)
+        try FileManager.default.copyItem(atPath: rig.folder + "/room.wav", toPath: rig.folder + "/hall.wav")
+        #expect(try rig.ask("add conv lv2:\(Self.convolver) files.ir=room.wav") == "ok conv")
+        #expect(try rig.ask("file conv ir hall.wav") == "ok \(rig.folder)/hall.wav")
+        #expect(try rig.ask("save") == "ok \(rig.folder)/session.yaml")
+        let saved = try String(contentsOfFile: rig.folder + "/session.yaml", encoding: .utf8)
+        #expect(saved.contains("ir: hall.wav") && !saved.contains("room.wav"), "\(saved)")
+        let unknown = try rig.ask("file conv impulse hall.wav")
+        #expect(unknown.hasPrefix("error BAD_VALUE") && unknown.contains("it takes ir"), "\(unknown)")
+        let builtIn = try rig.ask("file trim ir hall.wav")
+        #expect(builtIn.hasPrefix("error UNSUPPORTED") && builtIn.contains("takes no files"), "\(builtIn)")
+    }
+
     @Test("save --bundle copies the files nodes play and take into the folder, and the bundle renders the same without the originals")
     func bundleTravels() throws {
         let elsewhere = try temporaryFolder()
