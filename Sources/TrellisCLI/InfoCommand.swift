@@ -117,6 +117,8 @@ struct UnitInfo: Codable {
     var parameters: [Parameter]
     var properties: [Property]
     var presets: [String]
+    /// The names the unit takes files under (`files:`); nil for a unit that takes none.
+    var files: [FileSlot]?
     /// The plugin's own description, for LV2 units.
     var lv2: LV2PluginInfo?
 
@@ -164,6 +166,7 @@ struct UnitInfo: Codable {
             }
         }
         lv2 = (unit as? LV2PluginUnit)?.info
+        files = (unit as? any FileTakingUnit)?.fileSlots
         if case .strings(let names)? = try? unit.property(.factoryPresets, scope: .global, element: 0) {
             presets = names
         } else {
@@ -197,6 +200,10 @@ struct UnitInfo: Codable {
             lines.append("  \(p.name)\(place)\(value) (\(p.kind)\(p.writable ? ", writable" : ""))")
         }
         if !presets.isEmpty { lines.append("presets: \(presets.joined(separator: ", "))") }
+        if let files {
+            lines.append(files.isEmpty ? "files: none declared (a state key written as a URI takes one)" : "files:")
+            for file in files { lines.append("  \(file.name): \(file.label) <\(file.uri)>") }
+        }
         if let lv2 {
             lines.append("")
             lines.append(lv2.description)

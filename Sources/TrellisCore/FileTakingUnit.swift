@@ -15,7 +15,7 @@ public protocol FileTakingUnit: AudioUnit {
 }
 
 /// A name a unit takes a file under.
-public struct FileSlot: Sendable, Equatable {
+public struct FileSlot: Sendable, Equatable, Codable {
     /// What a session writes (`files: { NAME: path }`).
     public var name: String
     public var uri: String

@@ -102,6 +102,15 @@ struct PluginFilesTests {
         #expect(try floats(rendered) == floats(chained))
     }
 
+    @Test("info lists the names a plugin takes files under")
+    func infoListsFiles() throws {
+        let text = try trellis(["info", "lv2:http://samplv1.sourceforge.net/lv2"])
+        #expect(text.stdout.contains("files:\n  P101_SAMPLE_FILE: P101 Sample File <http://samplv1.sourceforge.net/lv2#P101_SAMPLE_FILE>"), "\(text.stdout)")
+        let json = try trellis(["info", "--json", "lv2:http://gareus.org/oss/lv2/zeroconvolv#CfgMono"])
+        let files = try #require((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["files"] as? [[String: String]])
+        #expect(files.map { $0["name"] } == ["ir"])
+    }
+
     @Test("a missing file, and a name the plugin takes no file under, are errors that say what and where")
     func badFiles() throws {
         let (folder, input, response) = try convolverFiles()
