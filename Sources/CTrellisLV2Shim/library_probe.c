@@ -112,6 +112,10 @@ static int start_child(struct child *child, char *path) {
     }
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
+        /* A library that crashes ends the child at once, with its signal: no handler
+           the program installed (Swift's backtracer) runs here. */
+        const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP};
+        for (size_t index = 0; index < sizeof faults / sizeof faults[0]; ++index) signal(faults[index], SIG_DFL);
         close(fds[0]);
         probe(path, fds[1]);
         _exit(0);

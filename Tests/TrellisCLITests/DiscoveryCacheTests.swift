@@ -137,4 +137,32 @@ struct DiscoveryCacheTests {
         let line = try #require(table.stdout.split(separator: "\n").first { $0.contains(TestPlugins.unlinkedURI) })
         #expect(line.contains("[cannot load: its library"))
     }
+
+    /// Bundles written here, their libraries compiled with cc: one whose initialiser
+    /// crashes, one whose initialiser never returns.
+    @Test("a library that crashes when loaded and one that hangs are marked with why; the plugins beside them list as usual")
+    func librariesThatCrashOrHangWhenLoaded() throws {
+        let installed = try Installation(["/usr/lib/lv2/eg-amp.lv2"])
+        for (name, body) in [("crashes", "*(volatile int *)0 = 1;"), ("hangs", "for (;;) pause();")] {
+            let bundle = installed.plugins + "/trellis-\(name).lv2"
+            try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+            try """
+                @prefix lv2: <http://lv2plug.in/ns/lv2core#> .
+                <http://example.org/trellis-test/\(name)> a lv2:Plugin ; lv2:binary <\(name).so> ; lv2:port [
+                    a lv2:AudioPort, lv2:InputPort ; lv2:index 0 ; lv2:symbol "in" ; lv2:name "In" ] .
+                """.write(toFile: bundle + "/manifest.ttl", atomically: true, encoding: .utf8)
+            try """
+                #include <signal.h>
+                #include <unistd.h>
+                __attribute__((constructor)) static void start(void) { \(body) }
+                """.write(toFile: bundle + "/\(name).c", atomically: true, encoding: .utf8)
+            #expect(try runTool("/usr/bin/cc", ["-shared", "-fPIC", "-o", bundle + "/\(name).so", bundle + "/\(name).c"]) == 0)
+        }
+        let units = try installed.units()
+        let crashed = try #require(units["http://example.org/trellis-test/crashes"]?["problem"])
+        #expect(crashed.hasSuffix("crashes.so crashes when loaded (signal 11)"), "\(crashed)")
+        let hung = try #require(units["http://example.org/trellis-test/hangs"]?["problem"])
+        #expect(hung.hasSuffix("hangs.so did not load within 10 s"), "\(hung)")
+        #expect(units[Self.egAmp] != nil && units[Self.egAmp]?["problem"] == nil)
+    }
 }
