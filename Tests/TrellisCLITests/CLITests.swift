@@ -392,3 +392,41 @@ struct RenderWarningTests {
         #expect(rendered.count == 48_000 && rendered.allSatisfy(\.isFinite))
     }
 }
+
+extension ChainLV2Tests {
+    /// Tests/Tools/lv2-reference.c, compiled once against lilv.
+    static let referenceHost: Result<String, Error> = Result {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Tools/lv2-reference.c").standardized.path
+        let host = temporaryPath("lv2-reference")
+        let flags = String(decoding: try output(of: "/usr/bin/pkg-config", ["--cflags", "--libs", "lilv-0"]), as: UTF8.self)
+            .split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        guard try runTool("/usr/bin/cc", ["-O2", "-o", host, source] + flags) == 0 else { throw TestToolError(message: "cc could not build \(source)") }
+        return host
+    }
+
+    /// lv2apply refuses plugins with an atom port, so a small lilv host written for the
+    /// tests (Tests/Tools/lv2-reference.c) is the reference: it runs the plugin only
+    /// on the input, at the block size Trellis renders in.
+    @Test("a plugin with a latency port and a MIDI port (x42 fat1, three variants) renders as a reference lilv host renders it without running it first",
+          arguments: ["http://gareus.org/oss/lv2/fat1", "http://gareus.org/oss/lv2/fat1#microtonal", "http://gareus.org/oss/lv2/fat1#scales"])
+    func matchesReferenceHost(uri: String) throws {
+        let host = try Self.referenceHost.get()
+        let source = temporaryPath("in.wav"), ours = temporaryPath("trellis.wav")
+        #expect(try runTool("/usr/bin/sox", ["-n", "-r", "48000", "-c", "1", "-b", "32", "-e", "float", source, "synth", "0.5", "sine", "300", "vol", "0.5"]) == 0)
+        let result = try trellis(["chain", source, "!", "lv2:\(uri)", "!", ours])
+        #expect(result.status == 0, "\(result.stderr)")
+        let raw = temporaryPath("in.f32"), theirs = temporaryPath("reference.f32")
+        #expect(try runTool("/usr/bin/sox", [source, "-t", "f32", raw]) == 0)
+        #expect(try runTool("/bin/sh", ["-c", "\"$0\" \"$1\" 4096 < \"$2\" > \"$3\"", host, uri, raw, theirs]) == 0)
+        let reference = try Data(contentsOf: URL(fileURLWithPath: theirs)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let mine = try floats(ours)
+        #expect(mine.count == reference.count && mine.count == 24_000)
+        let difference = zip(mine, reference).map { abs($0 - $1) }.max() ?? 1
+        #expect(difference < 1e-6, "largest difference \(difference)")
+    }
+}
+
+struct TestToolError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
