@@ -20,7 +20,7 @@ extension SessionDocument {
     /// player's `file:` (resolved against `directory`, the folder the session's
     /// relative paths are in) copied into `FOLDER/files/`, named by their own names
     /// (`-2`, `-3`... where two share one), and the document naming the copies. The
-    /// folder must not exist, or be empty; nothing is left in it on failure. Returns the
+    /// folder must not exist, or be empty; nothing is left in it on failure (and a folder it made is removed). Returns the
     /// session file's path. Thread: control.
     public func writeBundle(to folder: String, directory: String, name: String) throws(SessionWriteError) -> String {
         for subgraph in graph.subgraphs {
@@ -29,7 +29,8 @@ extension SessionDocument {
         }
         let manager = FileManager.default
         var isFolder: ObjCBool = false
-        if manager.fileExists(atPath: folder, isDirectory: &isFolder) {
+        let existed = manager.fileExists(atPath: folder, isDirectory: &isFolder)
+        if existed {
             guard isFolder.boolValue, (try? manager.contentsOfDirectory(atPath: folder))?.isEmpty == true else {
                 throw SessionWriteError(path: folder, reason: "a bundle is written into a new or empty folder")
             }
@@ -45,11 +46,12 @@ extension SessionDocument {
             let source = SessionLoader.resolve(file, in: directory)
             if let copy = copies[source] { return copy }
             guard failure == nil else { return file }
-            let own = (source as NSString).lastPathComponent
-            var copy = "files/" + own
+            let own = URL(fileURLWithPath: source)
+            let stem = own.deletingPathExtension().lastPathComponent, suffix = own.pathExtension.isEmpty ? "" : "." + own.pathExtension
+            var copy = "files/" + own.lastPathComponent
             var number = 2
             while taken.contains(copy) {
-                copy = "files/" + (own as NSString).deletingPathExtension + "-\(number)" + ((own as NSString).pathExtension.isEmpty ? "" : "." + (own as NSString).pathExtension)
+                copy = "files/\(stem)-\(number)\(suffix)"
                 number += 1
             }
             do {
@@ -71,7 +73,7 @@ extension SessionDocument {
             try SessionWriter.save(document, to: session)
         } catch {
             try? manager.removeItem(atPath: folder + "/files")
-            if (try? manager.contentsOfDirectory(atPath: folder))?.isEmpty == true { try? manager.removeItem(atPath: folder) }
+            if !existed { try? manager.removeItem(atPath: folder) }
             throw error
         }
         return session
