@@ -8,17 +8,8 @@ struct GivenFile {
     var path: String
 
     var stateText: String {
-        var escaped = ""
-        for character in path.unicodeScalars {
-            switch character {
-            case "\\": escaped += "\\\\"
-            case "\"": escaped += "\\\""
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            default: escaped.unicodeScalars.append(character)
-            }
-        }
-        return keys.map { "<\($0)> \"\(escaped)\"^^<\(LV2URI.atomPath)>" }.joined(separator: " ;\n") + " ."
+        let value = TurtleText.quoted(path)
+        return keys.map { "<\($0)> \(value)^^<\(LV2URI.atomPath)>" }.joined(separator: " ;\n") + " ."
     }
 }
 

@@ -48,7 +48,7 @@ public enum PluginTurtle {
 
             <\(plugin.uri)>
                 a lv2:Plugin, lv2:\(plugin.lv2Class) ;
-                doap:name \(quoted(plugin.name)) ;
+                doap:name \(TurtleText.quoted(plugin.name)) ;
                 lv2:minorVersion 0 ;
                 lv2:microVersion 1 ;
                 lv2:optionalFeature lv2:hardRTCapable ;
@@ -66,10 +66,10 @@ public enum PluginTurtle {
         text += " " + ports.enumerated().map { index, port in self.port(port, index: index, groups: groups) }.joined(separator: " , ") + " .\n"
         for group in groups.values.sorted(by: { $0.uri < $1.uri }) {
             text += "\n<\(group.uri)>\n    a pg:\(group.isInput ? "Input" : "Output")Group, pg:\(group.channels == 1 ? "Mono" : "Stereo")Group ;\n"
-            text += "    lv2:symbol \(quoted(group.symbol)) ;\n    rdfs:label \(quoted(group.label)) .\n"
+            text += "    lv2:symbol \(TurtleText.quoted(group.symbol)) ;\n    rdfs:label \(TurtleText.quoted(group.label)) .\n"
         }
         if let content = plugin.content {
-            text += "\n<\(content.uri)>\n    a lv2:Parameter ;\n    rdfs:label \(quoted(content.label)) ;\n    rdfs:range atom:Path .\n"
+            text += "\n<\(content.uri)>\n    a lv2:Parameter ;\n    rdfs:label \(TurtleText.quoted(content.label)) ;\n    rdfs:range atom:Path .\n"
         }
         return text
     }
@@ -127,8 +127,8 @@ public enum PluginTurtle {
             lines.append("lv2:designation lv2:control")
         }
         lines.append("lv2:index \(index)")
-        lines.append("lv2:symbol \(quoted(port.symbol))")
-        lines.append("lv2:name \(quoted(port.name))")
+        lines.append("lv2:symbol \(TurtleText.quoted(port.symbol))")
+        lines.append("lv2:name \(TurtleText.quoted(port.name))")
         if port.role == .latency {
             lines.append("lv2:designation lv2:latency")
             lines.append("lv2:portProperty lv2:reportsLatency, lv2:integer")
@@ -150,7 +150,7 @@ public enum PluginTurtle {
             if let unit = unitURI(parameter.unit) { lines.append("units:unit \(unit)") }
             if parameter.flags.contains(.enumeration) {
                 let points = parameter.valueStrings.enumerated().map { value, label in
-                    "[ rdfs:label \(quoted(label)) ; rdf:value \(number(Float(value))) ]"
+                    "[ rdfs:label \(TurtleText.quoted(label)) ; rdf:value \(number(Float(value))) ]"
                 }
                 lines.append("lv2:scalePoint " + points.joined(separator: ", "))
             }
@@ -162,10 +162,10 @@ public enum PluginTurtle {
         var text = prefixes
         for preset in plugin.presets {
             let values = preset.values.sorted { $0.key < $1.key }.map { identifier, value in
-                "[ lv2:symbol \(quoted(ExportedPort.symbol(for: identifier))) ; pset:value \(number(value)) ]"
+                "[ lv2:symbol \(TurtleText.quoted(ExportedPort.symbol(for: identifier))) ; pset:value \(number(value)) ]"
             }
             text += "\n<\(presetURI(plugin, preset.name))>\n    a pset:Preset ;\n    lv2:appliesTo <\(plugin.uri)> ;\n"
-            text += "    rdfs:label \(quoted(preset.name)) ;\n    lv2:port " + values.joined(separator: ", ") + " .\n"
+            text += "    rdfs:label \(TurtleText.quoted(preset.name)) ;\n    lv2:port " + values.joined(separator: ", ") + " .\n"
         }
         return text
     }
@@ -192,18 +192,5 @@ public enum PluginTurtle {
     static func number(_ value: Float) -> String {
         let text = "\(value)"
         return text.contains(".") || text.contains("e") ? text : text + ".0"
-    }
-
-    static func quoted(_ text: String) -> String {
-        var escaped = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\\": escaped += "\\\\"
-            case "\"": escaped += "\\\""
-            case "\n": escaped += "\\n"
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return "\"" + escaped + "\""
     }
 }
