@@ -27,6 +27,11 @@ extension SessionDocument {
             guard case .file(let file) = subgraph.definition else { continue }
             throw SessionWriteError(path: folder, reason: "subgraph \(subgraph.name) is defined in a file of its own (\(file)); a bundle carries the files nodes play or take, not session files")
         }
+        // The copies are the user's media: the folder must be theirs alone (a new one is
+        // made so), not a link, in a parent no one else can swap it in.
+        if let problem = Files.privateFolderProblem(folder) {
+            throw SessionWriteError(path: folder, reason: "a bundle is not written there: \(problem)")
+        }
         let manager = FileManager.default
         var isFolder: ObjCBool = false
         let existed = manager.fileExists(atPath: folder, isDirectory: &isFolder)

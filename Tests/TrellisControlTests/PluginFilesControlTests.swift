@@ -90,6 +90,10 @@ struct PluginFilesControlTests {
         let result = try trellis(["render", rig.folder + "/kit/session.yaml", "-o", bundled])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try sox([bundled, "-t", "f32", "-"]) == sox([original, "-t", "f32", "-"]))
+        try FileManager.default.createDirectory(atPath: rig.folder + "/shared", withIntermediateDirectories: false, attributes: [.posixPermissions: 0o777])
+        chmod(rig.folder + "/shared", 0o777)
+        let shared = try rig.ask("save --bundle shared")
+        #expect(shared.hasPrefix("error SESSION") && shared.contains("a bundle is not written there"), "\(shared)")
         let again = try rig.ask("save --bundle kit")
         #expect(again.hasPrefix("error SESSION") && again.contains("new or empty folder"), "\(again)")
     }
