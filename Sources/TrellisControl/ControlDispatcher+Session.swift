@@ -11,10 +11,9 @@ extension ControlDispatcher {
     /// whatever folder `trellis run` happened to start in.
     func resolve(_ path: String) throws(ControlError) -> String {
         if path.hasPrefix("/") { return path }
-        guard let sessionPath = target.session.path else {
+        guard let folder = sessionFolder else {
             throw ControlError(.session, "\(path) is relative and the session was not loaded from a file: give an absolute path")
         }
-        let folder = URL(fileURLWithPath: sessionPath).deletingLastPathComponent().path
         return (folder.hasSuffix("/") ? folder : folder + "/") + path
     }
 
