@@ -33,6 +33,9 @@ let package = Package(
         .library(name: "TrellisControl", targets: ["TrellisControl"]),
         .library(name: "TrellisNSM", targets: ["TrellisNSM"]),
         .library(name: "TrellisWeb", targets: ["TrellisWeb"]),
+        .library(name: "TrellisChain", targets: ["TrellisChain"]),
+        // The C interface (include/trellis.h): libTrellisC.so, installed as libtrellis.so (scripts/install-python).
+        .library(name: "TrellisC", type: .dynamic, targets: ["TrellisC"]),
         // Trellis' units as LV2 plugins: the binary of Plugins/trellis.lv2 (scripts/install-plugins).
         .library(name: "TrellisLV2Plugins", type: .dynamic, targets: ["TrellisLV2Plugin"]),
     ],
@@ -127,6 +130,21 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.embedInCode("Assets")]),
+        // Chains and renders as the command line and the C interface run them: the pipeline,
+        // the registry of every unit, the graph a chain builds, buffers processed in memory.
+        .target(
+            name: "TrellisChain",
+            dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisMedia", "TrellisSession", "TrellisLV2", "TrellisControl"]),
+        // The C interface: only its `trellis_` symbols exported, the Swift runtime linked in.
+        .target(
+            name: "TrellisC", dependencies: ["TrellisChain", "TrellisCore", "TrellisAudioFile", "TrellisGraph"],
+            exclude: ["exports.map"],
+            linkerSettings: [.unsafeFlags([
+                "-static-stdlib", "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/TrellisC/exports.map", "-Xlinker", "-soname=libtrellis.so",
+                // Foundation's own parts, which -static-stdlib links for programs but not for libraries.
+                "-lFoundationInternationalization", "-lFoundationEssentials", "-lCoreFoundation", "-l_FoundationICU", "-l_FoundationCollections",
+                "-l_FoundationCShims", "-ldispatch", "-lBlocksRuntime",
+            ])]),
         // A client of a session manager (NSM API 1.1.2) over OSC.
         .target(name: "TrellisNSM", dependencies: ["TrellisControl"]),
         // Saves a big session in a loop until killed: the crash-safety test's subject.
@@ -134,7 +152,7 @@ let package = Package(
         .executableTarget(
             name: "TrellisCLI",
             dependencies: [
-                "TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisAnalysis", "TrellisLV2", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisControl", "TrellisNSM", "TrellisPlugins", "TrellisWeb",
+                "TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisAnalysis", "TrellisLV2", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisControl", "TrellisNSM", "TrellisPlugins", "TrellisWeb", "TrellisChain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -152,7 +170,7 @@ let package = Package(
         .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisTestSupport", "TrellisLV2", "CTrellisLV2Shim", "CLV2", "TrellisSampler", "TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisPlugins", "CAllocationCounter", "CSndfile"]),
         .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisTestSupport", "TrellisJACK", "CTrellisJACKShim", "TrellisCore", "TrellisGraph", "TrellisUnits", "TrellisEngine", "TrellisLV2", "TrellisMedia", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisTestSupport", "TrellisCLI", "TrellisPlugins", "TrellisCore"]),
-        .testTarget(name: "TrellisControlTests", dependencies: ["TrellisTestSupport", "TrellisControl", "TrellisLive", "TrellisMedia", "TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisJACK", "TrellisLV2", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "TrellisCLI"], exclude: ["PipeWire/headless.conf"]),
+        .testTarget(name: "TrellisControlTests", dependencies: ["TrellisTestSupport", "TrellisControl", "TrellisLive", "TrellisMedia", "TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisJACK", "TrellisLV2", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "TrellisCLI", "TrellisChain"], exclude: ["PipeWire/headless.conf"]),
         .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisMedia", "TrellisSampler", "TrellisLV2", "TrellisAudioFile", "TrellisCore", "SessionSaveLoop", "TrellisCLI"]),
         .testTarget(name: "TrellisMediaTests", dependencies: ["TrellisTestSupport", "TrellisMedia", "TrellisGraph", "TrellisUnits", "TrellisAudioFile", "TrellisCore", "TrellisEngine", "CAllocationCounter"]),
     ]

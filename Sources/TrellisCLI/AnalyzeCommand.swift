@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrellisChain
 import TrellisAnalysis
 
 struct AnalyzeCommand: ParsableCommand {

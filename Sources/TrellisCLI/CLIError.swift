@@ -1,5 +1,5 @@
-/// A failure the command line reports as one line on stderr, exiting with status 1.
-struct CLIError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
+import TrellisChain
+
+/// A failure the command line reports as one line on stderr, exiting with status 1:
+/// the chain module's, so its failures pass through unchanged.
+typealias CLIError = CommandError

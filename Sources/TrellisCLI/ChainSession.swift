@@ -1,4 +1,5 @@
 import Foundation
+import TrellisChain
 import TrellisAudioFile
 import TrellisCore
 import TrellisGraph

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import TrellisChain
 import TrellisAudioFile
 import TrellisGraph
 import TrellisSession

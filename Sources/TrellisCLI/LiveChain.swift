@@ -1,4 +1,5 @@
 import Foundation
+import TrellisChain
 import TrellisJACK
 import TrellisLive
 import TrellisMedia

@@ -1,4 +1,5 @@
 import Foundation
+import TrellisChain
 import TrellisAnalysis
 import TrellisAudioFile
 import TrellisCore

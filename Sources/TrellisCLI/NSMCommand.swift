@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrellisChain
 import TrellisCore
 import TrellisNSM
 import TrellisSession

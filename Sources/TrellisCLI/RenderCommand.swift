@@ -1,5 +1,6 @@
 import Foundation
 import ArgumentParser
+import TrellisChain
 import TrellisAudioFile
 import TrellisCore
 import TrellisGraph
@@ -73,7 +74,7 @@ struct RenderCommand: ParsableCommand {
         try refuseOverwritingInputs(loaded)
         let edge = ConverterEdge(graph)
         let dither = try file.ditherValue(edge)
-        let inputs = try portInputs(loaded, conversion: edge.quality)
+        let inputs = try SessionInputs.files(for: loaded, assignments: input, conversion: edge.quality)
         let length = try RenderLength(duration: duration, played: loaded.playedFrames, sampleRate: graph.sampleRate, session: session,
                                       playsFiles: !loaded.players.isEmpty)
         let frames = length.frames
@@ -135,47 +136,4 @@ struct RenderCommand: ParsableCommand {
             throw CLIError("render: -o \(output) is a file this render uses (\(why)); writing it would destroy it, so name another file")
         }
     }
-
-    /// The graph's input channels in order: a file where `--input` names the port that
-    /// channel stands for, silence elsewhere.
-    private func portInputs(_ loaded: LoadedSession, conversion: SampleRateConverter.Quality) throws -> [any OfflineInput] {
-        let ports = loaded.jack?.inputs ?? []
-        var files: [Int: AudioFileReader] = [:]
-        for assignment in input {
-            guard let equals = assignment.firstIndex(of: "=") else { throw CLIError("--input \(assignment): expected PORT=FILE") }
-            let port = String(assignment[..<equals]), path = String(assignment[assignment.index(after: equals)...])
-            guard let index = ports.firstIndex(of: port) else {
-                throw CLIError("--input \(assignment): the session has no JACK input port \"\(port)\"\(Suggestions.didYouMean(Suggestions.closest(to: port, among: ports)))")
-            }
-            let reader: AudioFileReader
-            do { reader = try AudioFileReader(path: path) } catch { throw CLIError("--input \(assignment): \(error)") }
-            files[index] = reader
-        }
-        var inputs: [any OfflineInput] = []
-        var channel = 0
-        let total = loaded.graph.plan?.inputChannelCount ?? 0
-        while channel < total {
-            if let reader = files[channel] {
-                // A file at another rate is converted to the session's, as sox's rate would.
-                if reader.info.sampleRate == loaded.graph.sampleRate {
-                    inputs.append(FileInput(reader: reader))
-                } else {
-                    do { inputs.append(try ResampledFileInput(reader: reader, rate: loaded.graph.sampleRate, quality: conversion)) } catch {
-                        throw CLIError("--input: \(error)")
-                    }
-                }
-                channel += reader.info.channelCount
-            } else {
-                inputs.append(Silence())
-                channel += 1
-            }
-        }
-        return inputs
-    }
-}
-
-/// One silent input channel.
-struct Silence: OfflineInput {
-    var channelCount: Int { 1 }
-    func fill(_ buffers: AudioBuffers, frameCount: Int) throws(AudioFileError) {}
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import TrellisChain
 import TrellisControl
 import TrellisCore
 import TrellisEngine

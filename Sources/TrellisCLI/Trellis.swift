@@ -1,12 +1,11 @@
 import ArgumentParser
 import Foundation
 import Logging
+import TrellisChain
 
 @main
 struct Trellis: ParsableCommand {
-    /// What `--version` prints and what the Debian package is versioned by
-    /// (scripts/package-deb asks the built binary): the one place it is written.
-    static let version = "0.3.0"
+    static let version = TrellisVersion.text
 
     static let configuration = CommandConfiguration(
         commandName: "trellis",
@@ -21,6 +20,9 @@ struct Trellis: ParsableCommand {
         let name = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent }
         let arguments = Array(CommandLine.arguments.dropFirst())
         let journal = JournalLogHandler.standardErrorIsJournal()
+        Units.setReport { level, text in
+            Log.logger.log(level: level == .error ? .error : level == .warning ? .warning : .debug, "\(text)")
+        }
         do {
             var command = try parseAsRoot(name == "trellis-nsm" ? ["nsm"] + arguments : arguments)
             try command.run()

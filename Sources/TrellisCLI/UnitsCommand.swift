@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrellisChain
 import TrellisCore
 
 struct UnitsCommand: ParsableCommand {
@@ -45,11 +46,7 @@ struct UnitsCommand: ParsableCommand {
             components = components.filter { $0.origin.rawValue == origin.lowercased() }
         }
         if json {
-            let entries = components.map {
-                UnitEntry(triple: $0.description.description, name: $0.shortName, displayName: $0.displayName,
-                          kind: $0.kind, origin: $0.origin.rawValue, uri: $0.uri, problem: $0.problem)
-            }
-            print(try JSONText.encode(entries))
+            print(try JSONText.encode(components.map(UnitEntry.init)))
             return
         }
         let width = max(10, components.map(\.shortName.count).max() ?? 0)
@@ -74,15 +71,3 @@ extension UnitsCommand {
             + "`trellis units --check` probes them all now\n").utf8))
     }
 }
-
-struct UnitEntry: Codable {
-    var triple: String
-    var name: String
-    var displayName: String
-    var kind: String
-    var origin: String
-    var uri: String?
-    /// Why the unit cannot be loaded, when discovery found it cannot.
-    var problem: String?
-}
-

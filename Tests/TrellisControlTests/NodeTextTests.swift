@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TrellisCLI
+import TrellisChain
 import TrellisControl
 import TrellisCore
 import TrellisSession

@@ -1,16 +1,33 @@
+import Glibc
 import Synchronization
 import TrellisCore
 import TrellisLV2
 import TrellisMedia
 import TrellisUnits
 
-/// Every unit the command line can name.
-enum Units {
+/// Every unit the command line and the C interface can name.
+public enum Units {
+    /// Where plugins' log lines and catalog warnings go: (is an error, text) for warnings
+    /// and errors, stderr unless set. Thread: any.
+    public typealias Report = @Sendable (_ level: ReportLevel, _ text: String) -> Void
+    public enum ReportLevel: Sendable { case debug, warning, error }
+
+    /// Sends reports to `report` from now on (the command line's logger). Thread: any.
+    public static func setReport(_ report: @escaping Report) { reporter.withLock { $0 = report } }
+
+    private static let reporter = Mutex<Report>({ level, text in
+        guard level != .debug else { return }
+        let line = "trellis: \(text)\n"
+        _ = line.withCString { write(2, $0, strlen($0)) }
+    })
+
+    private static func report(_ level: ReportLevel, _ text: String) { reporter.withLock { $0 }(level, text) }
+
     /// Built-in units always; LV2 plugins either all at once (for listings) or on
     /// demand, so that naming one plugin loads its bundles, not every plugin. Discovery
     /// is kept in the user's cache and short names in the user's state directory
     /// (`LV2CatalogStore.user`).
-    static func registry(scanningLV2 scan: Bool = false) throws -> ComponentRegistry {
+    public static func registry(scanningLV2 scan: Bool = false) throws -> ComponentRegistry {
         try listing(scanningLV2: scan).registry
     }
 
@@ -18,7 +35,7 @@ enum Units {
     /// `scan`, and how many of some plugins were never instantiated in a probe child.
     /// `recheck`: plugins whose probes are forgotten first (`.some(nil)`: all).
     /// `checkingAll`: a scan first probes every plugin not probed yet.
-    static func listing(
+    public static func listing(
         scanningLV2 scan: Bool, recheck: [String]?? = nil, checkingAll: Bool = true
     ) throws -> (registry: ComponentRegistry, unchecked: ([String]) -> Int) {
         let registry = ComponentRegistry()
@@ -26,12 +43,11 @@ enum Units {
         try MediaUnits.register(into: registry)
         let world = LV2World()
         world.setLogHandler { message in
-            Log.logger.log(level: message.level == .error ? .error : (message.level == .warning ? .warning : .debug),
-                           "\(message.plugin): \(message.text)")
+            report(message.level == .error ? .error : (message.level == .warning ? .warning : .debug), "\(message.plugin): \(message.text)")
         }
         let store = LV2CatalogStore.user
         for refusal in LV2CatalogStore.refusedFolders where warned.withLock({ $0.insert(refusal).inserted }) {
-            Log.logger.warning("\(refusal)")
+            report(.warning, "\(refusal)")
         }
         if let recheck { world.instantiationChecks(store: store).forget(recheck) }
         if scan { LV2Components.registerAll(into: registry, world: world, store: store, checkingInstantiation: checkingAll) }
@@ -43,22 +59,3 @@ enum Units {
     private static let warned = Mutex<Set<String>>([])
 }
 
-/// Every unit a running session's `units` command lists, LV2 plugins included: scanned
-/// once, on a thread of its own (the web desk starts it), never on the dispatcher's.
-final class UnitCatalog: Sendable {
-    static let shared = UnitCatalog()
-    private let scanned = Mutex<[Component]?>(nil)
-    private let scanning = Mutex<Void>(())
-
-    /// The catalog, or nil while the first scan runs. Thread: any; never waits.
-    @Sendable func ready() -> [Component]? { scanned.withLock { $0 } }
-
-    /// Scans once. Thread: any but the dispatcher's queue (a first scan can take seconds).
-    func scan() {
-        scanning.withLock { _ in
-            guard ready() == nil else { return }
-            let all = (try? Units.registry(scanningLV2: true).components) ?? []
-            scanned.withLock { $0 = all }
-        }
-    }
-}
