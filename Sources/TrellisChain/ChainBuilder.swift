@@ -1,4 +1,3 @@
-import Foundation
 import TrellisAudioFile
 import TrellisCore
 import TrellisGraph
@@ -31,7 +30,9 @@ public struct ChainBuilder {
 
     /// Whether a chain's source names a Standard MIDI File.
     public static func isMIDIFile(_ word: String) -> Bool {
-        ["mid", "midi", "smf", "kar"].contains((word as NSString).pathExtension.lowercased())
+        let name = word.split(separator: "/").last ?? ""
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }
+        return ["mid", "midi", "smf", "kar"].contains(name[name.index(after: dot)...].lowercased())
     }
 
     /// The graph of `pipeline`, initialized, its transport rolling.
@@ -75,12 +76,16 @@ public struct ChainBuilder {
                                      sink: ChainPipeline.Stage(word: "output", settings: [], position: units.count + 1))
         let (graph, stages) = try assemble(
             pipeline, source: GraphInput(channelCount: channels), named: "input", channels: channels, rate: rate,
-            factory: UnitFactory(registry: registry))
+            factory: UnitFactory(registry: registry), unfedInstruments: true)
         return Built(graph: graph, input: nil, song: nil, stages: stages)
     }
 
+    /// `unfedInstruments`: a unit that takes MIDI and no audio after a stage that sends no
+    /// MIDI is left unconnected (an instrument opened to read its parameters, or played
+    /// silent), not refused.
     private func assemble(
-        _ pipeline: ChainPipeline, source: any AudioUnit, named name: String, channels: Int, rate: Double, factory: UnitFactory
+        _ pipeline: ChainPipeline, source: any AudioUnit, named name: String, channels: Int, rate: Double, factory: UnitFactory,
+        unfedInstruments: Bool = false
     ) throws(CommandError) -> (Graph, [NodeID]) {
         let graph = Graph(registry: registry, sampleRate: rate, maximumFrames: blockSize)
         var stages: [NodeID] = []
@@ -96,7 +101,9 @@ public struct ChainBuilder {
                 let node = try graph.addNode(unit)
                 // The one rule sessions and ctl use: MIDI where only MIDI flows.
                 if graph.impliesMIDI(from: previous, to: node) {
-                    try graph.connectMIDI(previous, to: node)
+                    if try !(unfedInstruments && graph.unit(previous).midiBusCount(.output) == 0) {
+                        try graph.connectMIDI(previous, to: node)
+                    }
                 } else {
                     try graph.connect(previous, to: node, converting: true)
                 }

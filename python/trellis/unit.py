@@ -1,0 +1,234 @@
+"""One unit: a built-in unit or an LV2 plugin, its settings, and its parameters."""
+import ctypes
+import json
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from ._library import check, encode, fail, handle, lib, text
+
+# The settings that set the node rather than a parameter (a session node's keys).
+NODE_KEYS = frozenset({"inputs", "outputs", "channels", "input-channels", "output-channels", "state", "preset", "bypass",
+                       "channel-map", "isolate", "deadline", "on-fault", "restart"})
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A parameter as `trellis info` describes it, with its value when read."""
+    identifier: str
+    name: str
+    minimum: float
+    maximum: float
+    default: float
+    unit: str
+    flags: Tuple[str, ...]
+    values: Optional[Tuple[str, ...]]
+    value: Optional[float]
+
+    @property
+    def writable(self):
+        return "writable" in self.flags
+
+    @property
+    def range(self):
+        return (self.minimum, self.maximum)
+
+    @classmethod
+    def from_json(cls, entry):
+        values = entry.get("values")
+        return cls(entry["identifier"], entry["name"], entry["minimum"], entry["maximum"], entry["defaultValue"],
+                   entry["unit"], tuple(entry["flags"]), tuple(values) if values else None, entry.get("value"))
+
+
+def quote(word):
+    """A word as the chain text takes it: in double quotes, `\\` and `"` escaped."""
+    return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def setting_text(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def stage_text(name, settings):
+    """One stage of a chain's text: the unit and its name=value settings."""
+    return " ".join([quote(name)] + [quote(f"{key}={setting_text(value)}") for key, value in settings.items()])
+
+
+class Probe:
+    """A one-unit chain that answers for a unit: its parameters, checked values."""
+
+    def __init__(self, name, settings):
+        self.pointer = handle(lib.trellis_chain_open(stage_text(name, settings).encode("utf-8"), 48000.0, 2, 0))
+
+    def __del__(self):
+        pointer, self.pointer = getattr(self, "pointer", None), None
+        if pointer and lib is not None:
+            lib.trellis_chain_close(pointer)
+
+    def parameters(self):
+        return [Parameter.from_json(entry) for entry in json.loads(text(lib.trellis_chain_parameters_json(self.pointer, 0)))]
+
+
+class Unit:
+    """A unit by short name (`eq`), type:subtype:manufacturer triple or `lv2:URI`, with
+    settings as `trellis chain` takes them: parameters by identifier and the node's keys
+    (`channels`, `bypass`, `preset`, `state`, `files.NAME`). A keyword names a setting
+    as written when it names one, else with `_` read as `.` (`band0_freq`).
+
+    Parameters read and write as attributes and as a mapping (`unit["band0.freq"]`);
+    calling a unit processes audio through it as a one-unit `Chain`."""
+
+    def __init__(self, name, settings=None, **keywords):
+        object.__setattr__(self, "_name", str(name))
+        object.__setattr__(self, "_settings", {})
+        object.__setattr__(self, "_version", 0)
+        object.__setattr__(self, "_chain", None)
+        probe = Probe(self._name, {})
+        object.__setattr__(self, "_identifiers", {p.identifier: p for p in probe.parameters()})
+        given = dict(settings or {})
+        for key, value in keywords.items():
+            given[self._spelling(key)] = value
+        self._settings.update(given)
+        object.__setattr__(self, "_probe", Probe(self._name, self._settings) if self._settings else probe)
+
+    # -- names -------------------------------------------------------------------
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def settings(self):
+        """The unit's settings as given, by the names the chain text uses."""
+        return dict(self._settings)
+
+    def _spelling(self, key):
+        if key in self._identifiers or key in NODE_KEYS or key.startswith("files."):
+            return key
+        dotted = key.replace("_", ".")
+        if dotted in self._identifiers or dotted.startswith("files."):
+            return dotted
+        dashed = key.replace("_", "-")
+        if dashed in NODE_KEYS:
+            return dashed
+        lowered = key.lower()
+        for identifier, parameter in self._identifiers.items():
+            if identifier.lower() in (lowered, dotted.lower()) or parameter.name.lower() == lowered:
+                return identifier
+        return key  # unknown: the library's message names it and suggests others
+
+    # -- parameters --------------------------------------------------------------
+
+    @property
+    def parameters(self):
+        """Every parameter by identifier, with its range, default and current value."""
+        return {p.identifier: p for p in self._probe.parameters()}
+
+    def __getitem__(self, key):
+        return self._value(self._spelling(key))
+
+    def __setitem__(self, key, value):
+        self._set(self._spelling(key), value)
+
+    def __getattr__(self, attribute):
+        if attribute.startswith("_"):
+            raise AttributeError(attribute)
+        key = self._spelling(attribute)
+        if key in self._identifiers:
+            return self._value(key)
+        if key in self._settings:
+            return self._settings[key]
+        raise AttributeError(f"{self._name} has no parameter {attribute!r}")
+
+    def __setattr__(self, attribute, value):
+        if attribute.startswith("_"):
+            object.__setattr__(self, attribute, value)
+            return
+        self._set(self._spelling(attribute), value)
+
+    def __dir__(self):
+        names = [identifier.replace(".", "_") for identifier in self._identifiers]
+        return sorted(set(list(super().__dir__()) + names))
+
+    def _value(self, identifier):
+        value = ctypes.c_double()
+        check(lib.trellis_chain_get_parameter(self._probe.pointer, 0, identifier.encode("utf-8"), ctypes.byref(value)))
+        return value.value
+
+    def _set(self, key, value):
+        parameter = self._identifiers.get(key)
+        if parameter is None:
+            # A node key, or a name the library will refuse with its message.
+            settings = dict(self._settings)
+            settings[key] = value
+            probe = Probe(self._name, settings)
+            object.__setattr__(self, "_probe", probe)
+        else:
+            number = self._number(parameter, value)
+            check(lib.trellis_chain_set_parameter(self._probe.pointer, 0, key.encode("utf-8"), number))
+        self._settings[key] = value
+        object.__setattr__(self, "_version", self._version + 1)
+
+    @staticmethod
+    def _number(parameter, value):
+        if isinstance(value, str):
+            if parameter.values and value in parameter.values:
+                return parameter.minimum + parameter.values.index(value)
+            lowered = value.lower()
+            if lowered in ("on", "true"):
+                return parameter.maximum
+            if lowered in ("off", "false"):
+                return parameter.minimum
+            try:
+                return float(value)
+            except ValueError:
+                names = ", ".join(parameter.values or ())
+                from .errors import ParameterError
+                raise ParameterError(f"{parameter.identifier}: {value!r} is not one of its values ({names})") from None
+        if isinstance(value, bool):
+            return parameter.maximum if value else parameter.minimum
+        return float(value)
+
+    # -- processing --------------------------------------------------------------
+
+    def process(self, audio, sample_rate, buffer_size=None, reset=True):
+        """Processes audio through this unit alone (see `Chain.process`)."""
+        if self._chain is None:
+            from .chain import Chain
+            object.__setattr__(self, "_chain", Chain([self]))
+        return self._chain.process(audio, sample_rate, buffer_size=buffer_size, reset=reset)
+
+    __call__ = process
+
+    def reset(self):
+        if self._chain is not None:
+            self._chain.reset()
+
+    @property
+    def latency(self):
+        """Frames from input to output, at 48 kHz (a chain's `latency` is at its own rate)."""
+        return int(check(lib.trellis_chain_latency(self._probe.pointer)))
+
+    @property
+    def tail(self):
+        """Seconds the unit keeps sounding after its input falls silent."""
+        return float(lib.trellis_chain_tail(self._probe.pointer))
+
+    def __repr__(self):
+        settings = "".join(f" {key}={setting_text(value)}" for key, value in self._settings.items())
+        return f'<trellis.Unit "{self._name}"{settings}>'
+
+    def __reduce__(self):
+        return (_rebuild, (self._name, dict(self._settings)))
+
+
+def _rebuild(name, settings):
+    return Unit(name, settings=settings)
+
+
+def load(name, **settings):
+    """The unit `name` with `settings`: `trellis.load("eq", band0_freq=120)`."""
+    return Unit(name, **settings)
