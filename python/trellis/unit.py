@@ -35,8 +35,10 @@ class Parameter:
     @classmethod
     def from_json(cls, entry):
         values = entry.get("values")
-        return cls(entry["identifier"], entry["name"], entry["minimum"], entry["maximum"], entry["defaultValue"],
-                   entry["unit"], tuple(entry["flags"]), tuple(values) if values else None, entry.get("value"))
+        value = entry.get("value")
+        return cls(entry["identifier"], entry["name"], float(entry["minimum"]), float(entry["maximum"]),
+                   float(entry["defaultValue"]), entry["unit"], tuple(entry["flags"]), tuple(values) if values else None,
+                   None if value is None else float(value))
 
 
 def quote(word):
