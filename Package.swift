@@ -55,8 +55,8 @@ let package = Package(
         systemLibrary("CSoxr", pkgConfig: "soxr", apt: "libsoxr-dev"),
         // Time stretching and pitch shifting (Rubber Band 3).
         systemLibrary("CRubberBand", pkgConfig: "rubberband", apt: "librubberband-dev"),
-        // SoundFont 2 synthesis for the sampler.
-        systemLibrary("CFluidSynth", pkgConfig: "fluidsynth", apt: "libfluidsynth-dev"),
+        // SoundFont 2 synthesis for the sampler: libfluidsynth (libfluidsynth-dev) through dlopen at first use.
+        .target(name: "CFluidSynth"),
         systemLibrary("CLiblo", pkgConfig: "liblo", apt: "liblo-dev"),
         // Ogg Vorbis decoding with sample-exact seeking (libsndfile 1.2's Vorbis seek is not; libsndfile#885).
         systemLibrary("CVorbisfile", pkgConfig: "vorbisfile", apt: "libvorbis-dev"),
@@ -118,7 +118,7 @@ let package = Package(
         // A session live on JACK.
         .target(name: "TrellisLive", dependencies: ["TrellisCore", "TrellisGraph", "TrellisJACK", "TrellisSession"]),
         // The control plane: a line protocol on a socket, OSC, one dispatcher for both.
-        .target(name: "TrellisControl", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisAudioFile", "TrellisAnalysis", "CLiblo"]),
+        .target(name: "TrellisControl", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisAudioFile", "TrellisAnalysis", "TrellisChain", "CLiblo"]),
         // The web desk: a page served by the session, speaking the control protocol over a WebSocket.
         .target(
             name: "TrellisWeb",
@@ -134,7 +134,7 @@ let package = Package(
         // the registry of every unit, the graph a chain builds, buffers processed in memory.
         .target(
             name: "TrellisChain",
-            dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisMedia", "TrellisSession", "TrellisLV2", "TrellisControl"]),
+            dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisMedia", "TrellisSession", "TrellisLV2"]),
         // The C interface: only its `trellis_` symbols exported, the Swift runtime linked in.
         .target(
             name: "TrellisC", dependencies: ["TrellisChain", "TrellisCore", "TrellisAudioFile", "TrellisGraph"],

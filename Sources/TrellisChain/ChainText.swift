@@ -38,4 +38,16 @@ public enum ChainText {
         if inWord { words.append(word) }
         return words
     }
+
+    /// A word as `words` reads it back: as it is when it has no blank, quote or
+    /// backslash, else in double quotes with `"` and `\` escaped.
+    public static func quote(_ word: String) -> String {
+        guard word.isEmpty || word.contains(where: { $0 == " " || $0 == "\t" || $0 == "\"" || $0 == "\\" }) else { return word }
+        var text = "\""
+        for character in word {
+            if character == "\"" || character == "\\" { text.append("\\") }
+            text.append(character)
+        }
+        return text + "\""
+    }
 }

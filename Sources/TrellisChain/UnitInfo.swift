@@ -1,4 +1,3 @@
-import TrellisControl
 import TrellisCore
 import TrellisLV2
 

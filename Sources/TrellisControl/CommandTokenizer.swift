@@ -1,3 +1,4 @@
+import TrellisChain
 /// Splits a command line into words: runs of non-blank characters, or double-quoted
 /// text in which `\"` and `\\` stand for `"` and `\`. Thread: any.
 public enum CommandTokenizer {
@@ -48,15 +49,7 @@ public enum CommandTokenizer {
     }
 
     /// A word as the line protocol writes it: quoted when it holds blanks or quotes.
-    public static func quote(_ word: String) -> String {
-        guard word.isEmpty || word.contains(where: { $0 == " " || $0 == "\t" || $0 == "\"" || $0 == "\\" }) else { return word }
-        var text = "\""
-        for character in word {
-            if character == "\"" || character == "\\" { text.append("\\") }
-            text.append(character)
-        }
-        return text + "\""
-    }
+    public static func quote(_ word: String) -> String { ChainText.quote(word) }
 
     private static func hex(_ scalar: Unicode.Scalar) -> String {
         let digits = String(scalar.value, radix: 16, uppercase: true)

@@ -1,3 +1,4 @@
+import TrellisChain
 import TrellisCore
 import TrellisEngine
 import TrellisGraph

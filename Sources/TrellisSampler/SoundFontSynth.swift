@@ -17,6 +17,9 @@ final class SoundFontSynth: @unchecked Sendable {
 
     /// Loads `path` for `sampleRate`. Thread: control (reads the file, allocates).
     init(path: String, sampleRate: Double, unit: String) throws(AudioUnitError) {
+        guard trellis_fluidsynth_load() != 0 else {
+            throw .failedToInitialize("SoundFonts need libfluidsynth (apt-get install libfluidsynth3): \(String(cString: trellis_fluidsynth_error()))", unit: unit)
+        }
         _ = Self.quiet
         guard let settings = new_fluid_settings() else { throw .failedToInitialize("libfluidsynth could not make its settings", unit: unit) }
         fluid_settings_setnum(settings, "synth.sample-rate", sampleRate)

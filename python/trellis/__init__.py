@@ -1,8 +1,6 @@
 """Trellis from Python: effect chains of built-in units and every installed LV2 plugin on
 numpy arrays, audio files, and offline renders of sessions (docs/python.md)."""
 import json
-from dataclasses import dataclass
-from typing import Optional
 
 from ._library import lib, text
 from .audiofile import AudioFile
@@ -18,16 +16,20 @@ __all__ = ["AudioFile", "Chain", "Pedalboard", "Unit", "Parameter", "UnitEntry",
            "SessionError"]
 
 
-@dataclass(frozen=True)
 class UnitEntry:
     """A unit as `trellis units` lists it."""
-    name: str
-    triple: str
-    display_name: str
-    kind: str
-    origin: str
-    uri: Optional[str] = None
-    problem: Optional[str] = None
+    __slots__ = ("name", "triple", "display_name", "kind", "origin", "uri", "problem")
+
+    def __init__(self, name, triple, display_name, kind, origin, uri=None, problem=None):
+        self.name, self.triple, self.display_name, self.kind = name, triple, display_name, kind
+        self.origin, self.uri, self.problem = origin, uri, problem
+
+    def __eq__(self, other):
+        return isinstance(other, UnitEntry) and all(getattr(self, key) == getattr(other, key) for key in self.__slots__)
+
+    def __repr__(self):
+        fields = ", ".join(f"{key}={getattr(self, key)!r}" for key in self.__slots__ if getattr(self, key) is not None)
+        return f"UnitEntry({fields})"
 
 
 def units():

@@ -1,7 +1,5 @@
 """Offline renders of sessions and of instruments, into numpy arrays."""
 import os
-import struct
-import tempfile
 
 import numpy as np
 
@@ -20,6 +18,8 @@ def render(session, inputs=None, duration=None, return_sample_rate=False):
     `inputs` maps a JACK input port of the session to a file path or to `(audio,
     sample_rate)`; other inputs are silent. `duration` in seconds; None for as long as
     the session's players play. With `return_sample_rate`, returns (audio, rate)."""
+    import ctypes
+    import tempfile
     with tempfile.TemporaryDirectory(prefix="trellis-render-") as folder:
         assignments = []
         for index, (port, value) in enumerate((inputs or {}).items()):
@@ -33,7 +33,7 @@ def render(session, inputs=None, duration=None, return_sample_rate=False):
                     file.write(audio)
             assignments.append(f"{port}={path}".encode("utf-8"))
         output = os.path.join(folder, "render.caf")
-        table = (len(assignments) * __import__("ctypes").c_char_p)(*assignments)
+        table = (len(assignments) * ctypes.c_char_p)(*assignments)
         check(lib.trellis_render_session(encode(session), table, len(assignments), float(duration or 0), output.encode("utf-8")))
         audio, rate = _read(output)
     return (audio, rate) if return_sample_rate else audio
@@ -51,6 +51,7 @@ def _variable_length(value):
 def write_midi(path, notes, ticks_per_quarter=480):
     """A format-0 Standard MIDI File at 120 BPM of `notes`: (pitch, velocity,
     start_seconds, length_seconds[, channel])."""
+    import struct
     ticks_per_second = ticks_per_quarter * 2
     events = []
     for note in notes:
@@ -75,6 +76,7 @@ def render_midi(unit, midi, duration=None, sample_rate=48000):
     into an instrument (a `Unit` or a name), as `trellis chain song.mid ! UNIT ! out`
     does: float32 (channels, frames), as long as `duration` seconds or the song and its
     release."""
+    import tempfile
     unit = unit if isinstance(unit, Unit) else Unit(unit)
     with tempfile.TemporaryDirectory(prefix="trellis-midi-") as folder:
         if isinstance(midi, (str, bytes, os.PathLike)):

@@ -1,9 +1,6 @@
 """One unit: a built-in unit or an LV2 plugin, its settings, and its parameters."""
 import ctypes
 import json
-from dataclasses import dataclass
-from typing import Optional, Tuple
-
 from ._library import check, encode, fail, handle, lib, text
 
 # The settings that set the node rather than a parameter (a session node's keys).
@@ -11,18 +8,14 @@ NODE_KEYS = frozenset({"inputs", "outputs", "channels", "input-channels", "outpu
                        "channel-map", "isolate", "deadline", "on-fault", "restart"})
 
 
-@dataclass(frozen=True)
 class Parameter:
     """A parameter as `trellis info` describes it, with its value when read."""
-    identifier: str
-    name: str
-    minimum: float
-    maximum: float
-    default: float
-    unit: str
-    flags: Tuple[str, ...]
-    values: Optional[Tuple[str, ...]]
-    value: Optional[float]
+    __slots__ = ("identifier", "name", "minimum", "maximum", "default", "unit", "flags", "values", "value")
+
+    def __init__(self, identifier, name, minimum, maximum, default, unit, flags, values, value):
+        self.identifier, self.name, self.unit = identifier, name, unit
+        self.minimum, self.maximum, self.default = minimum, maximum, default
+        self.flags, self.values, self.value = flags, values, value
 
     @property
     def writable(self):
@@ -32,10 +25,16 @@ class Parameter:
     def range(self):
         return (self.minimum, self.maximum)
 
+    def __eq__(self, other):
+        return isinstance(other, Parameter) and all(getattr(self, key) == getattr(other, key) for key in self.__slots__)
+
+    def __repr__(self):
+        return (f"Parameter({self.identifier!r}, {self.name!r}, {self.minimum:g}...{self.maximum:g} {self.unit}, "
+                f"default {self.default:g}" + ("" if self.value is None else f", value {self.value:g}") + ")")
+
     @classmethod
     def from_json(cls, entry):
-        values = entry.get("values")
-        value = entry.get("value")
+        values, value = entry.get("values"), entry.get("value")
         return cls(entry["identifier"], entry["name"], float(entry["minimum"]), float(entry["maximum"]),
                    float(entry["defaultValue"]), entry["unit"], tuple(entry["flags"]), tuple(values) if values else None,
                    None if value is None else float(value))
@@ -93,8 +92,14 @@ class Unit:
         given = dict(settings or {})
         for key, value in keywords.items():
             given[self._spelling(key)] = value
+        if any(key not in self._identifiers for key in given):
+            # Node keys (or unknown names, refused with the command's message) open it again.
+            probe = Probe(self._name, given)
+        else:
+            for key, value in given.items():
+                check(lib.trellis_chain_set_parameter(probe.pointer, 0, key.encode("utf-8"), self._number(self._identifiers[key], value)))
         self._settings.update(given)
-        object.__setattr__(self, "_probe", Probe(self._name, self._settings) if self._settings else probe)
+        object.__setattr__(self, "_probe", probe)
 
     # -- names -------------------------------------------------------------------
 
