@@ -41,18 +41,35 @@ public enum Units {
         let registry = ComponentRegistry()
         try BuiltInUnits.register(into: registry)
         try MediaUnits.register(into: registry)
-        let world = LV2World()
-        world.setLogHandler { message in
-            report(message.level == .error ? .error : (message.level == .warning ? .warning : .debug), "\(message.plugin): \(message.text)")
-        }
+        // The LV2 world (which scans the plugin folders) is made when a plugin is first named;
+        // the environment plugins need is set now, while the process may have one thread.
+        LV2World.prepareProcess()
+        let world = LazyWorld()
         let store = LV2CatalogStore.user
-        for refusal in LV2CatalogStore.refusedFolders where warned.withLock({ $0.insert(refusal).inserted }) {
-            report(.warning, "\(refusal)")
+        if let recheck { world.made.instantiationChecks(store: store).forget(recheck) }
+        if scan { LV2Components.registerAll(into: registry, world: world.made, store: store, checkingInstantiation: checkingAll) }
+        LV2Components.addResolver(to: registry, world: { world.made }, store: store)
+        return (registry, { uris in world.made.instantiationChecks(store: store).uncheckedCount(of: uris) })
+    }
+
+    /// A registry's LV2 world, made on first use, with the catalog's folder refusals said once.
+    private final class LazyWorld: Sendable {
+        private let world = Mutex<LV2World?>(nil)
+
+        var made: LV2World {
+            world.withLock { world in
+                if let world { return world }
+                let new = LV2World()
+                new.setLogHandler { message in
+                    report(message.level == .error ? .error : (message.level == .warning ? .warning : .debug), "\(message.plugin): \(message.text)")
+                }
+                for refusal in LV2CatalogStore.refusedFolders where warned.withLock({ $0.insert(refusal).inserted }) {
+                    report(.warning, "\(refusal)")
+                }
+                world = new
+                return new
+            }
         }
-        if let recheck { world.instantiationChecks(store: store).forget(recheck) }
-        if scan { LV2Components.registerAll(into: registry, world: world, store: store, checkingInstantiation: checkingAll) }
-        LV2Components.addResolver(to: registry, world: world, store: store)
-        return (registry, { uris in world.instantiationChecks(store: store).uncheckedCount(of: uris) })
     }
 
     /// The folder refusals already said.

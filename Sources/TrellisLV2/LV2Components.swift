@@ -68,8 +68,15 @@ public enum LV2Components {
     /// Without a store, the first lookup that is not a URI scans every plugin, once for
     /// the world's life (`LV2World.scannedCatalog`). Thread: control.
     public static func addResolver(to registry: ComponentRegistry, world: LV2World, store: LV2CatalogStore? = nil) {
+        addResolver(to: registry, world: { world }, store: store)
+    }
+
+    /// The same, with the world made by `world` when a name is first looked up (so a
+    /// registry that only ever names built-in units never scans the LV2 folders).
+    public static func addResolver(to registry: ComponentRegistry, world made: @escaping @Sendable () -> LV2World, store: LV2CatalogStore? = nil) {
         registry.addResolver { [weak registry] key in
             guard let registry else { return nil }
+            let world = made()
             let uri = key.hasPrefix("lv2:") ? String(key.dropFirst(4)) : key
             // The world's checks are kept in this store's cache, whichever path asks first.
             _ = world.instantiationChecks(store: store)

@@ -61,6 +61,11 @@ public final class LV2World: @unchecked Sendable {
 
     /// A world searching `path` (colon-separated directories), or `LV2_PATH`, or lilv's
     /// default when nil. Nothing is loaded yet. Thread: control.
+    /// Readies the process for plugins before any world exists (see `HeadlessToolkits`):
+    /// call it early, while no other thread runs, when the first world may come later.
+    /// Thread: control.
+    public static func prepareProcess() { HeadlessToolkits.prepare() }
+
     public init(path: String? = nil) {
         HeadlessToolkits.prepare()
         guard let world = lilv_world_new() else { fatalError("lilv_world_new failed: out of memory") }
