@@ -1,7 +1,5 @@
 """Trellis from Python: effect chains of built-in units and every installed LV2 plugin on
 numpy arrays, audio files, and offline renders of sessions (docs/python.md)."""
-import json
-
 from ._library import lib, text
 from .audiofile import AudioFile
 from .chain import Chain, Pedalboard
@@ -35,6 +33,7 @@ class UnitEntry:
 def units():
     """Every unit: the built-in ones and every installed LV2 plugin (the first call in a
     while scans the plugins; later ones read the scan's cache)."""
+    import json
     return [UnitEntry(entry["name"], entry["triple"], entry["displayName"], entry["kind"], entry["origin"],
                       entry.get("uri"), entry.get("problem"))
             for entry in json.loads(text(lib.trellis_units_json()))]
@@ -42,4 +41,5 @@ def units():
 
 def info(name):
     """What `trellis info --json NAME` says: buses, parameters, presets, latency, tail."""
+    import json
     return json.loads(text(lib.trellis_unit_info_json(str(name).encode("utf-8"))))

@@ -1,6 +1,5 @@
 """One unit: a built-in unit or an LV2 plugin, its settings, and its parameters."""
 import ctypes
-import json
 from ._library import check, encode, fail, handle, lib, text
 
 # The settings that set the node rather than a parameter (a session node's keys).
@@ -70,7 +69,17 @@ class Probe:
             lib.trellis_chain_close(pointer)
 
     def parameters(self):
+        import json
         return [Parameter.from_json(entry) for entry in json.loads(text(lib.trellis_chain_parameters_json(self.pointer, 0)))]
+
+    def set_as_written(self, key, value):
+        """Sets a parameter named exactly `key` to a number; False when the unit has none
+        of that name (any other refusal raises)."""
+        status = lib.trellis_chain_set_parameter(self.pointer, 0, key.encode("utf-8"), float(value))
+        if status == -4 and "has no parameter named" in lib.trellis_last_error().decode("utf-8", "replace"):
+            return False
+        check(status)
+        return True
 
 
 class Unit:
@@ -87,19 +96,34 @@ class Unit:
         object.__setattr__(self, "_settings", {})
         object.__setattr__(self, "_version", 0)
         object.__setattr__(self, "_chain", None)
+        object.__setattr__(self, "_known", None)
         probe = Probe(self._name, {})
-        object.__setattr__(self, "_identifiers", {p.identifier: p for p in probe.parameters()})
-        given = dict(settings or {})
-        for key, value in keywords.items():
-            given[self._spelling(key)] = value
-        if any(key not in self._identifiers for key in given):
-            # Node keys (or unknown names, refused with the command's message) open it again.
-            probe = Probe(self._name, given)
-        else:
-            for key, value in given.items():
-                check(lib.trellis_chain_set_parameter(probe.pointer, 0, key.encode("utf-8"), self._number(self._identifiers[key], value)))
-        self._settings.update(given)
         object.__setattr__(self, "_probe", probe)
+        ordered, rest = {}, []
+        # Numbers for parameters named as written go straight to the unit; the rest are
+        # read by the unit's parameter list (labels, `_` for `.`, node keys).
+        for exact, (key, value) in [(True, item) for item in (settings or {}).items()] + [(False, item) for item in keywords.items()]:
+            if type(value) in (int, float) and probe.set_as_written(key, value):
+                ordered[key] = value
+            else:
+                key = key if exact else self._spelling(key)
+                ordered[key] = value
+                rest.append(key)
+        if any(key not in self._identifiers for key in rest):
+            # Node keys (or unknown names, refused with the command's message) open it again.
+            object.__setattr__(self, "_probe", Probe(self._name, ordered))
+        else:
+            for key in rest:
+                number = self._number(self._identifiers[key], ordered[key])
+                check(lib.trellis_chain_set_parameter(probe.pointer, 0, key.encode("utf-8"), number))
+        self._settings.update(ordered)
+
+    @property
+    def _identifiers(self):
+        """The unit's parameters by identifier, read once when first needed."""
+        if self._known is None:
+            object.__setattr__(self, "_known", {p.identifier: p for p in self._probe.parameters()})
+        return self._known
 
     # -- names -------------------------------------------------------------------
 
