@@ -13,7 +13,7 @@ struct DynamicsProcessorKernel: UnitKernel {
     let channels: Int
     /// The smoothed reduction in dB of each channel (only the first when linked).
     let envelopes: UnsafeMutablePointer<Float>
-    /// A cycle's reductions, then gains: `maximumFramesPerSlice` floats.
+    /// A cycle's target reductions: `maximumFramesPerSlice` floats.
     let work: UnsafeMutablePointer<Float>
     /// Where the meters go.
     let values: ParameterValues
@@ -86,18 +86,58 @@ struct DynamicsProcessorKernel: UnitKernel {
         return fast.reduction(amplitude > 1e-10 ? FastMath.log2(amplitude) : -33.2)
     }
 
-    /// One step of the smoothed reduction; below 2e-6 (1e-5 dB) it settles at 0, so the
-    /// gain stays exact and needs no exponential.
+    /// One step of the smoothed reduction from `previous` toward `target`, before it
+    /// settles (`settled`).
     @inline(__always)
-    func smooth(_ envelope: Float, toward target: Float) -> Float {
-        let factor = target > envelope ? attackFactor : releaseFactor
-        let next = target + factor * (envelope - target)
-        return next < 2e-6 ? 0 : next
+    func smooth(_ previous: Float, toward target: Float) -> Float {
+        Self.smooth(previous, toward: target, attack: attackFactor, release: releaseFactor)
+    }
+
+    /// Settles `previous` first, and both steps are worked out and one is kept, so the
+    /// path from one frame's reduction to the next is a multiply, an add and a select.
+    @inline(__always)
+    static func smooth(_ previous: Float, toward target: Float, attack: Float, release: Float) -> Float {
+        let keep = previous >= 2e-6
+        let attacked = (keep ? attack * previous : 0) + (1 - attack) * target
+        let released = (keep ? release * previous : 0) + (1 - release) * target
+        return target > (keep ? previous : 0) ? attacked : released
+    }
+
+    /// Below 2e-6 (1e-5 dB) the reduction settles at 0, so the gain stays exact and needs
+    /// no exponential.
+    @inline(__always)
+    static func settled(_ reduction: Float) -> Float {
+        reduction >= 2e-6 ? reduction : 0
+    }
+
+    @inline(__always)
+    static func settled(_ reductions: SIMD4<Float>) -> SIMD4<Float> {
+        SIMD4(repeating: 0).replacing(with: reductions, where: reductions .>= 2e-6)
     }
 
     @inline(__always)
     static func gain(reduction: Float) -> Float {
         reduction == 0 ? 1 : FastMath.exp2(-reduction)
+    }
+
+    @inline(__always)
+    static func gains(reductions: SIMD4<Float>) -> SIMD4<Float> {
+        FastMath.exp2(-reductions).replacing(with: 1, where: reductions .== 0)
+    }
+
+    @inline(__always)
+    static func load(_ samples: UnsafeMutablePointer<Float>) -> SIMD4<Float> {
+        UnsafeRawPointer(samples).loadUnaligned(as: SIMD4<Float>.self)
+    }
+
+    @inline(__always)
+    static func store(_ samples: SIMD4<Float>, to target: UnsafeMutablePointer<Float>) {
+        UnsafeMutableRawPointer(target).storeBytes(of: samples, as: SIMD4<Float>.self)
+    }
+
+    @inline(__always)
+    static func magnitude(_ x: SIMD4<Float>) -> SIMD4<Float> {
+        unsafeBitCast(unsafeBitCast(x, to: SIMD4<UInt32>.self) & 0x7FFF_FFFF, to: SIMD4<Float>.self)
     }
 
     /// Octaves of amplitude to dB.
@@ -111,38 +151,60 @@ struct DynamicsProcessorKernel: UnitKernel {
         let keyCount = key.channelCount
         var inputPeak: Float = 0, outputPeak: Float = 0, deepest: Float = 0
         if linked && count == 2 && keyCount > 0 {
-            // The usual case, stereo and linked, in three passes: the reductions the key
+            // The usual case, stereo and linked, in two passes: the reductions the key
             // asks for, free of branches (so the compiler can use vector instructions);
-            // the smoothing, which runs frame by frame; the gains, applied.
+            // then, four frames at a time, the smoothing frame by frame and the gains and
+            // outputs as vectors, which fill the time the smoothing's chain of dependent
+            // steps leaves idle.
             let frames = context.frameCount
             let left = input[0], right = input[1], outLeft = output[0], outRight = output[1]
             let keyLeft = key[0], keyRight = key[keyCount > 1 ? 1 : 0]
-            let curve = fast, floor = quietFloor, ceiling = quietCeiling
+            let curve = fast, floor = quietFloor, ceiling = quietCeiling, work = work
             for frame in 0..<frames {
-                let peak = max(keyLeft[frame].magnitude, keyRight[frame].magnitude)
-                let reduction = curve.reductionWithoutBranches(FastMath.log2(max(peak, 1e-10)))
+                let peak = FastMath.larger(keyLeft[frame].magnitude, keyRight[frame].magnitude)
+                let reduction = curve.reductionWithoutBranches(FastMath.log2(FastMath.larger(peak, 1e-10)))
                 work[frame] = peak <= ceiling && peak >= floor ? 0 : reduction
             }
-            var envelope = envelopes[0]
-            for frame in 0..<frames {
-                envelope = smooth(envelope, toward: work[frame])
-                deepest = max(deepest, envelope)
-                work[frame] = envelope
+            let attack = attackFactor, release = releaseFactor
+            var envelope = envelopes[0], makeup = outputGain
+            var deepests = SIMD4<Float>(), inputPeaks = SIMD4<Float>(), outputPeaks = SIMD4<Float>()
+            var frame = 0
+            while frame + 4 <= frames {
+                let first = Self.smooth(envelope, toward: work[frame], attack: attack, release: release)
+                let second = Self.smooth(first, toward: work[frame + 1], attack: attack, release: release)
+                let third = Self.smooth(second, toward: work[frame + 2], attack: attack, release: release)
+                envelope = Self.smooth(third, toward: work[frame + 3], attack: attack, release: release)
+                let reductions = Self.settled(SIMD4(first, second, third, envelope))
+                let makeups = makeup.isRamping ? SIMD4(makeup.next(), makeup.next(), makeup.next(), makeup.next()) : SIMD4(repeating: makeup.current)
+                let gains = Self.gains(reductions: reductions) * makeups
+                let a = Self.load(left + frame), b = Self.load(right + frame)
+                Self.store(a * gains, to: outLeft + frame)
+                Self.store(b * gains, to: outRight + frame)
+                // The gains are positive, so the louder input sample makes the louder output.
+                let louder = FastMath.maximum(Self.magnitude(a), Self.magnitude(b))
+                deepests = FastMath.maximum(deepests, reductions)
+                inputPeaks = FastMath.maximum(inputPeaks, louder)
+                outputPeaks = FastMath.maximum(outputPeaks, louder * gains)
+                frame += 4
             }
-            envelopes[0] = envelope
-            for frame in 0..<frames {
-                let reduction = work[frame]
-                work[frame] = reduction == 0 ? 1 : FastMath.exp2(-reduction)
-            }
-            for frame in 0..<frames {
-                let gain = work[frame] * outputGain.next()
+            deepest = deepests.max()
+            inputPeak = inputPeaks.max()
+            outputPeak = outputPeaks.max()
+            while frame < frames {
+                envelope = Self.smooth(envelope, toward: work[frame], attack: attack, release: release)
+                let reduction = Self.settled(envelope)
+                deepest = max(deepest, reduction)
+                let gain = Self.gain(reduction: reduction) * makeup.next()
                 let a = left[frame], b = right[frame]
                 inputPeak = max(inputPeak, max(a.magnitude, b.magnitude))
                 let x = a * gain, y = b * gain
                 outLeft[frame] = x
                 outRight[frame] = y
                 outputPeak = max(outputPeak, max(x.magnitude, y.magnitude))
+                frame += 1
             }
+            envelopes[0] = Self.settled(envelope)
+            outputGain = makeup
             values[Index.compressionAmount] = max(Decibels.floor, -deepest * Self.decibelsPerOctave)
             values[Index.inputAmplitude] = Decibels.fromAmplitude(inputPeak)
             values[Index.outputAmplitude] = Decibels.fromAmplitude(outputPeak)
@@ -154,7 +216,7 @@ struct DynamicsProcessorKernel: UnitKernel {
                 var peak: Float = 0
                 for channel in 0..<count { inputPeak = max(inputPeak, input[channel][frame].magnitude) }
                 for channel in 0..<keyCount { peak = max(peak, key[channel][frame].magnitude) }
-                let envelope = smooth(envelopes[0], toward: target(peak))
+                let envelope = Self.settled(smooth(envelopes[0], toward: target(peak)))
                 envelopes[0] = envelope
                 deepest = max(deepest, envelope)
                 let applied = Self.gain(reduction: envelope) * gain
@@ -168,7 +230,7 @@ struct DynamicsProcessorKernel: UnitKernel {
                     let x = input[channel][frame]
                     inputPeak = max(inputPeak, x.magnitude)
                     let k = keyCount > 0 ? key[min(channel, keyCount - 1)][frame] : 0
-                    let envelope = smooth(envelopes[channel], toward: target(k.magnitude))
+                    let envelope = Self.settled(smooth(envelopes[channel], toward: target(k.magnitude)))
                     envelopes[channel] = envelope
                     deepest = max(deepest, envelope)
                     let y = x * Self.gain(reduction: envelope) * gain
@@ -217,16 +279,15 @@ struct FastCurve {
         expansionSlope = Float(curve.expansionRatio - 1)
     }
 
-    /// As `reduction`, with selects instead of branches.
+    /// As `reduction`, without branches: the knee's quadratic of the level clamped to the
+    /// knee, plus the straight line past it.
     @inline(__always)
     func reductionWithoutBranches(_ level: Float) -> Float {
         let over = level - threshold
-        let into = over + halfKnee
-        let knee = -slope * into * into * inverseTwoKnee
-        let above = -slope * over
-        var reduction = over > halfKnee ? above : (over >= -halfKnee ? knee : 0)
-        reduction += max(0, expansionThreshold - level) * expansionSlope
-        return max(0, reduction)
+        let into = FastMath.smaller(FastMath.larger(over, -halfKnee), halfKnee) + halfKnee
+        var reduction = -slope * (into * into * inverseTwoKnee + FastMath.larger(over - halfKnee, 0))
+        reduction += FastMath.larger(expansionThreshold - level, 0) * expansionSlope
+        return FastMath.larger(reduction, 0)
     }
 
     /// As `DynamicsCurve.reduction`, in octaves for a level in octaves.
