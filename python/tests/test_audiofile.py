@@ -63,3 +63,34 @@ def test_writing_where_no_file_can_be_is_a_file_error(tmp_path):
 def test_a_quality_for_wav_is_refused(tmp_path):
     with pytest.raises(trellis.FileError, match="Vorbis"):
         trellis.AudioFile(tmp_path / "x.wav", "w", samplerate=RATE, num_channels=2, quality=0.5)
+
+
+def test_frames_first_float64_writes_as_channels_first(tmp_path):
+    audio = noise(2, 1000)
+    with trellis.AudioFile(tmp_path / "t.wav", "w", samplerate=RATE, num_channels=2, sample_type="float32") as file:
+        file.write(audio.T.astype(np.float64))
+        assert file.frames == 1000
+    with trellis.AudioFile(tmp_path / "t.wav") as file:
+        assert np.array_equal(file.read(), audio)
+
+
+def test_integer_samples_are_refused(tmp_path):
+    with trellis.AudioFile(tmp_path / "t.wav", "w", samplerate=RATE, num_channels=1) as file:
+        with pytest.raises(TypeError):
+            file.write(np.zeros(10, np.int16))
+
+
+def test_reading_a_file_open_to_write_is_refused(tmp_path):
+    with trellis.AudioFile(tmp_path / "t.wav", "w", samplerate=RATE, num_channels=1) as file:
+        with pytest.raises(ValueError):
+            file.read()
+    assert file.closed
+
+
+def test_samplerate_in_read_mode_converts(tmp_path):
+    path = tmp_path / "in.wav"
+    with trellis.AudioFile(path, "w", samplerate=RATE, num_channels=1, sample_type="float32") as file:
+        file.write(noise(1, RATE))
+    with trellis.AudioFile(path, samplerate=16000) as file:
+        assert (file.samplerate, file.frames) == (16000, 16000)
+        assert file.read().shape == (1, 16000)

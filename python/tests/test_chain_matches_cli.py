@@ -14,6 +14,8 @@ CASES = {
     "compressor": [("compressor", {"threshold": -24, "ratio": 4, "attackTime": 0.005, "releaseTime": 0.12})],
     "reverb": [("reverb", {"decayTime": 2, "wetDryMix": 40})],
     "distortion and delay": [("distortion", {}), ("delay", {"time": 0.05, "feedback": 30})],
+    "eq bypassed": [("eq", {"band0.gain": 12, "bypass": True})],
+    "reverb preset": [("reverb", {"preset": "Large Room"})],
     "x42 fil4": [("lv2:http://gareus.org/oss/lv2/fil4#stereo", {"gain": -4, "HighPass": 1, "HPfreq": 200})],
     "calf compressor then gain": [("lv2:http://calf.sourceforge.net/plugins/Compressor", {"threshold": 0.1, "ratio": 4}),
                                   ("gain", {"gain": 3})],
@@ -21,7 +23,7 @@ CASES = {
 
 
 def words(settings):
-    return [f"{key}={value}" for key, value in settings.items()]
+    return [f"{key}={str(value).lower() if isinstance(value, bool) else value}" for key, value in settings.items()]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -29,6 +31,11 @@ def test_stereo_chain_equals_the_command(tmp_path, case):
     audio = noise(2, RATE)
     chain = trellis.Chain([trellis.Unit(name, settings=settings) for name, settings in CASES[case]])
     expected = cli_chain(tmp_path, audio, [[name, *words(settings)] for name, settings in CASES[case]])
+    # The command writes the chain's output as it comes, `latency` frames late; a call
+    # (reset=True) gives it aligned with the input.
+    aligned = chain(audio, RATE)
+    latency = chain.latency
+    assert np.array_equal(aligned[:, :RATE - latency], expected[:, latency:])
     assert np.array_equal(chain(audio, RATE, reset=False), expected)
 
 
@@ -58,3 +65,11 @@ def test_a_latent_unit_streams_late_and_is_aligned_after_a_reset(tmp_path):
     expected = cli_chain(tmp_path, padded, [["limiter", "ceiling=-6"]])
     assert np.array_equal(limiter(audio, RATE, reset=False), expected[:, :RATE])
     assert np.array_equal(limiter(audio, RATE, reset=True), expected[:, latency:])
+
+
+def test_a_last_unit_asking_for_two_channels_makes_a_mono_input_stereo_as_the_command_does(tmp_path):
+    audio = noise(1, RATE)
+    expected = cli_chain(tmp_path, audio, [["reverb", "wetDryMix=50", "output-channels=2"]])
+    result = trellis.load("reverb", wetDryMix=50, output_channels=2)(audio[0], RATE)
+    assert expected.shape == result.shape == (2, RATE)
+    assert np.array_equal(result, expected)

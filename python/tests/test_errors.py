@@ -1,4 +1,5 @@
 """Failures arrive as exceptions carrying the command line's messages."""
+import numpy as np
 import pytest
 
 import trellis
@@ -43,3 +44,27 @@ def test_a_missing_file_is_a_file_error_and_an_os_error():
 def test_a_missing_session_is_a_session_error():
     with pytest.raises(trellis.SessionError):
         trellis.render("/nonexistent/session.yaml", duration=1)
+
+
+def test_a_bad_enumeration_label_is_refused_with_the_command_s_message(tmp_path):
+    with pytest.raises(trellis.ParameterError) as raised:
+        trellis.load("eq", band0_type="shelf")
+    said = run_cli("chain", "--duration", 0.1, "tone", "!", "eq", "band0.type=shelf", "!", tmp_path / "x.wav", check=False).stderr
+    message = 'expected a value for band0.type (peaking, lowshelf, highshelf, lowpass, highpass, bandpass, notch, allpass or an index), found "shelf"'
+    assert message in str(raised.value)
+    assert message in said
+
+
+def test_an_unreadable_input_file_has_the_command_s_message(tmp_path):
+    junk = tmp_path / "junk.wav"
+    junk.write_text("not audio")
+    with pytest.raises(trellis.FileError) as raised:
+        trellis.AudioFile(junk)
+    said = run_cli("chain", junk, "!", "gain", "!", tmp_path / "x.wav", check=False).stderr
+    assert f"cannot open '{junk}': Format not recognised." in str(raised.value)
+    assert f"cannot open '{junk}': Format not recognised." in said
+
+
+def test_too_many_channels_is_an_argument_error():
+    with pytest.raises(trellis.ArgumentError, match="1 to 64"):
+        trellis.load("gain")(np.zeros((65, 100), np.float32), 48000)

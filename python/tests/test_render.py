@@ -53,3 +53,27 @@ def test_an_lv2_instrument_plays_the_notes():
     ours = trellis.render_midi("lv2:http://drobilla.net/plugins/mda/EPiano", [(57, 100, 0.0, 0.4)], duration=1)
     assert ours.shape == (2, RATE)
     assert np.max(np.abs(ours[:, :RATE // 2])) > 0.01
+
+
+def test_an_lv2_instrument_without_a_duration_renders_the_song_and_its_release_as_the_command(tmp_path):
+    notes = [(57, 100, 0.0, 0.4), (64, 80, 0.2, 0.3)]
+    song = tmp_path / "song.mid"
+    trellis.write_midi(song, notes)
+    # mda's Piano: its EPiano cross-fades its (static) sample loops again in every new
+    # instance, so a process that made one before sounds a little different.
+    piano = "lv2:http://drobilla.net/plugins/mda/Piano"
+    ours = trellis.render_midi(piano, song)
+    run_cli("chain", "--no-loudness", "--sample-type", "float32", song, "!", piano, "!", tmp_path / "cli.wav")
+    assert ours.shape[1] >= int(0.5 * RATE)
+    assert np.array_equal(ours, read_wav(tmp_path / "cli.wav"))
+
+
+def test_notes_into_a_chain_render_as_the_command_renders_the_chain(tmp_path):
+    notes = [(60, 100, 0.0, 0.3)]
+    song = tmp_path / "song.mid"
+    trellis.write_midi(song, notes)
+    chain = trellis.Chain([trellis.load("sampler"), trellis.load("gain", gain=-6)])
+    ours = trellis.render_midi(chain, notes, duration=0.5)
+    run_cli("chain", "--no-loudness", "--sample-type", "float32", "--duration", 0.5, song, "!", "sampler", "!", "gain",
+            "gain=-6", "!", tmp_path / "cli.wav")
+    assert np.array_equal(ours, read_wav(tmp_path / "cli.wav"))

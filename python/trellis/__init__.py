@@ -5,7 +5,7 @@ from .audiofile import AudioFile
 from .chain import Chain, Pedalboard
 from .errors import ArgumentError, FileError, ParameterError, SessionError, TrellisError, UnitError
 from .render import render, render_midi, write_midi
-from .unit import Parameter, Unit, load
+from .unit import Frozen as _Frozen, Parameter, Unit, load
 
 __version__ = lib.trellis_version().decode()
 
@@ -14,20 +14,9 @@ __all__ = ["AudioFile", "Chain", "Pedalboard", "Unit", "Parameter", "UnitEntry",
            "SessionError"]
 
 
-class UnitEntry:
-    """A unit as `trellis units` lists it."""
+class UnitEntry(_Frozen):
+    """A unit as `trellis units` lists it (uri for LV2 plugins; problem when it cannot be made)."""
     __slots__ = ("name", "triple", "display_name", "kind", "origin", "uri", "problem")
-
-    def __init__(self, name, triple, display_name, kind, origin, uri=None, problem=None):
-        self.name, self.triple, self.display_name, self.kind = name, triple, display_name, kind
-        self.origin, self.uri, self.problem = origin, uri, problem
-
-    def __eq__(self, other):
-        return isinstance(other, UnitEntry) and all(getattr(self, key) == getattr(other, key) for key in self.__slots__)
-
-    def __repr__(self):
-        fields = ", ".join(f"{key}={getattr(self, key)!r}" for key in self.__slots__ if getattr(self, key) is not None)
-        return f"UnitEntry({fields})"
 
 
 def units():

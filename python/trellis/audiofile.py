@@ -7,6 +7,19 @@ import numpy as np
 from ._library import channel_pointers, check, encode, handle, lib
 
 
+def channels_first(samples):
+    """Float samples as (channels, frames): (frames,) is one channel, and a 2-D array
+    whose first dimension is over 64 and second at most 64 is (frames, channels)."""
+    array = np.asarray(samples)
+    if array.dtype not in (np.float32, np.float64):
+        raise TypeError(f"samples must be float32 or float64, not {array.dtype}")
+    if array.ndim == 1:
+        return array[np.newaxis, :]
+    if array.ndim == 2:
+        return array.T if array.shape[0] > 64 and array.shape[1] <= 64 else array
+    raise ValueError(f"samples must have shape (frames,) or (channels, frames), not {array.shape}")
+
+
 class AudioFile:
     """An audio file to read (`mode="r"`, the default) or write (`mode="w"`, with
     `samplerate` and `num_channels`). Reading at another `samplerate` converts (libsoxr,
@@ -78,8 +91,14 @@ class AudioFile:
     def seek(self, frame):
         check(lib.trellis_file_seek(self._open(), int(frame)))
 
+    def _mode(self, mode):
+        if self.mode != mode:
+            raise ValueError(f"{self.path} is open to {'read' if self.mode == 'r' else 'write'}")
+        return self._open()
+
     def read(self, num_frames=None):
         """Up to `num_frames` frames (all that are left by default) as float32 (channels, frames)."""
+        self._mode("r")
         left = max(0, self._frames - self.tell())
         count = left if num_frames is None else max(0, min(int(num_frames), left))
         samples = np.empty((self.num_channels, count), dtype=np.float32)
@@ -91,18 +110,16 @@ class AudioFile:
     def write(self, samples):
         """Appends (channels, frames) or, for one channel, (frames,) float32 or float64;
         (frames, channels) when the first dimension is over 64 and the second at most 64."""
-        array = np.asarray(samples)
-        if array.ndim == 1:
-            array = array[np.newaxis, :]
-        elif array.ndim == 2 and array.shape[0] > 64 and array.shape[1] <= 64:
-            array = array.T
-        if array.ndim != 2 or array.shape[0] != self.num_channels:
+        self._mode("w")
+        array = channels_first(samples)
+        if array.shape[0] != self.num_channels:
             raise ValueError(f"{self.path} has {self.num_channels} channels; the samples' shape is {np.shape(samples)}")
         rows = [np.ascontiguousarray(row, dtype=np.float32) for row in array]
         check(lib.trellis_file_write(self._open(), channel_pointers(rows), array.shape[1]))
 
     def resampled_to(self, samplerate):
-        """The same file read at another rate, from its start."""
+        """The same file read at another rate (libsoxr, high quality), from its start."""
+        self._mode("r")
         return AudioFile(self.path, "r", samplerate=samplerate)
 
     def __repr__(self):

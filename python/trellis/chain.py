@@ -28,6 +28,10 @@ class Native:
     def latency(self):
         return int(check(lib.trellis_chain_latency(self.pointer)))
 
+    @property
+    def tail(self):
+        return float(lib.trellis_chain_tail(self.pointer))
+
 
 def _unit(item):
     if isinstance(item, Unit):
@@ -47,9 +51,10 @@ class Chain:
     once per channel."""
 
     def __init__(self, units=()):
-        self._units = [_unit(item) for item in units]
+        self._units = [_unit(item) for item in units or ()]
         self._native = None
         self._key = None
+        self._opened_units = ()
         self._applied = None
         self._needs_reset = False
 
@@ -65,7 +70,7 @@ class Chain:
         return self._units[index]
 
     def __setitem__(self, index, unit):
-        self._units[index] = _unit(unit)
+        self._units[index] = [_unit(item) for item in unit] if isinstance(index, slice) else _unit(unit)
 
     def __delitem__(self, index):
         del self._units[index]
@@ -78,6 +83,9 @@ class Chain:
 
     def remove(self, unit):
         self._units.remove(unit)
+
+    def pop(self, index=-1):
+        return self._units.pop(index)
 
     def __repr__(self):
         return "<trellis.Chain [" + ", ".join(repr(unit) for unit in self._units) + "]>"
@@ -95,15 +103,19 @@ class Chain:
     def _open(self, sample_rate, channels, buffer_size):
         """The C chain for this rate and width, opened again when the units changed in
         more than parameter values (those are set on the open chain, keeping its state)."""
-        shape = (tuple(id(unit) for unit in self._units), float(sample_rate), channels, buffer_size or 0)
-        versions = [unit._version for unit in self._units]
-        if self._native is not None and self._key == shape and self._applied is not None:
-            if versions == [version for version, _ in self._applied]:
+        shape = (float(sample_rate), channels, buffer_size or 0)
+        # The units themselves are kept (not their ids, which a new unit may reuse).
+        same_units = len(self._opened_units) == len(self._units) and all(
+            a is b for a, b in zip(self._opened_units, self._units))
+        if self._native is not None and self._key == shape and same_units:
+            if [unit._version for unit in self._units] == [version for version, _ in self._applied]:
                 return self._native
             if self._update_parameters():
                 return self._native
+        self._native = None  # the old one closes before the new one opens
         self._native = Native(self.text, sample_rate, channels, buffer_size or 0)
         self._key = shape
+        self._opened_units = tuple(self._units)
         self._applied = [(unit._version, dict(unit.settings)) for unit in self._units]
         self._needs_reset = False
         return self._native
@@ -116,10 +128,9 @@ class Chain:
             for key in set(before) | set(now):
                 if before.get(key) == now.get(key):
                     continue
-                parameter = unit._identifiers.get(key)
-                if parameter is None or key not in now:
+                if key not in unit._identifiers or key not in now:
                     return False
-                changes.append((index, key, Unit._number(parameter, now[key])))
+                changes.append((index, key, unit._resolved(key)))
         for index, key, number in changes:
             check(lib.trellis_chain_set_parameter(self._native.pointer, index, key.encode("utf-8"), number))
         self._applied = [(unit._version, dict(unit.settings)) for unit in self._units]
@@ -187,6 +198,8 @@ class Chain:
     @property
     def tail(self):
         """Seconds the chain keeps sounding after its input falls silent."""
+        if self._native is not None:
+            return self._native.tail
         return sum(unit.tail for unit in self._units)
 
 

@@ -1,10 +1,8 @@
 """Offline renders of sessions and of instruments, into numpy arrays."""
 import os
 
-import numpy as np
-
 from ._library import check, encode, lib
-from .audiofile import AudioFile
+from .audiofile import AudioFile, channels_first
 from .unit import Unit, stage_text
 
 
@@ -27,9 +25,9 @@ def render(session, inputs=None, duration=None, return_sample_rate=False):
                 path = os.fsdecode(value)
             else:
                 audio, rate = value
-                audio = np.asarray(audio)
+                audio = channels_first(audio)
                 path = os.path.join(folder, f"input-{index}.wav")
-                with AudioFile(path, "w", samplerate=rate, num_channels=1 if audio.ndim == 1 else audio.shape[0], sample_type="float32") as file:
+                with AudioFile(path, "w", samplerate=rate, num_channels=audio.shape[0], sample_type="float32") as file:
                     file.write(audio)
             assignments.append(f"{port}={path}".encode("utf-8"))
         output = os.path.join(folder, "render.caf")
@@ -73,11 +71,15 @@ def write_midi(path, notes, ticks_per_quarter=480):
 
 def render_midi(unit, midi, duration=None, sample_rate=48000):
     """Plays a MIDI file (a path) or notes ((pitch, velocity, start_s, length_s), ...)
-    into an instrument (a `Unit` or a name), as `trellis chain song.mid ! UNIT ! out`
-    does: float32 (channels, frames), as long as `duration` seconds or the song and its
-    release."""
+    into an instrument (a `Unit`, a name, or a `Chain` whose first unit is one), as
+    `trellis chain song.mid ! UNIT ! out` does: float32 (channels, frames), as long as
+    `duration` seconds or the song and its release."""
     import tempfile
-    unit = unit if isinstance(unit, Unit) else Unit(unit)
+    if hasattr(unit, "text"):
+        units = unit.text
+    else:
+        unit = unit if isinstance(unit, Unit) else Unit(unit)
+        units = stage_text(unit.name, unit.settings)
     with tempfile.TemporaryDirectory(prefix="trellis-midi-") as folder:
         if isinstance(midi, (str, bytes, os.PathLike)):
             path = os.fsdecode(midi)
@@ -85,7 +87,7 @@ def render_midi(unit, midi, duration=None, sample_rate=48000):
             path = os.path.join(folder, "notes.mid")
             write_midi(path, midi)
         output = os.path.join(folder, "render.caf")
-        check(lib.trellis_render_chain(encode(path), stage_text(unit.name, unit.settings).encode("utf-8"),
-                                       float(sample_rate), float(duration or 0), output.encode("utf-8")))
+        check(lib.trellis_render_chain(encode(path), units.encode("utf-8"), float(sample_rate), float(duration or 0),
+                                       output.encode("utf-8")))
         audio, _ = _read(output)
     return audio

@@ -1,20 +1,52 @@
 """One unit: a built-in unit or an LV2 plugin, its settings, and its parameters."""
 import ctypes
-from ._library import check, encode, fail, handle, lib, text
+import numbers
+import os
+
+from ._library import check, handle, lib, text
 
 # The settings that set the node rather than a parameter (a session node's keys).
 NODE_KEYS = frozenset({"inputs", "outputs", "channels", "input-channels", "output-channels", "state", "preset", "bypass",
                        "channel-map", "isolate", "deadline", "on-fault", "restart"})
 
 
-class Parameter:
+class Frozen:
+    """A record whose fields cannot change (as a frozen dataclass, without importing
+    dataclasses): compared and hashed by its fields."""
+    __slots__ = ()
+
+    def __init__(self, *values, **named):
+        if len(values) > len(self.__slots__) or set(named) - set(self.__slots__[len(values):]):
+            raise TypeError(f"{type(self).__name__} takes the fields {', '.join(self.__slots__)}")
+        named.update(zip(self.__slots__, values))
+        for key in self.__slots__:
+            object.__setattr__(self, key, named.get(key))
+
+    def __setattr__(self, key, value):
+        raise AttributeError(f"{type(self).__name__} is frozen: cannot set {key!r}")
+
+    __delattr__ = __setattr__
+
+    def _fields(self):
+        return tuple(getattr(self, key) for key in self.__slots__)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other._fields() == self._fields()
+
+    def __hash__(self):
+        return hash(self._fields())
+
+    def __reduce__(self):
+        return (type(self), self._fields())
+
+    def __repr__(self):
+        fields = ", ".join(f"{key}={getattr(self, key)!r}" for key in self.__slots__ if getattr(self, key) is not None)
+        return f"{type(self).__name__}({fields})"
+
+
+class Parameter(Frozen):
     """A parameter as `trellis info` describes it, with its value when read."""
     __slots__ = ("identifier", "name", "minimum", "maximum", "default", "unit", "flags", "values", "value")
-
-    def __init__(self, identifier, name, minimum, maximum, default, unit, flags, values, value):
-        self.identifier, self.name, self.unit = identifier, name, unit
-        self.minimum, self.maximum, self.default = minimum, maximum, default
-        self.flags, self.values, self.value = flags, values, value
 
     @property
     def writable(self):
@@ -23,9 +55,6 @@ class Parameter:
     @property
     def range(self):
         return (self.minimum, self.maximum)
-
-    def __eq__(self, other):
-        return isinstance(other, Parameter) and all(getattr(self, key) == getattr(other, key) for key in self.__slots__)
 
     def __repr__(self):
         return (f"Parameter({self.identifier!r}, {self.name!r}, {self.minimum:g}...{self.maximum:g} {self.unit}, "
@@ -42,6 +71,19 @@ class Parameter:
 def quote(word):
     """A word as the chain text takes it: in double quotes, `\\` and `"` escaped."""
     return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def plain(value):
+    """A setting's value as the unit keeps it: numpy numbers become Python's, paths text."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return value
 
 
 def setting_text(value):
@@ -99,23 +141,29 @@ class Unit:
         object.__setattr__(self, "_known", None)
         probe = Probe(self._name, {})
         object.__setattr__(self, "_probe", probe)
-        ordered, rest = {}, []
+        ordered, as_text = {}, False
         # Numbers for parameters named as written go straight to the unit; the rest are
-        # read by the unit's parameter list (labels, `_` for `.`, node keys).
-        for exact, (key, value) in [(True, item) for item in (settings or {}).items()] + [(False, item) for item in keywords.items()]:
+        # read by the unit's parameter list (labels, `_` for `.`, node keys), and what
+        # that cannot turn into a number is read by the library from the chain's text.
+        items = [(True, key, value) for key, value in (settings or {}).items()]
+        items += [(False, key, value) for key, value in keywords.items()]
+        for exact, key, value in items:
+            value = plain(value)
             if type(value) in (int, float) and probe.set_as_written(key, value):
                 ordered[key] = value
+                continue
+            key = key if exact else self._spelling(key)
+            ordered[key] = value
+            parameter = self._identifiers.get(key)
+            number = None if parameter is None else number_for(parameter, value)
+            if number is None:
+                as_text = True
             else:
-                key = key if exact else self._spelling(key)
-                ordered[key] = value
-                rest.append(key)
-        if any(key not in self._identifiers for key in rest):
-            # Node keys (or unknown names, refused with the command's message) open it again.
-            object.__setattr__(self, "_probe", Probe(self._name, ordered))
-        else:
-            for key in rest:
-                number = self._number(self._identifiers[key], ordered[key])
                 check(lib.trellis_chain_set_parameter(probe.pointer, 0, key.encode("utf-8"), number))
+        if as_text:
+            # Node keys, words, unknown names: the library reads them as `trellis chain`
+            # does, and refuses them with its message.
+            object.__setattr__(self, "_probe", Probe(self._name, ordered))
         self._settings.update(ordered)
 
     @property
@@ -139,8 +187,10 @@ class Unit:
     def _spelling(self, key):
         if key in self._identifiers or key in NODE_KEYS or key.startswith("files."):
             return key
+        if key.startswith("files_"):
+            return "files." + key[len("files_"):]  # files_NAME: a file the unit reads
         dotted = key.replace("_", ".")
-        if dotted in self._identifiers or dotted.startswith("files."):
+        if dotted in self._identifiers:
             return dotted
         dashed = key.replace("_", "-")
         if dashed in NODE_KEYS:
@@ -190,38 +240,23 @@ class Unit:
         return value.value
 
     def _set(self, key, value):
+        value = plain(value)
         parameter = self._identifiers.get(key)
-        if parameter is None:
-            # A node key, or a name the library will refuse with its message.
+        number = None if parameter is None else number_for(parameter, value)
+        if number is None:
+            # A node key, a word, or a name: read (or refused) by the library as text.
             settings = dict(self._settings)
             settings[key] = value
-            probe = Probe(self._name, settings)
-            object.__setattr__(self, "_probe", probe)
+            object.__setattr__(self, "_probe", Probe(self._name, settings))
         else:
-            number = self._number(parameter, value)
             check(lib.trellis_chain_set_parameter(self._probe.pointer, 0, key.encode("utf-8"), number))
         self._settings[key] = value
         object.__setattr__(self, "_version", self._version + 1)
 
-    @staticmethod
-    def _number(parameter, value):
-        if isinstance(value, str):
-            if parameter.values and value in parameter.values:
-                return parameter.minimum + parameter.values.index(value)
-            lowered = value.lower()
-            if lowered in ("on", "true"):
-                return parameter.maximum
-            if lowered in ("off", "false"):
-                return parameter.minimum
-            try:
-                return float(value)
-            except ValueError:
-                names = ", ".join(parameter.values or ())
-                from .errors import ParameterError
-                raise ParameterError(f"{parameter.identifier}: {value!r} is not one of its values ({names})") from None
-        if isinstance(value, bool):
-            return parameter.maximum if value else parameter.minimum
-        return float(value)
+    def _resolved(self, key):
+        """The number a parameter's setting stands for (a word as the library read it)."""
+        number = number_for(self._identifiers[key], self._settings[key])
+        return self._value(key) if number is None else number
 
     # -- processing --------------------------------------------------------------
 
@@ -240,7 +275,10 @@ class Unit:
 
     @property
     def latency(self):
-        """Frames from input to output, at 48 kHz (a chain's `latency` is at its own rate)."""
+        """Frames from input to output: at the rate the unit last processed at (called
+        as a unit), else at 48 kHz. A chain's `latency` is at the chain's rate."""
+        if self._chain is not None and self._chain._native is not None:
+            return self._chain.latency
         return int(check(lib.trellis_chain_latency(self._probe.pointer)))
 
     @property
@@ -253,11 +291,21 @@ class Unit:
         return f'<trellis.Unit "{self._name}"{settings}>'
 
     def __reduce__(self):
-        return (_rebuild, (self._name, dict(self._settings)))
+        return (Unit, (self._name, dict(self._settings)))
 
 
-def _rebuild(name, settings):
-    return Unit(name, settings=settings)
+def number_for(parameter, value):
+    """A setting's number when it is plainly one (a number, a label of an enumeration,
+    true or false for an on/off parameter); None for what the library must read."""
+    if isinstance(value, bool):
+        if "toggled" in parameter.flags:
+            return parameter.maximum if value else parameter.minimum
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str) and parameter.values and value in parameter.values:
+        return parameter.minimum + parameter.values.index(value)
+    return None
 
 
 def load(name, **settings):
