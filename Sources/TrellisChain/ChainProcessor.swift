@@ -19,7 +19,7 @@ public final class ChainProcessor {
     private var driver: GraphDriver<CallerBackend>
     /// True once a frame was processed since the last start: a reset then has state to clear.
     private var dirty = false
-    /// Silence for an input channel the caller does not give, and scratch for in-place calls.
+    /// Where an in-place call's input is copied aside, a slice at a time.
     private var scratch: [[Float]]
 
     /// Opens `text` (units written as `trellis chain` writes them, without its ends) at
@@ -42,9 +42,8 @@ public final class ChainProcessor {
         inputChannels = channels
         outputChannels = graph.plan?.outputChannelCount ?? 0
         factory = UnitFactory(registry: registry)
-        scratch = []
-        driver = try Self.start(graph, inputChannels: channels, outputChannels: outputChannels)
         scratch = Array(repeating: [Float](repeating: 0, count: blockFrames), count: channels)
+        driver = try Self.start(graph, inputChannels: channels, outputChannels: outputChannels)
     }
 
     deinit {

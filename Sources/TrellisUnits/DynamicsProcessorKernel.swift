@@ -126,16 +126,6 @@ struct DynamicsProcessorKernel: UnitKernel {
     }
 
     @inline(__always)
-    static func load(_ samples: UnsafeMutablePointer<Float>) -> SIMD4<Float> {
-        UnsafeRawPointer(samples).loadUnaligned(as: SIMD4<Float>.self)
-    }
-
-    @inline(__always)
-    static func store(_ samples: SIMD4<Float>, to target: UnsafeMutablePointer<Float>) {
-        UnsafeMutableRawPointer(target).storeBytes(of: samples, as: SIMD4<Float>.self)
-    }
-
-    @inline(__always)
     static func magnitude(_ x: SIMD4<Float>) -> SIMD4<Float> {
         unsafeBitCast(unsafeBitCast(x, to: SIMD4<UInt32>.self) & 0x7FFF_FFFF, to: SIMD4<Float>.self)
     }
@@ -177,9 +167,9 @@ struct DynamicsProcessorKernel: UnitKernel {
                 let reductions = Self.settled(SIMD4(first, second, third, envelope))
                 let makeups = makeup.isRamping ? SIMD4(makeup.next(), makeup.next(), makeup.next(), makeup.next()) : SIMD4(repeating: makeup.current)
                 let gains = Self.gains(reductions: reductions) * makeups
-                let a = Self.load(left + frame), b = Self.load(right + frame)
-                Self.store(a * gains, to: outLeft + frame)
-                Self.store(b * gains, to: outRight + frame)
+                let a = SIMDSamples.load(left + frame), b = SIMDSamples.load(right + frame)
+                SIMDSamples.store(a * gains, to: outLeft + frame)
+                SIMDSamples.store(b * gains, to: outRight + frame)
                 // The gains are positive, so the louder input sample makes the louder output.
                 let louder = FastMath.maximum(Self.magnitude(a), Self.magnitude(b))
                 deepests = FastMath.maximum(deepests, reductions)

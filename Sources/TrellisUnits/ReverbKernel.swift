@@ -295,16 +295,6 @@ struct ReverbKernel: UnitKernel {
         return flushed(feed * read + pole * previous)
     }
 
-    @inline(__always)
-    static func load(_ samples: UnsafeMutablePointer<Float>) -> SIMD4<Float> {
-        UnsafeRawPointer(samples).loadUnaligned(as: SIMD4<Float>.self)
-    }
-
-    @inline(__always)
-    static func store(_ samples: SIMD4<Float>, to target: UnsafeMutablePointer<Float>) {
-        UnsafeMutableRawPointer(target).storeBytes(of: samples, as: SIMD4<Float>.self)
-    }
-
     /// Rows `a`, `b`, `c`, `d` as columns.
     @inline(__always)
     static func transpose(_ a: SIMD4<Float>, _ b: SIMD4<Float>, _ c: SIMD4<Float>, _ d: SIMD4<Float>)
@@ -355,8 +345,8 @@ struct ReverbKernel: UnitKernel {
             var olderHigh = SIMD4(read.4[start - 1], read.5[start - 1], read.6[start - 1], read.7[start - 1])
             var k = start
             while k < end {
-                let (a0, a1, a2, a3) = Self.transpose(Self.load(read.0 + k), Self.load(read.1 + k), Self.load(read.2 + k), Self.load(read.3 + k))
-                let (b0, b1, b2, b3) = Self.transpose(Self.load(read.4 + k), Self.load(read.5 + k), Self.load(read.6 + k), Self.load(read.7 + k))
+                let (a0, a1, a2, a3) = Self.transpose(SIMDSamples.load(read.0 + k), SIMDSamples.load(read.1 + k), SIMDSamples.load(read.2 + k), SIMDSamples.load(read.3 + k))
+                let (b0, b1, b2, b3) = Self.transpose(SIMDSamples.load(read.4 + k), SIMDSamples.load(read.5 + k), SIMDSamples.load(read.6 + k), SIMDSamples.load(read.7 + k))
                 let low0 = Self.filter(a0, olderLow, fractionLow, feedLow, poleLow, low)
                 let high0 = Self.filter(b0, olderHigh, fractionHigh, feedHigh, poleHigh, high)
                 let low1 = Self.filter(a1, a0, fractionLow, feedLow, poleLow, low0)
@@ -382,19 +372,19 @@ struct ReverbKernel: UnitKernel {
                 // Two orthogonal rows of the matrix over the lines' (mixed) outputs.
                 var sum = t0 + t1 + t2 + t3
                 sum = sum - t4 - t5 - t6 - t7
-                Self.store(sum * scale, to: left + k)
+                SIMDSamples.store(sum * scale, to: left + k)
                 sum = t0 - t1 + t2 - t3
                 sum = sum + t4 - t5 + t6 - t7
-                Self.store(sum * scale, to: right + k)
-                let input = Self.load(x + k)
-                Self.store(Self.flushed(t0 + input), to: write.0 + k)
-                Self.store(Self.flushed(t1 + input), to: write.1 + k)
-                Self.store(Self.flushed(t2 + input), to: write.2 + k)
-                Self.store(Self.flushed(t3 + input), to: write.3 + k)
-                Self.store(Self.flushed(t4 + input), to: write.4 + k)
-                Self.store(Self.flushed(t5 + input), to: write.5 + k)
-                Self.store(Self.flushed(t6 + input), to: write.6 + k)
-                Self.store(Self.flushed(t7 + input), to: write.7 + k)
+                SIMDSamples.store(sum * scale, to: right + k)
+                let input = SIMDSamples.load(x + k)
+                SIMDSamples.store(Self.flushed(t0 + input), to: write.0 + k)
+                SIMDSamples.store(Self.flushed(t1 + input), to: write.1 + k)
+                SIMDSamples.store(Self.flushed(t2 + input), to: write.2 + k)
+                SIMDSamples.store(Self.flushed(t3 + input), to: write.3 + k)
+                SIMDSamples.store(Self.flushed(t4 + input), to: write.4 + k)
+                SIMDSamples.store(Self.flushed(t5 + input), to: write.5 + k)
+                SIMDSamples.store(Self.flushed(t6 + input), to: write.6 + k)
+                SIMDSamples.store(Self.flushed(t7 + input), to: write.7 + k)
                 k += 4
             }
             start = end
