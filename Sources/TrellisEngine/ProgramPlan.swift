@@ -53,7 +53,13 @@ public struct ProgramPlan: Sendable {
     /// A bus: one pool buffer per channel; `silence` marks the shared zero buffer.
     public struct Bus: Sendable, Hashable {
         public var buffers: [Int]
-        public init(buffers: [Int]) { self.buffers = buffers }
+        /// The bus whose buffers this one names (a multi-mono instance's channel), so
+        /// both are one memory: that bus's channels must stay in the pool.
+        public var viewOf: Int?
+        public init(buffers: [Int], viewOf: Int? = nil) {
+            self.buffers = buffers
+            self.viewOf = viewOf
+        }
         public var channelCount: Int { buffers.count }
     }
 
@@ -143,8 +149,8 @@ public struct ProgramPlan: Sendable {
     public init() {}
 
     /// Adds a bus and returns its index.
-    public mutating func addBus(buffers: [Int]) -> Int {
-        buses.append(Bus(buffers: buffers))
+    public mutating func addBus(buffers: [Int], viewOf: Int? = nil) -> Int {
+        buses.append(Bus(buffers: buffers, viewOf: viewOf))
         return buses.count - 1
     }
 

@@ -9,8 +9,13 @@ public final class RenderProgram: @unchecked Sendable {
 
     private let pool: UnsafeMutablePointer<Float>
     private let silence: UnsafeMutablePointer<Float>
+    /// Each bus's channel pointers, then (at `totalChannels` further on) the pool
+    /// buffers they start at. The input buses and the bus the output takes point at the
+    /// backend's buffers during a cycle (see `fillInput` and `pointOutputBus`).
     private let channelTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let busViews: UnsafeMutablePointer<AudioBuffers>
+    /// Per bus: whether its channels may point outside the pool (no other bus views it).
+    private let repointable: UnsafeMutablePointer<Bool>
     private let slots: UnsafeMutablePointer<UnitSlot>
     private let unitViews: UnsafeMutablePointer<AudioBuffers>
     private let segmentViews: UnsafeMutablePointer<AudioBuffers>
@@ -54,6 +59,10 @@ public final class RenderProgram: @unchecked Sendable {
     let operationCount: Int
     private let delayCount: Int
     private let outputChannelCount: Int
+    /// The bus `emitOutput` takes when a unit writes it, so that unit can write the
+    /// backend's output buffers itself; -1 when another step writes it (the input, a
+    /// silent bus, a conversion), which is then copied.
+    private let outputBus: Int
     private let totalChannels: Int
     private let totalUnitBuses: Int
     private let totalUnitChannels: Int
@@ -82,12 +91,18 @@ public final class RenderProgram: @unchecked Sendable {
         }
 
         totalChannels = plan.buses.reduce(0) { $0 + $1.channelCount }
-        channelTable = .allocate(capacity: max(1, totalChannels))
+        channelTable = .allocate(capacity: max(1, 2 * totalChannels))
         busViews = .allocate(capacity: max(1, plan.buses.count))
+        let viewed = Set(plan.buses.compactMap(\.viewOf))
+        repointable = .allocate(capacity: max(1, plan.buses.count))
+        for bus in plan.buses.indices { (repointable + bus).initialize(to: !viewed.contains(bus)) }
         var next = 0
         for (index, bus) in plan.buses.enumerated() {
             let first = channelTable + next
-            for (channel, buffer) in bus.buffers.enumerated() { (first + channel).initialize(to: pointer(buffer)) }
+            for (channel, buffer) in bus.buffers.enumerated() {
+                (first + channel).initialize(to: pointer(buffer))
+                (first + totalChannels + channel).initialize(to: pointer(buffer))
+            }
             (busViews + index).initialize(to: AudioBuffers(channelPointers: UnsafePointer(first), channelCount: bus.channelCount))
             next += bus.channelCount
         }
@@ -190,6 +205,11 @@ public final class RenderProgram: @unchecked Sendable {
         operationCount = plan.operations.count
         delayCount = plan.delays.count
         outputChannelCount = plan.outputChannelCount
+        let written = Set(plan.units.flatMap(\.outputs))
+        outputBus = plan.operations.lazy.compactMap { operation -> Int? in
+            if case .emitOutput(let bus) = operation, written.contains(Int(bus)), !viewed.contains(Int(bus)) { return Int(bus) }
+            return nil
+        }.first ?? -1
 
         observers = .allocate(capacity: max(1, plan.observers.count))
         bridgedObservers = .allocate(capacity: max(1, plan.observers.count))
@@ -204,6 +224,7 @@ public final class RenderProgram: @unchecked Sendable {
         pool.deallocate()
         channelTable.deallocate()
         busViews.deallocate()
+        repointable.deallocate()
         slots.deinitialize(count: plan.units.count)
         slots.deallocate()
         unitViews.deallocate()
@@ -286,6 +307,7 @@ public final class RenderProgram: @unchecked Sendable {
             frameCount: frameCount, timeStamp: timeStamp, time: time, input: input, output: output, events: events,
             midiInput: midiInput, midiOutput: midiOutput)
         lanes[0].faults = faults
+        if outputBus >= 0 { pointOutputBus(at: output, input: input, frameCount: frameCount) }
         if let scheduleState, let crew {
             runScheduled(scheduleState, cycle, crew: crew)
         } else {
@@ -304,13 +326,18 @@ public final class RenderProgram: @unchecked Sendable {
     func perform(_ step: Int, _ cycle: CycleArguments, _ lane: RenderLane) {
         switch operations[step] {
         case .fillInput(let bus, let firstChannel):
-            let destination = busViews[Int(bus)]
-            for channel in 0..<destination.channelCount {
+            // The bus reads the backend's buffers where they are; readers never write it.
+            let view = busViews[Int(bus)], repoint = repointable[Int(bus)]
+            let table = UnsafeMutablePointer(mutating: view.channelPointers.unsafelyUnwrapped), pool = table + totalChannels
+            for channel in 0..<view.channelCount {
                 let source = Int(firstChannel) + channel
-                if source < cycle.input.channelCount {
-                    copySamples(from: cycle.input[source], to: destination[channel], count: cycle.frameCount)
+                if source < cycle.input.channelCount && repoint {
+                    table[channel] = cycle.input[source]
+                } else if source < cycle.input.channelCount {
+                    copySamples(from: cycle.input[source], to: table[channel], count: cycle.frameCount)
                 } else {
-                    destination[channel].update(repeating: 0, count: cycle.frameCount)
+                    table[channel] = pool[channel]
+                    pool[channel].update(repeating: 0, count: cycle.frameCount)
                 }
             }
         case .render(let unit):
@@ -337,6 +364,20 @@ public final class RenderProgram: @unchecked Sendable {
             emitMIDI(midiSinkTable[Int(sink)], to: cycle.midiOutput, lane: lane)
         }
 
+    }
+
+    /// Points the output bus at the backend's output buffers, so the unit writing it
+    /// writes them and `emitOutput` only checks; at its pool buffers for channels the
+    /// output lacks, and for every channel when an output buffer overlaps an input one
+    /// (the unit would then read what it writes). Thread: audio.
+    @inline(__always)
+    private func pointOutputBus(at output: AudioBuffers, input: AudioBuffers, frameCount: Int) {
+        let view = busViews[outputBus]
+        let table = UnsafeMutablePointer(mutating: view.channelPointers.unsafelyUnwrapped), pool = table + totalChannels
+        let direct = !buffersOverlap(output, input, frameCount: frameCount)
+        for channel in 0..<view.channelCount {
+            table[channel] = direct && channel < output.channelCount ? output[channel] : pool[channel]
+        }
     }
 
     /// Records, for each slot, which of `events` (grouped by slot) belong to it.
@@ -705,6 +746,11 @@ func copyFinite(from source: AudioBuffers, to destination: AudioBuffers, frameCo
             to.update(repeating: 0, count: frameCount)
             continue
         }
+        if source[channel] == to {
+            // A unit wrote this channel in place (`pointOutputBus`): only the check is left.
+            probe += samplesAreFinite(to, count: frameCount) ? 0 : .nan
+            continue
+        }
         let from = UnsafeRawPointer(source[channel]), raw = UnsafeMutableRawPointer(to)
         var frame = 0
         while frame &+ 16 <= frameCount {
@@ -724,6 +770,15 @@ func copyFinite(from source: AudioBuffers, to destination: AudioBuffers, frameCo
         }
     }
     return !(probe + (first + second).sum()).isNaN
+}
+
+/// Whether any channel of `a` shares memory with any channel of `b` over `frameCount` frames.
+@inline(__always)
+func buffersOverlap(_ a: AudioBuffers, _ b: AudioBuffers, frameCount: Int) -> Bool {
+    for i in 0..<a.channelCount {
+        for j in 0..<b.channelCount where a[i] < b[j] + frameCount && b[j] < a[i] + frameCount { return true }
+    }
+    return false
 }
 
 /// Whether every sample is finite. x * 0 is NaN exactly when x is NaN or infinite, so

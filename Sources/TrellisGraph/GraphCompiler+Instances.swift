@@ -24,8 +24,8 @@ extension GraphCompiler {
         let own = unit.realtime
         let ownSlot = plan.units.count + instances.count
         for (channel, instance) in instances.enumerated() {
-            let channelIn = plan.addBus(buffers: [plan.buses[input].buffers[channel]])
-            let channelOut = plan.addBus(buffers: [plan.buses[output].buffers[channel]])
+            let channelIn = plan.addBus(buffers: [plan.buses[input].buffers[channel]], viewOf: input)
+            let channelOut = plan.addBus(buffers: [plan.buses[output].buffers[channel]], viewOf: output)
             plan.units.append(.init(
                 unit: unit, name: "\(node.name) [\(channel + 1)/\(instances.count)]", inputs: [channelIn], outputs: [channelOut],
                 realtime: UnitRealtime(unitID: own.unitID, kernel: instance.kernel, values: instance.values, bypass: own.bypass),
