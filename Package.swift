@@ -34,6 +34,8 @@ let package = Package(
         .library(name: "TrellisNSM", targets: ["TrellisNSM"]),
         .library(name: "TrellisWeb", targets: ["TrellisWeb"]),
         .library(name: "TrellisChain", targets: ["TrellisChain"]),
+        // AVFAudio's API on Trellis: code written for AVAudioEngine and friends ports by its import.
+        .library(name: "TrellisAV", targets: ["TrellisAV"]),
         // The C interface (include/trellis.h): libTrellisC.so, installed as libtrellis.so (scripts/install-python).
         .library(name: "TrellisC", type: .dynamic, targets: ["TrellisC"]),
         // Trellis' units as LV2 plugins: the binary of Plugins/trellis.lv2 (scripts/install-plugins).
@@ -135,6 +137,8 @@ let package = Package(
         .target(
             name: "TrellisChain",
             dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisMedia", "TrellisSession", "TrellisLV2"]),
+        // AVFAudio's classes (AVAudioFormat, AVAudioPCMBuffer, AVAudioFile, AVAudioTime...) on Trellis' engine.
+        .target(name: "TrellisAV", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisMedia", "TrellisTimePitch", "TrellisChain", "TrellisJACK"]),
         // The C interface: only its `trellis_` symbols exported, the Swift runtime linked in.
         .target(
             name: "TrellisC", dependencies: ["TrellisChain", "TrellisCore", "TrellisAudioFile", "TrellisGraph"],
@@ -172,6 +176,7 @@ let package = Package(
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisTestSupport", "TrellisCLI", "TrellisPlugins", "TrellisCore"]),
         .testTarget(name: "TrellisControlTests", dependencies: ["TrellisTestSupport", "TrellisControl", "TrellisLive", "TrellisMedia", "TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisJACK", "TrellisLV2", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "TrellisCLI", "TrellisChain"], exclude: ["PipeWire/headless.conf"]),
         .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisMedia", "TrellisSampler", "TrellisLV2", "TrellisAudioFile", "TrellisCore", "SessionSaveLoop", "TrellisCLI"]),
+        .testTarget(name: "TrellisAVTests", dependencies: ["TrellisTestSupport", "TrellisAV", "TrellisCLI", "TrellisJACK"]),
         .testTarget(name: "TrellisMediaTests", dependencies: ["TrellisTestSupport", "TrellisMedia", "TrellisGraph", "TrellisUnits", "TrellisAudioFile", "TrellisCore", "TrellisEngine", "CAllocationCounter"]),
     ]
 )

@@ -1,0 +1,132 @@
+import TrellisChain
+import TrellisCore
+import TrellisEngine
+import TrellisGraph
+
+public enum AVAudioEngineManualRenderingMode: Int, Sendable {
+    /// Renders as fast as asked, waiting for disk reads: every render is exact.
+    case offline = 0
+    /// Renders within a real-time budget; what a disk thread has not read is silence.
+    case realtime = 1
+}
+
+public enum AVAudioEngineManualRenderingStatus: Int, Sendable {
+    case error = -1
+    case success = 0
+    case insufficientDataFromInputNode = 1
+    case cannotDoInCurrentContext = 2
+}
+
+extension AVAudioEngine {
+    /// Renders the engine on the caller's thread instead of to a device: `renderOffline`
+    /// pulls `format` (its rate and channel count are the output node's) in slices of up
+    /// to `maximumFrameCount`. Only while stopped.
+    public func enableManualRenderingMode(_ mode: AVAudioEngineManualRenderingMode, format pcmFormat: AVAudioFormat, maximumFrameCount: AVAudioFrameCount) throws {
+        guard !isRunning else { throw AVAudioError(.state, "enableManualRenderingMode: stop the engine first") }
+        guard pcmFormat.commonFormat != .otherFormat, (1...65_536).contains(maximumFrameCount) else {
+            throw AVAudioError(.settings, "enableManualRenderingMode: give a PCM format and 1 ... 65536 frames, not \(pcmFormat) and \(maximumFrameCount)")
+        }
+        manual?.stop()
+        do {
+            graph.uninitialize()
+            try graph.reconfigure(sampleRate: pcmFormat.sampleRate, maximumFrames: Int(maximumFrameCount))
+            var output = try outputNode.unit.format(scope: .input, element: 0)
+            output.channelCount = Int(pcmFormat.channelCount)
+            try outputNode.unit.setFormat(output, scope: .input, element: 0)
+            try outputNode.unit.setFormat(output, scope: .output, element: 0)
+        } catch { throw AVAudioError(.graph, "enableManualRenderingMode: \(error)") }
+        manual = ManualRendering(graph: graph, mode: mode, format: pcmFormat, maximumFrames: Int(maximumFrameCount))
+    }
+
+    /// Back to rendering to a device (after `stop`).
+    public func disableManualRenderingMode() {
+        manual?.stop()
+        manual = nil
+    }
+
+    public var isInManualRenderingMode: Bool { manual != nil }
+    public var manualRenderingMode: AVAudioEngineManualRenderingMode { manual?.mode ?? .offline }
+    public var manualRenderingFormat: AVAudioFormat { manual?.format ?? outputNode.outputFormat(forBus: 0) }
+    public var manualRenderingMaximumFrameCount: AVAudioFrameCount { AVAudioFrameCount(manual?.maximumFrames ?? 0) }
+    /// Frames rendered since `start`.
+    public var manualRenderingSampleTime: AVAudioFramePosition { manual?.sampleTime ?? 0 }
+
+    /// Renders `numberOfFrames` (at most the buffer's capacity and the maximum frame
+    /// count) into `buffer`, which must be in the manual rendering format.
+    public func renderOffline(_ numberOfFrames: AVAudioFrameCount, to buffer: AVAudioPCMBuffer) throws -> AVAudioEngineManualRenderingStatus {
+        guard let manual, isRunning else { return .cannotDoInCurrentContext }
+        guard buffer.format == manual.format else {
+            throw AVAudioError(.state, "renderOffline: the buffer is \(buffer.format), the manual rendering format \(manual.format)")
+        }
+        guard numberOfFrames <= buffer.frameCapacity, Int(numberOfFrames) <= manual.maximumFrames else {
+            throw AVAudioError(.state, "renderOffline: \(numberOfFrames) frames is more than the buffer's \(buffer.frameCapacity) or the maximum \(manual.maximumFrames)")
+        }
+        try manual.render(Int(numberOfFrames), into: buffer)
+        return .success
+    }
+}
+
+/// The engine rendered by its caller: the graph driven by a `CallerBackend`, with the
+/// disk threads of players and recorders waited for before each slice (offline).
+final class ManualRendering {
+    let graph: Graph
+    let mode: AVAudioEngineManualRenderingMode
+    let format: AVAudioFormat
+    let maximumFrames: Int
+    private var driver: GraphDriver<CallerBackend>?
+    /// Float frames for a buffer that is not in the standard format.
+    private let scratch: AudioBufferList
+
+    init(graph: Graph, mode: AVAudioEngineManualRenderingMode, format: AVAudioFormat, maximumFrames: Int) {
+        self.graph = graph
+        self.mode = mode
+        self.format = format
+        self.maximumFrames = maximumFrames
+        scratch = AudioBufferList(channelCount: Int(format.channelCount), frameCapacity: maximumFrames)
+    }
+
+    var sampleTime: AVAudioFramePosition { AVAudioFramePosition(driver?.backend.framesRendered ?? 0) }
+
+    func start() throws(AVAudioError) {
+        guard driver == nil else { return }
+        let offline = mode == .offline
+        for node in graph.nodes { try? node.unit.setProperty(.offlineRender, .bool(offline), scope: .global, element: 0) }
+        let settings = BackendSettings(maximumFrames: maximumFrames, sampleRate: format.sampleRate)
+        let channels = Int(format.channelCount)
+        let driver = GraphDriver(graph: graph) { [graph, maximumFrames] source, prepare in
+            CallerBackend(source: source, settings: settings, prepare: prepare, inputChannels: 0, outputChannels: channels,
+                          betweenSlices: { () throws(GraphError) in
+                              try graph.compensateLatencyChanges()
+                              if offline { for participant in graph.plan?.streamingParticipants ?? [] { participant.waitForStreaming(frameCount: maximumFrames) } }
+                          })
+        }
+        do { try driver.start() } catch { throw AVAudioError(.graph, "starting the engine failed: \(error)") }
+        graph.engine.changeTransport(.play)
+        self.driver = driver
+    }
+
+    func stop() {
+        driver?.stop()
+        driver = nil
+    }
+
+    func render(_ frames: Int, into buffer: AVAudioPCMBuffer) throws(AVAudioError) {
+        guard let driver else { throw AVAudioError(.state, "renderOffline: the engine is not running") }
+        if mode == .offline {
+            for participant in graph.plan?.streamingParticipants ?? [] { participant.waitForStreaming(frameCount: frames) }
+        }
+        let standard = buffer.format.isStandard
+        let outputs = (0..<Int(format.channelCount)).map { channel in
+            standard ? buffer.floatChannelData![channel] : scratch[0][channel]
+        }
+        do { try driver.backend.render(input: [], output: outputs, frameCount: frames) } catch {
+            throw AVAudioError(.graph, "renderOffline: \(error)")
+        }
+        if !standard {
+            for channel in 0..<outputs.count {
+                for frame in 0..<frames { buffer.setSample(outputs[channel][frame], channel: channel, frame: frame) }
+            }
+        }
+        buffer.frameLength = AVAudioFrameCount(frames)
+    }
+}

@@ -1,0 +1,31 @@
+/// AudioToolbox's component codes for the units Trellis has, so descriptions written
+/// for Apple's units find Trellis' (whose manufacturer code is `trls`; Apple's `appl`
+/// is read as Trellis' for these).
+public let kAudioUnitType_Output: UInt32 = fourCharacterCode("auou")
+public let kAudioUnitType_MusicDevice: UInt32 = fourCharacterCode("aumu")
+public let kAudioUnitType_MusicEffect: UInt32 = fourCharacterCode("aumf")
+public let kAudioUnitType_FormatConverter: UInt32 = fourCharacterCode("aufc")
+public let kAudioUnitType_Effect: UInt32 = fourCharacterCode("aufx")
+public let kAudioUnitType_Mixer: UInt32 = fourCharacterCode("aumx")
+public let kAudioUnitType_Generator: UInt32 = fourCharacterCode("augn")
+
+public let kAudioUnitManufacturer_Apple: UInt32 = fourCharacterCode("appl")
+
+public let kAudioUnitSubType_NBandEQ: UInt32 = fourCharacterCode("nbeq")
+public let kAudioUnitSubType_GraphicEQ: UInt32 = fourCharacterCode("greq")
+public let kAudioUnitSubType_AUiPodEQ: UInt32 = fourCharacterCode("ipeq")
+public let kAudioUnitSubType_Delay: UInt32 = fourCharacterCode("dely")
+public let kAudioUnitSubType_PeakLimiter: UInt32 = fourCharacterCode("lmtr")
+public let kAudioUnitSubType_DynamicsProcessor: UInt32 = fourCharacterCode("dcmp")
+public let kAudioUnitSubType_Reverb2: UInt32 = fourCharacterCode("rvb2")
+public let kAudioUnitSubType_Distortion: UInt32 = fourCharacterCode("dist")
+public let kAudioUnitSubType_Varispeed: UInt32 = fourCharacterCode("vari")
+public let kAudioUnitSubType_NewTimePitch: UInt32 = fourCharacterCode("nutp")
+public let kAudioUnitSubType_Sampler: UInt32 = fourCharacterCode("samp")
+public let kAudioUnitSubType_MultiChannelMixer: UInt32 = fourCharacterCode("mcmx")
+public let kAudioUnitSubType_SpatialMixer: UInt32 = fourCharacterCode("3dem")
+public let kAudioUnitSubType_AUConverter: UInt32 = fourCharacterCode("conv")
+public let kAudioUnitSubType_Splitter: UInt32 = fourCharacterCode("splt")
+public let kAudioUnitSubType_Merger: UInt32 = fourCharacterCode("merg")
+public let kAudioUnitSubType_GenericOutput: UInt32 = fourCharacterCode("genr")
+public let kAudioUnitSubType_AudioFilePlayer: UInt32 = fourCharacterCode("afpl")

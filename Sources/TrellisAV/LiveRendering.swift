@@ -1,0 +1,33 @@
+import Foundation
+import TrellisCore
+import TrellisGraph
+import TrellisJACK
+
+/// The engine rendered live: its graph driven by a JACK client (Trellis' head node),
+/// whose process callback runs the compiled program on JACK's real-time thread.
+final class LiveRendering {
+    private let driver: GraphDriver<JACKHeadNode>
+
+    init(graph: Graph, serverName: String?, inputChannels: Int, outputChannels: Int) throws(AVAudioError) {
+        let configuration = JACKConfiguration(
+            clientName: ProcessInfo.processInfo.processName, serverName: serverName, inputChannels: inputChannels, outputChannels: outputChannels,
+            connectPhysicalPorts: true)
+        for node in graph.nodes { try? node.unit.setProperty(.offlineRender, .bool(false), scope: .global, element: 0) }
+        do {
+            driver = try GraphDriver(graph: graph) { source, prepare throws(JACKError) in
+                try JACKHeadNode(configuration: configuration, source: source, prepare: prepare)
+            }
+        } catch { throw AVAudioError(.state, "AVAudioEngine.start: \(error)") }
+    }
+
+    func start() throws(AVAudioError) {
+        do { try driver.start() } catch { throw AVAudioError(.state, "AVAudioEngine.start: \(error)") }
+        driver.graph.engine.changeTransport(.play)
+        driver.followLatencyChanges()
+    }
+
+    func stop() { driver.stop() }
+
+    /// The next cycle's sample time.
+    var sampleTime: Int64 { driver.backend.nextCycleSampleTime }
+}
