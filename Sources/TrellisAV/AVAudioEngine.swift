@@ -44,6 +44,8 @@ open class AVAudioEngine: @unchecked Sendable {
         return mixer
     }
 
+    var hasInputNode: Bool { madeInput != nil }
+
     /// The engine's input, made when first asked for.
     public var inputNode: AVAudioInputNode {
         if let madeInput { return madeInput }

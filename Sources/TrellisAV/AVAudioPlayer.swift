@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TrellisCore
+import TrellisGraph
 import TrellisMedia
 
 /// What an `AVAudioPlayer` tells its delegate, as in AVFAudio.
@@ -227,4 +228,35 @@ final class SharedPlayback: @unchecked Sendable {
     func sampleTime(at seconds: Double) -> Int64 {
         lock.withLock { Int64((seconds * engine.graph.sampleRate).rounded()) }
     }
+
+    var sampleRate: Double { lock.withLock { engine.graph.sampleRate } }
+
+    /// A recorder watching the engine's input node, which joins the engine (and, when the
+    /// engine runs without capture ports, restarts it with them).
+    func watchInput() throws -> (FileRecorder, ObserverTokenBox) {
+        try lock.withLock {
+            let hadInput = engine.hasInputNode
+            let input = engine.inputNode
+            if engine.isRunning && !hadInput {
+                engine.stop()
+            }
+            if !engine.isRunning { try engine.start() }
+            let channels = Int(input.outputFormat(forBus: 0).channelCount)
+            let recorder = FileRecorder(channelCount: channels, sampleRate: engine.graph.sampleRate)
+            guard let id = input.nodeID else { throw AVAudioError(.graph, "the engine has no input node") }
+            do {
+                let token = try engine.graph.addObserver(recorder, node: id, bus: 0)
+                return (recorder, ObserverTokenBox(token: token))
+            } catch { throw AVAudioError(.graph, "recording the input: \(error)") }
+        }
+    }
+
+    func stopWatching(_ box: ObserverTokenBox) {
+        lock.withLock { try? engine.graph.removeObserver(box.token) }
+    }
+}
+
+/// An observer's token, kept by the recorder that watches.
+struct ObserverTokenBox {
+    let token: ObserverToken
 }

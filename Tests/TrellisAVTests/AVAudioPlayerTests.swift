@@ -114,4 +114,62 @@ struct AVAudioPlayerTests {
         #expect(player.currentTime == 0)
         #expect(abs(player.duration - 5) < 1e-9)
     }
+
+    @Test("record(forDuration:) writes exactly that long of what another JACK client feeds the input, meters it, and tells the delegate")
+    func recordsInput() throws {
+        let (server, done) = try privateServer()
+        defer { done() }
+        let tone = try writeFile("feed.wav", frames: 48_000 * 6) { _, frame in 0.5 * Float(sin(2 * Double.pi * 660 * Double(frame) / 48_000)) }
+        let feeder = AVAudioEngine()
+        feeder.jackServerName = server.name
+        let player = AVAudioPlayerNode()
+        feeder.attach(player)
+        feeder.connect(player, to: feeder.mainMixerNode, format: nil)
+        player.scheduleFile(try AVAudioFile(forReading: tone), at: nil)
+        try feeder.start()
+        defer { feeder.stop() }
+        player.play()
+
+        let url = tone.deletingLastPathComponent().appendingPathComponent("take.wav")
+        let recorder = try AVAudioRecorder(url: url, settings: [AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 48_000, AVNumberOfChannelsKey: 2, AVLinearPCMBitDepthKey: 24])
+        final class Finished: AVAudioRecorderDelegate, @unchecked Sendable {
+            let done = Locked(false)
+            func audioRecorderDidFinishRecording(_ recorder: AVAudioRecorder, successfully flag: Bool) { done.withLock { $0 = flag } }
+        }
+        let delegate = Finished()
+        recorder.delegate = delegate
+        #expect(recorder.prepareToRecord())
+        // The recording client is the one with capture ports; the feeder, the other one with playback ports.
+        func lsp() throws -> [String] {
+            try runCapped("/usr/bin/jack_lsp", [], addressSpace: 1 << 31, deadline: 30, environment: ["JACK_DEFAULT_SERVER": server.name]).stdout
+                .split(separator: "\n").map(String.init)
+        }
+        let ports = try lsp()
+        let recording = try #require(ports.first { $0.hasSuffix(":in_1") }).dropLast(":in_1".count)
+        let feeding = try #require(ports.first { $0.hasSuffix(":out_1") && !$0.hasPrefix(recording + ":") }).dropLast(":out_1".count)
+        for channel in 1...2 {
+            let linked = try runCapped("/usr/bin/jack_connect", ["\(feeding):out_\(channel)", "\(recording):in_\(channel)"], addressSpace: 1 << 31, deadline: 30,
+                                       environment: ["JACK_DEFAULT_SERVER": server.name])
+            #expect(linked.exited && linked.status == 0, "\(linked.stderr)")
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+        recorder.isMeteringEnabled = true
+        #expect(recorder.record(forDuration: 1))
+        Thread.sleep(forTimeInterval: 0.5)
+        recorder.updateMeters()
+        #expect(abs(recorder.peakPower(forChannel: 0) - 20 * log10(0.5)) < 0.5, "peak \(recorder.peakPower(forChannel: 0)) dB")
+        let deadline = Date().addingTimeInterval(10)
+        while !delegate.done.withLock({ $0 }), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(delegate.done.withLock { $0 })
+        let file = try AVAudioFile(forReading: url)
+        #expect(file.length == 48_000)
+        #expect(file.fileFormat.settings[AVLinearPCMBitDepthKey] as? Int == 24)
+        let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: 48_000)!
+        try file.read(into: buffer)
+        let left = Array(UnsafeBufferPointer(start: buffer.floatChannelData![0], count: 48_000))
+        #expect(abs((left.map(abs).max() ?? 0) - 0.5) < 0.01)
+        #expect(abs(peakHertz(left[12_000..<36_000], low: 600, high: 720) - 660) < 0.5)
+        #expect(recorder.deleteRecording())
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
 }
