@@ -46,6 +46,9 @@ open class AVAudioEngine: @unchecked Sendable {
 
     var hasInputNode: Bool { madeInput != nil }
 
+    /// The JACK server's rate and period while running live.
+    var liveSettings: BackendSettings? { live?.settings }
+
     /// The engine's input, made when first asked for.
     public var inputNode: AVAudioInputNode {
         if let madeInput { return madeInput }
@@ -212,7 +215,7 @@ open class AVAudioEngine: @unchecked Sendable {
         } else {
             let live = try LiveRendering(graph: graph, serverName: jackServerName, inputChannels: madeInput.map { Int($0.outputFormat(forBus: 0).channelCount) } ?? 0,
                                      outputChannels: Int(outputNode.inputFormat(forBus: 0).channelCount))
-            try live.start()
+            try live.start(for: self)
             self.live = live
         }
         isRunning = true

@@ -231,6 +231,28 @@ final class SharedPlayback: @unchecked Sendable {
 
     var sampleRate: Double { lock.withLock { engine.graph.sampleRate } }
 
+    var liveSettings: BackendSettings? { lock.withLock { engine.liveSettings } }
+
+    var channels: (input: Int, output: Int) {
+        lock.withLock {
+            (engine.hasInputNode ? Int(engine.inputNode.outputFormat(forBus: 0).channelCount) : 0,
+             Int(engine.outputNode.inputFormat(forBus: 0).channelCount))
+        }
+    }
+
+    /// Runs the engine live, with capture ports when `recording`.
+    func activate(recording: Bool) throws {
+        try lock.withLock {
+            if recording && !engine.hasInputNode {
+                _ = engine.inputNode
+                engine.stop()
+            }
+            if !engine.isRunning { try engine.start() }
+        }
+    }
+
+    func deactivate() { lock.withLock { engine.stop() } }
+
     /// A recorder watching the engine's input node, which joins the engine (and, when the
     /// engine runs without capture ports, restarts it with them).
     func watchInput() throws -> (FileRecorder, ObserverTokenBox) {

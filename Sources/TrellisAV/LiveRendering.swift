@@ -7,6 +7,7 @@ import TrellisJACK
 /// whose process callback runs the compiled program on JACK's real-time thread.
 final class LiveRendering {
     private let driver: GraphDriver<JACKHeadNode>
+    private var listener: Int?
 
     init(graph: Graph, serverName: String?, inputChannels: Int, outputChannels: Int) throws(AVAudioError) {
         let configuration = JACKConfiguration(
@@ -20,13 +21,24 @@ final class LiveRendering {
         } catch { throw AVAudioError(.state, "AVAudioEngine.start: \(error)") }
     }
 
-    func start() throws(AVAudioError) {
+    /// Starts, posting what the head node reports as notifications about `engine`.
+    func start(for engine: AVAudioEngine) throws(AVAudioError) {
+        listener = driver.backend.addListener { [weak engine] event in
+            if let engine { AVAudioSession.post(event, engine: engine) }
+        }
         do { try driver.start() } catch { throw AVAudioError(.state, "AVAudioEngine.start: \(error)") }
         driver.graph.engine.changeTransport(.play)
         driver.followLatencyChanges()
     }
 
-    func stop() { driver.stop() }
+    func stop() {
+        driver.stop()
+        listener.map { driver.backend.removeListener($0) }
+        listener = nil
+    }
+
+    /// The server's rate and period while running.
+    var settings: BackendSettings? { driver.backend.settings }
 
     /// The next cycle's sample time.
     var sampleTime: Int64 { driver.backend.nextCycleSampleTime }

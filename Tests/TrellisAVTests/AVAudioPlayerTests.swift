@@ -172,4 +172,45 @@ struct AVAudioPlayerTests {
         #expect(recorder.deleteRecording())
         #expect(!FileManager.default.fileExists(atPath: url.path))
     }
+
+    @Test("setActive runs the shared engine at JACK's rate and period; the server going away and coming back is an interruption that began, then ended with shouldResume")
+    func sessionInterruptions() throws {
+        let name = "trellis-av-session-\(getpid())-\(UInt16.random(in: 0...UInt16.max))"
+        let servers = Locked<[JACKServer]>([try JACKServer.startPrivateServer(name: name)])
+        SharedPlayback.shared.engine.jackServerName = name
+        defer {
+            SharedPlayback.shared.engine.stop()
+            for server in servers.withLock({ $0 }) { server.stop() }
+        }
+        let session = AVAudioSession.sharedInstance()
+        try session.setCategory(.playback)
+        #expect(session.category == .playback)
+        try session.setActive(true)
+        #expect(session.sampleRate == 48_000)
+        #expect(abs(session.ioBufferDuration - 256.0 / 48_000) < 1e-12)
+        #expect(session.outputNumberOfChannels == 2)
+        let seen = Locked<[(type: UInt?, options: UInt?)]>([])
+        let observer = NotificationCenter.default.addObserver(forName: AVAudioSession.interruptionNotification, object: nil, queue: nil) { note in
+            let entry = (note.userInfo?[AVAudioSessionInterruptionTypeKey] as? UInt, note.userInfo?[AVAudioSessionInterruptionOptionKey] as? UInt)
+            seen.withLock { $0.append(entry) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        func wait(for type: AVAudioSession.InterruptionType) -> Bool {
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                if seen.withLock({ $0.contains { $0.type == type.rawValue } }) { return true }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return false
+        }
+        servers.withLock { $0[0].kill() }
+        #expect(wait(for: .began))
+        let again = try JACKServer.startPrivateServer(name: name)
+        servers.withLock { $0.append(again) }
+        #expect(wait(for: .ended))
+        let ended = seen.withLock { $0.first { $0.type == AVAudioSession.InterruptionType.ended.rawValue } }
+        #expect(ended?.options == AVAudioSession.InterruptionOptions.shouldResume.rawValue)
+        try session.setActive(false)
+        #expect(session.sampleRate == 0)
+    }
 }
