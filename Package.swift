@@ -138,7 +138,7 @@ let package = Package(
             name: "TrellisChain",
             dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisMedia", "TrellisSession", "TrellisLV2"]),
         // AVFAudio's classes (AVAudioFormat, AVAudioPCMBuffer, AVAudioFile, AVAudioTime...) on Trellis' engine.
-        .target(name: "TrellisAV", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisMedia", "TrellisTimePitch", "TrellisChain", "TrellisJACK"]),
+        .target(name: "TrellisAV", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisMedia", "TrellisTimePitch", "TrellisChain", "TrellisJACK", "TrellisSampler"]),
         // The C interface: only its `trellis_` symbols exported, the Swift runtime linked in.
         .target(
             name: "TrellisC", dependencies: ["TrellisChain", "TrellisCore", "TrellisAudioFile", "TrellisGraph"],

@@ -70,6 +70,10 @@ open class AVAudioEngine: @unchecked Sendable {
             nodesByID[id] = node
             attachedNodes.insert(node)
             installTaps(of: node)
+            if let instrument = node as? AVAudioUnitMIDIInstrument {
+                instrument.sourceID = try graph.addNode(instrument.source)
+                try graph.connectMIDI(instrument.sourceID!, to: id)
+            }
         } catch {
             refuse("attach \(node.unit.name): \(error)")
         }
@@ -79,6 +83,10 @@ open class AVAudioEngine: @unchecked Sendable {
     public func detach(_ node: AVAudioNode) {
         guard node.engine === self, let id = node.nodeID else { return }
         for bus in Array(node.taps.keys) { node.removeTap(onBus: bus) }
+        if let instrument = node as? AVAudioUnitMIDIInstrument, let source = instrument.sourceID {
+            try? graph.removeNode(source)
+            instrument.sourceID = nil
+        }
         try? graph.removeNode(id)
         nodesByID[id] = nil
         attachedNodes.remove(node)

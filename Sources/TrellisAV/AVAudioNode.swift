@@ -5,7 +5,7 @@ import TrellisGraph
 /// `AVAudioNode`. Thread: the engine's control thread (any one at a time), never the
 /// audio thread.
 open class AVAudioNode: @unchecked Sendable {
-    let unit: any AudioUnit
+    private(set) var unit: any AudioUnit
     /// The node in the engine's graph while attached.
     var nodeID: NodeID?
     /// What `AVAudioMixing` asked for before the node was connected to a mixer.
@@ -15,6 +15,9 @@ open class AVAudioNode: @unchecked Sendable {
     public internal(set) weak var engine: AVAudioEngine?
 
     init(unit: any AudioUnit) { self.unit = unit }
+
+    /// The node's unit after the graph took `fresh` in its place. Thread: control.
+    func replaceUnit(with fresh: any AudioUnit) { unit = fresh }
 
     public var numberOfInputs: Int { unit.elementCount(.input) }
     public var numberOfOutputs: Int { unit.elementCount(.output) }
