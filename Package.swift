@@ -138,7 +138,8 @@ let package = Package(
             name: "TrellisChain",
             dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisMedia", "TrellisSession", "TrellisLV2"]),
         // AVFAudio's classes (AVAudioFormat, AVAudioPCMBuffer, AVAudioFile, AVAudioTime...) on Trellis' engine.
-        .target(name: "TrellisAV", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisMedia", "TrellisTimePitch", "TrellisChain", "TrellisJACK", "TrellisSampler"]),
+        .target(name: "TrellisAV", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisMedia", "TrellisTimePitch", "TrellisChain", "TrellisJACK", "TrellisSampler"],
+            swiftSettings: realtimeChecks),
         // The C interface: only its `trellis_` symbols exported, the Swift runtime linked in.
         .target(
             name: "TrellisC", dependencies: ["TrellisChain", "TrellisCore", "TrellisAudioFile", "TrellisGraph"],
@@ -176,7 +177,7 @@ let package = Package(
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisTestSupport", "TrellisCLI", "TrellisPlugins", "TrellisCore"]),
         .testTarget(name: "TrellisControlTests", dependencies: ["TrellisTestSupport", "TrellisControl", "TrellisLive", "TrellisMedia", "TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisJACK", "TrellisLV2", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "TrellisCLI", "TrellisChain"], exclude: ["PipeWire/headless.conf"]),
         .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisMedia", "TrellisSampler", "TrellisLV2", "TrellisAudioFile", "TrellisCore", "SessionSaveLoop", "TrellisCLI"]),
-        .testTarget(name: "TrellisAVTests", dependencies: ["TrellisTestSupport", "TrellisAV", "TrellisCLI", "TrellisJACK"]),
+        .testTarget(name: "TrellisAVTests", dependencies: ["TrellisTestSupport", "TrellisAV", "TrellisCLI", "TrellisJACK", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisMediaTests", dependencies: ["TrellisTestSupport", "TrellisMedia", "TrellisGraph", "TrellisUnits", "TrellisAudioFile", "TrellisCore", "TrellisEngine", "CAllocationCounter"]),
     ]
 )

@@ -134,12 +134,12 @@ public final class AVAudioConverter: @unchecked Sendable {
             return frames
         }
         guard let resampler = makeResampler() else { return 0 }
-        let scratch = AudioBufferList(channelCount: channels, frameCapacity: capacity)
+        let scratch = TrellisCore.AudioBufferList(channelCount: channels, frameCapacity: capacity)
         let made: Int
         if pending[0].isEmpty {
             made = resampler.flush(output: scratch[0], outputCapacity: capacity)
         } else {
-            let input = AudioBufferList(channelCount: channels, frameCapacity: pending[0].count)
+            let input = TrellisCore.AudioBufferList(channelCount: channels, frameCapacity: pending[0].count)
             for channel in 0..<channels { input[0][channel].update(from: pending[channel], count: pending[channel].count) }
             let (consumed, produced) = resampler.process(input: input[0], inputFrames: pending[0].count, output: scratch[0], outputCapacity: capacity)
             for channel in 0..<channels { pending[channel].removeFirst(consumed) }

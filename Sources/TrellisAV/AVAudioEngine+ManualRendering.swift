@@ -75,14 +75,14 @@ final class ManualRendering {
     let maximumFrames: Int
     private var driver: GraphDriver<CallerBackend>?
     /// Float frames for a buffer that is not in the standard format.
-    private let scratch: AudioBufferList
+    private let scratch: TrellisCore.AudioBufferList
 
     init(graph: Graph, mode: AVAudioEngineManualRenderingMode, format: AVAudioFormat, maximumFrames: Int) {
         self.graph = graph
         self.mode = mode
         self.format = format
         self.maximumFrames = maximumFrames
-        scratch = AudioBufferList(channelCount: Int(format.channelCount), frameCapacity: maximumFrames)
+        scratch = TrellisCore.AudioBufferList(channelCount: Int(format.channelCount), frameCapacity: maximumFrames)
     }
 
     var sampleTime: AVAudioFramePosition { AVAudioFramePosition(driver?.backend.framesRendered ?? 0) }

@@ -19,7 +19,7 @@ public final class AVAudioFile: @unchecked Sendable {
 
     private let mode: Mode
     /// Float frames between a buffer of another format and the file.
-    private var scratch: AudioBufferList?
+    private var scratch: TrellisCore.AudioBufferList?
 
     /// Opens `fileURL` to read, buffers in the standard format at the file's rate and width.
     public convenience init(forReading fileURL: URL) throws {
@@ -179,9 +179,9 @@ public final class AVAudioFile: @unchecked Sendable {
         }
     }
 
-    private func scratchBuffers() -> AudioBufferList {
+    private func scratchBuffers() -> TrellisCore.AudioBufferList {
         if let scratch { return scratch }
-        let made = AudioBufferList(channelCount: Int(processingFormat.channelCount), frameCapacity: AudioFileReader.chunkFrameCount)
+        let made = TrellisCore.AudioBufferList(channelCount: Int(processingFormat.channelCount), frameCapacity: AudioFileReader.chunkFrameCount)
         scratch = made
         return made
     }

@@ -1,0 +1,120 @@
+import Foundation
+import TrellisCore
+
+public typealias AVAudioSourceNodeRenderBlock = (
+    _ isSilence: UnsafeMutablePointer<ObjCBool>, _ timestamp: UnsafePointer<AudioTimeStamp>, _ frameCount: AVAudioFrameCount,
+    _ outputData: UnsafeMutablePointer<AudioBufferList>
+) -> OSStatus
+
+/// A node whose samples a block writes, as AVFAudio's `AVAudioSourceNode`.
+///
+/// The block runs on the audio thread, once per cycle (or per piece of one), with one
+/// deinterleaved float buffer per channel. Like Apple's, it must not allocate, free,
+/// lock, wait, do I/O or log, and should touch only memory it owns outright (no class
+/// references, whose retain and release are shared atomics): keep state in a pointer
+/// made before the engine starts. A status other than `noErr`, or `isSilence` set,
+/// plays silence for that call. In a debug build, index the buffer list
+/// (`list[channel]`): iterating it with `for in` allocates there (Swift's unoptimized
+/// generic iteration), though not in a release build.
+public final class AVAudioSourceNode: AVAudioNode, @unchecked Sendable {
+    /// A source of the engine's rate, stereo.
+    public convenience init(renderBlock block: @escaping AVAudioSourceNodeRenderBlock) {
+        self.init(channels: 2, sampleRate: nil, block: block)
+    }
+
+    /// A source of `format`'s channel count (its rate is the engine's: the graph runs at one rate).
+    public convenience init(format: AVAudioFormat, renderBlock block: @escaping AVAudioSourceNodeRenderBlock) {
+        self.init(channels: Int(format.channelCount), sampleRate: format.sampleRate, block: block)
+    }
+
+    private init(channels: Int, sampleRate: Double?, block: @escaping AVAudioSourceNodeRenderBlock) {
+        super.init(unit: SourceBlockUnit(channels: channels, block: block))
+    }
+}
+
+/// The unit of a source node: no input, one output, its kernel calling the block.
+final class SourceBlockUnit: AudioUnitBase, @unchecked Sendable {
+    static let description = ComponentDescription(type: ComponentType.generator, subtype: "srcb", manufacturer: Manufacturer.trellis)
+
+    /// The block, kept alive here; the kernel reaches it unretained.
+    private let box: SourceBlockBox
+    /// What the kernel hands the block, made once and freed with the unit.
+    private let list: UnsafeMutablePointer<AudioBufferList>
+    private let stamp: UnsafeMutablePointer<AudioTimeStamp>
+    private let silence: UnsafeMutablePointer<ObjCBool>
+    private let channels: Int
+    private var storage: KernelStorage<SourceBlockKernel>?
+
+    init(channels: Int, block: @escaping AVAudioSourceNodeRenderBlock) {
+        box = SourceBlockBox(block: block)
+        self.channels = channels
+        list = AudioBufferList.allocate(maximumBuffers: channels).unsafeMutablePointer
+        stamp = .allocate(capacity: 1)
+        var valid = AudioTimeStamp()
+        valid.mFlags = .sampleHostTimeValid
+        stamp.initialize(to: valid)
+        silence = .allocate(capacity: 1)
+        silence.initialize(to: ObjCBool(false))
+        super.init(description: Self.description, shortName: "source-block", inputs: [], outputs: [channels])
+    }
+
+    deinit {
+        storage = nil
+        UnsafeMutableRawPointer(list).deallocate()
+        stamp.deallocate()
+        silence.deallocate()
+    }
+
+    override func allocateRenderResources() throws(AudioUnitError) {
+        let buffers = UnsafeMutableAudioBufferListPointer(list)
+        buffers.count = channels
+        let first = (UnsafeMutableRawPointer(list) + AudioBufferList.buffersOffset).assumingMemoryBound(to: AudioBuffer.self)
+        storage = KernelStorage(
+            SourceBlockKernel(block: Unmanaged.passUnretained(box), list: list, buffers: first, stamp: stamp, silence: silence, channels: channels),
+            render: { SourceBlockKernel.render($0, $1) }, reset: { _ in })
+    }
+
+    override func deallocateRenderResources() { storage = nil }
+
+    override var renderKernel: RenderKernel? { storage?.kernel }
+}
+
+final class SourceBlockBox: @unchecked Sendable {
+    let block: AVAudioSourceNodeRenderBlock
+    init(block: @escaping AVAudioSourceNodeRenderBlock) { self.block = block }
+}
+
+/// Calls the block with the cycle's output buffers as an `AudioBufferList`.
+struct SourceBlockKernel {
+    let block: Unmanaged<SourceBlockBox>
+    let list: UnsafeMutablePointer<AudioBufferList>
+    let buffers: UnsafeMutablePointer<AudioBuffer>
+    let stamp: UnsafeMutablePointer<AudioTimeStamp>
+    let silence: UnsafeMutablePointer<ObjCBool>
+    let channels: Int
+
+    /// Thread: audio.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    static func render(_ state: UnsafeMutableRawPointer, _ context: UnsafeRawPointer) -> UInt8 {
+        let kernel = state.assumingMemoryBound(to: Self.self).pointee
+        let cycle = context.assumingMemoryBound(to: RenderContext.self)
+        let frames = cycle.pointee.frameCount
+        let output = cycle.pointee.outputs[0]
+        let count = min(kernel.channels, output.channelCount)
+        kernel.list.pointee.mNumberBuffers = UInt32(count)
+        for channel in 0..<count {
+            kernel.buffers[channel] = AudioBuffer(mNumberChannels: 1, mDataByteSize: UInt32(frames &* 4), mData: UnsafeMutableRawPointer(output[channel]))
+        }
+        kernel.stamp.pointee.mSampleTime = Double(cycle.pointee.timeStamp.sampleTime)
+        kernel.stamp.pointee.mHostTime = cycle.pointee.timeStamp.hostTime
+        kernel.silence.pointee = ObjCBool(false)
+        // The fence: the user's block, which the documentation holds to the audio thread's rules.
+        let status = _unsafePerformance {
+            kernel.block._withUnsafeGuaranteedRef { $0.block(kernel.silence, UnsafePointer(kernel.stamp), AVAudioFrameCount(frames), kernel.list) }
+        }
+        if status != noErr || kernel.silence.pointee.boolValue { output.clear(frameCount: frames) }
+        return RenderStatus.ok.rawValue
+    }
+}
