@@ -1,3 +1,4 @@
+import Synchronization
 /// A borrowed view of one bus's non-interleaved float channels for one render call.
 ///
 /// A view owns nothing and costs nothing to copy, so it may cross into the audio
@@ -77,6 +78,8 @@ public struct BusBuffers: @unchecked Sendable, BitwiseCopyable {
 ///
 /// Thread: made and freed on the control side; its views are used on any thread.
 public final class AudioBufferList: @unchecked Sendable {
+    /// Lists made so far, which staggers where each one starts.
+    private static let made = Atomic<Int>(0)
     public let channelCounts: [Int]
     public let frameCapacity: Int
     private let samples: UnsafeMutablePointer<Float>
@@ -94,13 +97,19 @@ public final class AudioBufferList: @unchecked Sendable {
         self.channelCounts = channelCounts
         self.frameCapacity = frameCapacity
         let totalChannels = channelCounts.reduce(0, +)
-        // Each channel starts on a 64-byte boundary so kernels can use aligned vectors.
-        let stride = (frameCapacity + 15) & ~15
-        samples = UnsafeMutablePointer<Float>.allocate(capacity: max(1, totalChannels * stride))
-        samples.initialize(repeating: 0, count: max(1, totalChannels * stride))
+        // Each channel starts on a 64-byte boundary so kernels can use aligned vectors,
+        // 64 bytes further into its 4 KiB page than the channel before, and each list
+        // starts at another such offset than the list made before it: a kernel reading
+        // one buffer and writing another never has both at the same place in their
+        // pages, where loads wait on stores to other addresses (4K aliasing).
+        let stride = ((frameCapacity + 15) & ~15) + 16
+        let stagger = Self.made.wrappingAdd(1, ordering: .relaxed).oldValue % 32 * 16
+        let count = max(1, totalChannels * stride + stagger)
+        samples = UnsafeMutablePointer<Float>.allocate(capacity: count)
+        samples.initialize(repeating: 0, count: count)
         channelTable = .allocate(capacity: max(1, totalChannels))
         for channel in 0..<totalChannels {
-            (channelTable + channel).initialize(to: samples + channel * stride)
+            (channelTable + channel).initialize(to: samples + stagger + channel * stride)
         }
         busTable = .allocate(capacity: max(1, channelCounts.count))
         var first = 0
