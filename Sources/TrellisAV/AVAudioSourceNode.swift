@@ -19,15 +19,15 @@ public typealias AVAudioSourceNodeRenderBlock = (
 public final class AVAudioSourceNode: AVAudioNode, @unchecked Sendable {
     /// A source of the engine's rate, stereo.
     public convenience init(renderBlock block: @escaping AVAudioSourceNodeRenderBlock) {
-        self.init(channels: 2, sampleRate: nil, block: block)
+        self.init(channels: 2, block: block)
     }
 
     /// A source of `format`'s channel count (its rate is the engine's: the graph runs at one rate).
     public convenience init(format: AVAudioFormat, renderBlock block: @escaping AVAudioSourceNodeRenderBlock) {
-        self.init(channels: Int(format.channelCount), sampleRate: format.sampleRate, block: block)
+        self.init(channels: Int(format.channelCount), block: block)
     }
 
-    private init(channels: Int, sampleRate: Double?, block: @escaping AVAudioSourceNodeRenderBlock) {
+    private init(channels: Int, block: @escaping AVAudioSourceNodeRenderBlock) {
         super.init(unit: SourceBlockUnit(channels: channels, block: block))
     }
 }

@@ -180,8 +180,6 @@ struct AVAudioEngineTests {
         engine.attach(unit)
         engine.connect(player, to: unit, format: nil)
         engine.connect(unit, to: engine.outputNode, format: nil)
-        let delay = AVAudioUnitDelay()
-        _ = delay
         player.scheduleFile(try AVAudioFile(forReading: impulse), at: nil)
         try engine.start()
         player.play()
