@@ -64,6 +64,30 @@ extension AVAudioEngine {
         try manual.render(Int(numberOfFrames), into: buffer)
         return .success
     }
+
+    /// Renders into an `AudioBufferList` of the manual rendering format (deinterleaved
+    /// floats, one buffer per channel). In realtime mode it may be called on a real-time
+    /// thread: it allocates, locks and waits for nothing (what a file player's disk thread
+    /// has not read yet is silence). In offline mode it waits for disk reads, as
+    /// `renderOffline` does. The block holds what it needs: it stays safe to call after
+    /// the engine stops (it then returns `.cannotDoInCurrentContext`).
+    public var manualRenderingBlock: AVAudioEngineManualRenderingBlock {
+        guard let manual else {
+            return { _, _, error in
+                error?.pointee = ManualRenderingTarget.kAudioUnitErr_Uninitialized
+                return .cannotDoInCurrentContext
+            }
+        }
+        let box = manual.realtime
+        if manual.mode == .realtime {
+            return { frames, list, error in ManualRenderingTarget.render(UnsafePointer(box.target), frames: Int(frames), list: list, error: error) }
+        }
+        return { [weak manual] frames, list, error in
+            guard let manual else { return .cannotDoInCurrentContext }
+            manual.waitForStreaming(Int(frames))
+            return ManualRenderingTarget.render(UnsafePointer(box.target), frames: Int(frames), list: list, error: error)
+        }
+    }
 }
 
 /// The engine rendered by its caller: the graph driven by a `CallerBackend`, with the
@@ -76,6 +100,8 @@ final class ManualRendering {
     private var driver: GraphDriver<CallerBackend>?
     /// Float frames for a buffer that is not in the standard format.
     private let scratch: TrellisCore.AudioBufferList
+    /// What `manualRenderingBlock` renders with.
+    let realtime: ManualRenderingTargetBox
 
     init(graph: Graph, mode: AVAudioEngineManualRenderingMode, format: AVAudioFormat, maximumFrames: Int) {
         self.graph = graph
@@ -83,6 +109,7 @@ final class ManualRendering {
         self.format = format
         self.maximumFrames = maximumFrames
         scratch = TrellisCore.AudioBufferList(channelCount: Int(format.channelCount), frameCapacity: maximumFrames)
+        realtime = ManualRenderingTargetBox(channels: Int(format.channelCount), maximumFrames: maximumFrames)
     }
 
     var sampleTime: AVAudioFramePosition { AVAudioFramePosition(driver?.backend.framesRendered ?? 0) }
@@ -103,18 +130,23 @@ final class ManualRendering {
         do { try driver.start() } catch { throw AVAudioError(.graph, "starting the engine failed: \(error)") }
         graph.engine.changeTransport(.play)
         self.driver = driver
+        realtime.attach(entry: driver.backend.renderEntry, position: driver.backend.position)
     }
 
     func stop() {
+        realtime.detach()
         driver?.stop()
         driver = nil
     }
 
+    /// Blocks until the disk threads are `frames` ahead. Thread: the rendering one.
+    func waitForStreaming(_ frames: Int) {
+        for participant in graph.plan?.streamingParticipants ?? [] { participant.waitForStreaming(frameCount: frames) }
+    }
+
     func render(_ frames: Int, into buffer: AVAudioPCMBuffer) throws(AVAudioError) {
         guard let driver else { throw AVAudioError(.state, "renderOffline: the engine is not running") }
-        if mode == .offline {
-            for participant in graph.plan?.streamingParticipants ?? [] { participant.waitForStreaming(frameCount: frames) }
-        }
+        if mode == .offline { waitForStreaming(frames) }
         let standard = buffer.format.isStandard
         let outputs = (0..<Int(format.channelCount)).map { channel in
             standard ? buffer.floatChannelData![channel] : scratch[0][channel]

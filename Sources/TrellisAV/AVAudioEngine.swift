@@ -21,6 +21,8 @@ open class AVAudioEngine: @unchecked Sendable {
     private var refused: [String] = []
     var manual: ManualRendering?
     private var live: LiveRendering?
+    /// The splitters under fanned-out connections, by the bus they fan out.
+    var fanOuts: [FanOut: NodeID] = [:]
 
     public init() {
         graph = Graph(registry: (try? SharedRegistry.registry()) ?? BuiltInUnits.registry(), sampleRate: 48_000, maximumFrames: 4_096)
@@ -87,6 +89,7 @@ open class AVAudioEngine: @unchecked Sendable {
             try? graph.removeNode(source)
             instrument.sourceID = nil
         }
+        for fanOut in fanOuts.keys where fanOut.node == id { removeFanOut(of: id, bus: fanOut.bus) }
         try? graph.removeNode(id)
         nodesByID[id] = nil
         attachedNodes.remove(node)
@@ -115,6 +118,7 @@ open class AVAudioEngine: @unchecked Sendable {
             if let existing = graph.connections.first(where: { $0.destination == to && $0.destinationBus == bus2 }) {
                 try graph.disconnect(existing.destination, existing.destinationBus)
             }
+            removeFanOut(of: from, bus: bus1)
             if let existing = graph.connections.first(where: { $0.source == from && $0.sourceBus == bus1 }) {
                 try graph.disconnect(existing.destination, existing.destinationBus)
             }
@@ -144,6 +148,7 @@ open class AVAudioEngine: @unchecked Sendable {
     }
 
     public func disconnectNodeOutput(_ node: AVAudioNode, bus: AVAudioNodeBus) {
+        if let id = node.nodeID { removeFanOut(of: id, bus: bus) }
         guard let id = node.nodeID, let connection = graph.connections.first(where: { $0.source == id && $0.sourceBus == bus }) else { return }
         try? graph.disconnect(connection.destination, connection.destinationBus)
     }
@@ -154,7 +159,12 @@ open class AVAudioEngine: @unchecked Sendable {
 
     /// Where `node`'s output `bus` goes.
     public func outputConnectionPoints(for node: AVAudioNode, outputBus bus: AVAudioNodeBus) -> [AVAudioConnectionPoint] {
-        graph.connections.filter { $0.source == node.nodeID && $0.sourceBus == bus }.compactMap { connection in
+        if let id = node.nodeID, let splitter = fanOuts[FanOut(node: id, bus: bus)] {
+            return graph.connections.filter { $0.source == splitter }.sorted { $0.sourceBus < $1.sourceBus }.compactMap { connection in
+                nodesByID[connection.destination].map { AVAudioConnectionPoint(node: $0, bus: connection.destinationBus) }
+            }
+        }
+        return graph.connections.filter { $0.source == node.nodeID && $0.sourceBus == bus }.compactMap { connection in
             nodesByID[connection.destination].map { AVAudioConnectionPoint(node: $0, bus: connection.destinationBus) }
         }
     }
@@ -165,20 +175,22 @@ open class AVAudioEngine: @unchecked Sendable {
     }
 
     func outputConnectionPoints(for node: AVAudioNode) -> [AVAudioConnectionPoint] {
-        graph.connections.filter { $0.source == node.nodeID }.compactMap { connection in
-            nodesByID[connection.destination].map { AVAudioConnectionPoint(node: $0, bus: connection.destinationBus) }
-        }
+        (0..<node.numberOfOutputs).flatMap { outputConnectionPoints(for: node, outputBus: $0) }
     }
 
     func inputConnections(of node: AVAudioNode) -> [AVAudioNodeBus: AVAudioConnectionPoint] {
         var points: [AVAudioNodeBus: AVAudioConnectionPoint] = [:]
         for connection in graph.connections where connection.destination == node.nodeID {
-            if let source = nodesByID[connection.source] { points[connection.destinationBus] = AVAudioConnectionPoint(node: source, bus: connection.sourceBus) }
+            if let source = nodesByID[connection.source] {
+                points[connection.destinationBus] = AVAudioConnectionPoint(node: source, bus: connection.sourceBus)
+            } else if let fanOut = fanOut(servedBy: connection.source), let source = nodesByID[fanOut.node] {
+                points[connection.destinationBus] = AVAudioConnectionPoint(node: source, bus: fanOut.bus)
+            }
         }
         return points
     }
 
-    private func setChannels(_ channels: Int, of unit: any AudioUnit, _ scope: Scope, _ bus: Int) throws(AudioUnitError) {
+    func setChannels(_ channels: Int, of unit: any AudioUnit, _ scope: Scope, _ bus: Int) throws(AudioUnitError) {
         guard var format = try? unit.format(scope: scope, element: bus), format.channelCount != channels else { return }
         format.channelCount = channels
         try unit.setFormat(format, scope: scope, element: bus)

@@ -25,8 +25,8 @@ open class AVAudioPlayer: @unchecked Sendable {
     public let url: URL?
     public let format: AVAudioFormat
     public weak var delegate: (any AVAudioPlayerDelegate)?
-    private let node = AVAudioPlayerNode()
-    private var filePlayer: FilePlayer { node.unit as! FilePlayer }
+    private let node = FilePlayerNode()
+    private var filePlayer: FilePlayer { node.player }
     private var listener: MediaListenerToken?
     private var fade: Fade?
 
@@ -195,7 +195,7 @@ final class SharedPlayback: @unchecked Sendable {
     private let lock = NSLock()
     let engine = AVAudioEngine()
 
-    func add(_ node: AVAudioPlayerNode) throws {
+    func add(_ node: FilePlayerNode) throws {
         try lock.withLock {
             guard node.engine == nil else { return }
             engine.attach(node)
@@ -205,7 +205,7 @@ final class SharedPlayback: @unchecked Sendable {
         }
     }
 
-    func remove(_ node: AVAudioPlayerNode) {
+    func remove(_ node: FilePlayerNode) {
         lock.withLock { engine.detach(node) }
     }
 
@@ -214,7 +214,7 @@ final class SharedPlayback: @unchecked Sendable {
         set { lock.withLock { engine.mainMixerNode.set("metering", newValue ? 1 : 0) } }
     }
 
-    func levels(of node: AVAudioPlayerNode) -> (peak: Float, average: Float) {
+    func levels(of node: FilePlayerNode) -> (peak: Float, average: Float) {
         lock.withLock {
             guard let bus = engine.outputConnectionPoints(for: node, outputBus: 0).first?.bus else { return (-160, -160) }
             return (engine.mainMixerNode.value("in\(bus).peak"), engine.mainMixerNode.value("in\(bus).average"))

@@ -18,7 +18,9 @@ public final class CallerBackend: AudioBackend, @unchecked Sendable {
     /// latency that changed, as an offline render does).
     private let betweenSlices: () throws(GraphError) -> Void
     private var entry: RenderEntry?
-    private var position: Int64 = 0
+    /// Frames rendered since the start: the next cycle's sample time. Kept in plain
+    /// memory so a real-time caller driving `renderEntry` itself can advance it.
+    public let position: UnsafeMutablePointer<Int64>
     private let inputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let outputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let inputChannels: Int
@@ -34,11 +36,14 @@ public final class CallerBackend: AudioBackend, @unchecked Sendable {
         self.inputChannels = inputChannels
         self.outputChannels = outputChannels
         prepared = settings
+        position = .allocate(capacity: 1)
+        position.initialize(to: 0)
         inputTable = .allocate(capacity: max(1, inputChannels))
         outputTable = .allocate(capacity: max(1, outputChannels))
     }
 
     deinit {
+        position.deallocate()
         inputTable.deallocate()
         outputTable.deallocate()
     }
@@ -46,12 +51,16 @@ public final class CallerBackend: AudioBackend, @unchecked Sendable {
     public var settings: BackendSettings? { started.load(ordering: .acquiring) ? prepared : nil }
 
     /// Frames rendered since the start.
-    public var framesRendered: Int64 { position }
+    public var framesRendered: Int64 { position.pointee }
+
+    /// The source's plain render entry once started, for a caller that renders on a
+    /// real-time thread of its own (it then keeps `position`).
+    public var renderEntry: RenderEntry? { entry }
 
     public func start() throws(CommandError) {
         do { try prepare(prepared) } catch { throw CommandError("preparing the chain failed: \(error)") }
         entry = source.renderEntry
-        position = 0
+        position.pointee = 0
         started.store(true, ordering: .releasing)
     }
 
@@ -66,11 +75,11 @@ public final class CallerBackend: AudioBackend, @unchecked Sendable {
         var floatState = AudioThread.enter()
         defer { AudioThread.leave(restoring: floatState) }
         while offset < frameCount {
-            let frames = min(frameCount - offset, Int(grid - position % grid))
+            let frames = min(frameCount - offset, Int(grid - position.pointee % grid))
             for channel in 0..<inputChannels { inputTable[channel] = input[channel] + offset }
             for channel in 0..<outputChannels { outputTable[channel] = output[channel] + offset }
             var cycle = BackendCycle(
-                frameCount: frames, timeStamp: AudioTimeStamp(sampleTime: position, hostTime: HostClock.now()),
+                frameCount: frames, timeStamp: AudioTimeStamp(sampleTime: position.pointee, hostTime: HostClock.now()),
                 input: inputChannels > 0 ? AudioBuffers(channelPointers: UnsafePointer(inputTable), channelCount: inputChannels) : .empty,
                 output: AudioBuffers(channelPointers: UnsafePointer(outputTable), channelCount: outputChannels))
             let status = withUnsafeMutablePointer(to: &cycle) { cycle in
@@ -79,7 +88,7 @@ public final class CallerBackend: AudioBackend, @unchecked Sendable {
             }
             guard status == .ok else { throw CommandError("rendering failed: \(status)") }
             offset += frames
-            position += Int64(frames)
+            position.pointee += Int64(frames)
             AudioThread.leave(restoring: floatState)
             defer { floatState = AudioThread.enter() }
             do { try betweenSlices() } catch { throw CommandError("\(error)") }

@@ -372,15 +372,23 @@ extension LiveControlTests {
         defer { rig.stop() }
         let client = try rig.client(), watcher = try rig.client()
         #expect(try watcher.request("watch events=warning,eof").hasPrefix("ok"))
-        // The session read ahead into the damage before anyone watched; stop lets go of
-        // the file, and play reads it again from the start.
+        // The session may have read ahead into the damage before or after the watch began;
+        // stop lets go of the file and play reads it again, so the damage is read (and
+        // warned about) at least once more before the end of the file.
         #expect(try client.request("stop src").hasPrefix("ok stopped"))
         #expect(try client.request("play src").hasPrefix("ok playing"))
-        let warning = try #require(try watcher.readLine(timeout: 5))
-        #expect(warning.hasPrefix("event warning node src: \(file): "), "\(warning)")
-        #expect(warning.contains("were read as silence"), "\(warning)")
-        let eof = try #require(try watcher.readLine(timeout: 5), "the player plays on to the end")
-        #expect(eof.hasPrefix("event eof src"), "\(eof)")
+        var warnings: [String] = []
+        var line = try #require(try watcher.readLine(timeout: 5))
+        while line.hasPrefix("event warning"), warnings.count < 4 {
+            warnings.append(line)
+            line = try #require(try watcher.readLine(timeout: 5), "the player plays on to the end")
+        }
+        #expect(!warnings.isEmpty)
+        for warning in warnings {
+            #expect(warning.hasPrefix("event warning node src: \(file): "), "\(warning)")
+            #expect(warning.contains("were read as silence"), "\(warning)")
+        }
+        #expect(line.hasPrefix("event eof src"), "\(line)")
     }
 
     @Test("one play command starts several players on the frame it names, and play at starts one on the frame asked")

@@ -1,0 +1,100 @@
+import Synchronization
+import TrellisCore
+
+public typealias AVAudioEngineManualRenderingBlock = (
+    _ numberOfFrames: AVAudioFrameCount, _ outputData: UnsafeMutablePointer<AudioBufferList>, _ outError: UnsafeMutablePointer<OSStatus>?
+) -> AVAudioEngineManualRenderingStatus
+
+/// What the manual rendering block renders with: plain memory the engine's manual
+/// rendering owns, filled when the engine starts and emptied when it stops.
+struct ManualRenderingTarget {
+    var entry: RenderEntry?
+    var position: UnsafeMutablePointer<Int64>?
+    let table: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let channels: Int
+    let maximumFrames: Int
+    let running: UnsafeMutablePointer<Atomic<Bool>>
+
+    static let kAudioUnitErr_InvalidParameter: OSStatus = -10_878
+    static let kAudioUnitErr_Uninitialized: OSStatus = -10_867
+
+    /// Renders `frames` into `list`'s buffers in slices on the prepared grid, with
+    /// nothing between slices. Thread: the caller's, real-time in realtime mode.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    static func render(_ target: UnsafePointer<ManualRenderingTarget>, frames: Int, list: UnsafeMutablePointer<AudioBufferList>,
+                       error: UnsafeMutablePointer<OSStatus>?) -> AVAudioEngineManualRenderingStatus {
+        let state = target.pointee
+        guard state.running.pointee.load(ordering: .acquiring), let entry = state.entry, let position = state.position else {
+            error?.pointee = kAudioUnitErr_Uninitialized
+            return .cannotDoInCurrentContext
+        }
+        let buffers = (UnsafeMutableRawPointer(list) + AudioBufferList.buffersOffset).assumingMemoryBound(to: AudioBuffer.self)
+        guard frames <= state.maximumFrames, Int(list.pointee.mNumberBuffers) == state.channels else {
+            error?.pointee = kAudioUnitErr_InvalidParameter
+            return .error
+        }
+        for channel in 0..<state.channels where buffers[channel].mData == nil || Int(buffers[channel].mDataByteSize) < frames &* 4 {
+            error?.pointee = kAudioUnitErr_InvalidParameter
+            return .error
+        }
+        let grid = Int64(max(1, state.maximumFrames))
+        let floatState = AudioThread.enter()
+        defer { AudioThread.leave(restoring: floatState) }
+        var offset = 0
+        while offset < frames {
+            let slice = min(frames &- offset, Int(grid &- position.pointee % grid))
+            for channel in 0..<state.channels {
+                state.table[channel] = buffers[channel].mData.unsafelyUnwrapped.assumingMemoryBound(to: Float.self) + offset
+            }
+            var cycle = BackendCycle(
+                frameCount: slice, timeStamp: TrellisCore.AudioTimeStamp(sampleTime: position.pointee, hostTime: HostClock.now()),
+                input: .empty, output: AudioBuffers(channelPointers: UnsafePointer(state.table), channelCount: state.channels))
+            let status = withUnsafeMutablePointer(to: &cycle) { entry.render(UnsafePointer($0)) }
+            guard status == .ok else {
+                error?.pointee = kAudioUnitErr_InvalidParameter
+                return .error
+            }
+            offset &+= slice
+            position.pointee &+= Int64(slice)
+        }
+        error?.pointee = noErr
+        return .success
+    }
+}
+
+/// Owns a manual rendering's target for as long as the engine or a block it gave out lives.
+final class ManualRenderingTargetBox: @unchecked Sendable {
+    let target: UnsafeMutablePointer<ManualRenderingTarget>
+
+    init(channels: Int, maximumFrames: Int) {
+        let running = UnsafeMutablePointer<Atomic<Bool>>.allocate(capacity: 1)
+        running.initialize(to: Atomic(false))
+        target = .allocate(capacity: 1)
+        target.initialize(to: ManualRenderingTarget(entry: nil, position: nil, table: .allocate(capacity: max(1, channels)), channels: channels,
+                                                    maximumFrames: maximumFrames, running: running))
+    }
+
+    /// Points the target at a started backend. Thread: control, while nothing renders.
+    func attach(entry: RenderEntry?, position: UnsafeMutablePointer<Int64>) {
+        target.pointee.entry = entry
+        target.pointee.position = position
+        target.pointee.running.pointee.store(entry != nil, ordering: .releasing)
+    }
+
+    /// Thread: control, after the last render.
+    func detach() {
+        target.pointee.running.pointee.store(false, ordering: .releasing)
+        target.pointee.entry = nil
+        target.pointee.position = nil
+    }
+
+    deinit {
+        target.pointee.table.deallocate()
+        target.pointee.running.deinitialize(count: 1)
+        target.pointee.running.deallocate()
+        target.deinitialize(count: 1)
+        target.deallocate()
+    }
+}
