@@ -14,6 +14,11 @@ struct ManualRenderingTarget {
     let channels: Int
     let maximumFrames: Int
     let running: UnsafeMutablePointer<Atomic<Bool>>
+    /// `AudioBufferList.buffersOffset`, read on the control side (a static's first read may lock).
+    let buffersOffset: Int
+    /// The cycle's buses: no input, and `table` (repointed every slice) as the output.
+    let input: AudioBuffers
+    let output: AudioBuffers
 
     static let kAudioUnitErr_InvalidParameter: OSStatus = -10_878
     static let kAudioUnitErr_Uninitialized: OSStatus = -10_867
@@ -30,7 +35,7 @@ struct ManualRenderingTarget {
             error?.pointee = kAudioUnitErr_Uninitialized
             return .cannotDoInCurrentContext
         }
-        let buffers = (UnsafeMutableRawPointer(list) + AudioBufferList.buffersOffset).assumingMemoryBound(to: AudioBuffer.self)
+        let buffers = (UnsafeMutableRawPointer(list) + state.buffersOffset).assumingMemoryBound(to: AudioBuffer.self)
         guard frames <= state.maximumFrames, Int(list.pointee.mNumberBuffers) == state.channels else {
             error?.pointee = kAudioUnitErr_InvalidParameter
             return .error
@@ -40,8 +45,11 @@ struct ManualRenderingTarget {
             return .error
         }
         let grid = Int64(max(1, state.maximumFrames))
-        let floatState = AudioThread.enter()
-        defer { AudioThread.leave(restoring: floatState) }
+        // The fence: the shim's C calls set a thread-local flag and the FPU's mode, nothing more.
+        let floatState = _unsafePerformance { AudioThread.enter() }
+        defer { _unsafePerformance { AudioThread.leave(restoring: floatState) } }
+        // clock_gettime(CLOCK_MONOTONIC) is a vDSO read: no lock, no allocation.
+        let host = _unsafePerformance { HostClock.now() }
         var offset = 0
         while offset < frames {
             let slice = min(frames &- offset, Int(grid &- position.pointee % grid))
@@ -49,9 +57,10 @@ struct ManualRenderingTarget {
                 state.table[channel] = buffers[channel].mData.unsafelyUnwrapped.assumingMemoryBound(to: Float.self) + offset
             }
             var cycle = BackendCycle(
-                frameCount: slice, timeStamp: TrellisCore.AudioTimeStamp(sampleTime: position.pointee, hostTime: HostClock.now()),
-                input: .empty, output: AudioBuffers(channelPointers: UnsafePointer(state.table), channelCount: state.channels))
-            let status = withUnsafeMutablePointer(to: &cycle) { entry.render(UnsafePointer($0)) }
+                frameCount: slice, timeStamp: TrellisCore.AudioTimeStamp(sampleTime: position.pointee, hostTime: host),
+                input: state.input, output: state.output)
+            // The entry is checked where it is defined (the engine's program runner).
+            let status = withUnsafeMutablePointer(to: &cycle) { cycle in _unsafePerformance { entry.render(UnsafePointer(cycle)) } }
             guard status == .ok else {
                 error?.pointee = kAudioUnitErr_InvalidParameter
                 return .error
@@ -71,9 +80,12 @@ final class ManualRenderingTargetBox: @unchecked Sendable {
     init(channels: Int, maximumFrames: Int) {
         let running = UnsafeMutablePointer<Atomic<Bool>>.allocate(capacity: 1)
         running.initialize(to: Atomic(false))
+        let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, channels))
         target = .allocate(capacity: 1)
-        target.initialize(to: ManualRenderingTarget(entry: nil, position: nil, table: .allocate(capacity: max(1, channels)), channels: channels,
-                                                    maximumFrames: maximumFrames, running: running))
+        target.initialize(to: ManualRenderingTarget(
+            entry: nil, position: nil, table: table, channels: channels, maximumFrames: maximumFrames, running: running,
+            buffersOffset: AudioBufferList.buffersOffset, input: AudioBuffers(channelPointers: nil, channelCount: 0),
+            output: AudioBuffers(channelPointers: UnsafePointer(table), channelCount: channels)))
     }
 
     /// Points the target at a started backend. Thread: control, while nothing renders.
