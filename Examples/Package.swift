@@ -17,6 +17,6 @@ let package = Package(
         .executableTarget(name: "MeteredRecorder", dependencies: [av]),
         .executableTarget(name: "TapToFile", dependencies: [av]),
         // Runs each program against a private jackd (or offline) and checks what it made.
-        .testTarget(name: "ExamplesTests", dependencies: [av]),
+        .testTarget(name: "ExamplesTests", dependencies: [av, .product(name: "TrellisJACK", package: "Trellis")]),
     ]
 )

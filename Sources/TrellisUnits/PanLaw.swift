@@ -12,6 +12,8 @@ public enum PanLaw {
     /// the centre and attenuates the far side with the same equal-power curve.
     @inline(__always)
     public static func stereo(_ pan: Float) -> (left: Float, right: Float) {
+        // Exactly unity in the centre: √2 · sin(π/4) rounds to 0.99999994 in Float.
+        if pan == 0 { return (1, 1) }
         let (left, right) = mono(pan)
         return (Swift.min(1, left * Float(1.4142135623730951)), Swift.min(1, right * Float(1.4142135623730951)))
     }

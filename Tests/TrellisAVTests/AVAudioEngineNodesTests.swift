@@ -68,7 +68,8 @@ struct AVAudioEngineNodesTests {
         let output = AVAudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: 512)!
         #expect(try engine.renderOffline(512, to: output) == .success)
         let left = Array(UnsafeBufferPointer(start: output.floatChannelData![0], count: 400))
-        #expect(left == samples.map { $0 + $0 })
+        let right = Array(UnsafeBufferPointer(start: output.floatChannelData![1], count: 400))
+        #expect(left == samples.map { $0 + $0 } && right == left)
         engine.disconnectNodeOutput(player, bus: 0)
         #expect(engine.outputConnectionPoints(for: player, outputBus: 0).isEmpty)
         #expect(engine.inputConnectionPoint(for: mixer, inputBus: 1) == nil)

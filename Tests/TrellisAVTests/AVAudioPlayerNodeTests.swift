@@ -65,6 +65,27 @@ struct AVAudioPlayerNodeTests {
         #expect(eventually { finished.withLock { $0 } == ["first", "second"] })
     }
 
+    @Test("a stereo buffer plays each channel on its own side; a mono one on both")
+    func channels() throws {
+        let (engine, player) = try playerEngine()
+        defer { engine.stop() }
+        let stereo = AVAudioPCMBuffer(pcmFormat: AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!, frameCapacity: 300)!
+        stereo.frameLength = 300
+        for frame in 0..<300 {
+            stereo.floatChannelData![0][frame] = Float(frame)
+            stereo.floatChannelData![1][frame] = -Float(frame)
+        }
+        player.scheduleBuffer(stereo)
+        player.scheduleBuffer(buffer(ramp(200, from: 7)))
+        player.play()
+        let output = AVAudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: 1_024)!
+        #expect(try engine.renderOffline(512, to: output) == .success)
+        let left = Array(UnsafeBufferPointer(start: output.floatChannelData![0], count: 500))
+        let right = Array(UnsafeBufferPointer(start: output.floatChannelData![1], count: 500))
+        #expect(left == (0..<300).map(Float.init) + ramp(200, from: 7))
+        #expect(right == (0..<300).map { -Float($0) } + ramp(200, from: 7))
+    }
+
     @Test("a buffer scheduled at a sample time plays from that frame of the player's timeline, silence before it")
     func bufferAtSampleTime() throws {
         let (engine, player) = try playerEngine()
@@ -210,7 +231,9 @@ struct AVAudioPlayerNodeTests {
             let type = await player.scheduleBuffer(buffer(ramp(600, from: 1)), completionCallbackType: .dataRendered)
             returned.withLock { $0 = type }
         }
-        let deadline = Date().addingTimeInterval(5)
+        // Long: the task waits for a thread of the cooperative pool, which the suite's
+        // synchronous tests may hold for a while on two cores.
+        let deadline = Date().addingTimeInterval(120)
         while returned.withLock({ $0 }) == nil, Date() < deadline {
             _ = try render(engine, 1_024)
             try await Task.sleep(nanoseconds: 2_000_000)

@@ -68,6 +68,19 @@ struct MultichannelMixerTests {
         }
     }
 
+    @Test("a stereo input at the centre, unity volume, passes through bit for bit on both sides")
+    func stereoCentreIsTransparent() throws {
+        let harness = try makeMixer()
+        try harness.unit.setParameter(named: "in0.enable", 0)
+        try harness.unit.setParameter(named: "in2.enable", 0)
+        let left = noise(256, seed: 5), right = noise(256, seed: 6)
+        harness.fillInput(bus: 1, channel: 0, with: left[...])
+        harness.fillInput(bus: 1, channel: 1, with: right[...])
+        harness.render(frames: 256)
+        #expect(harness.output(channel: 0, frames: 256) == left)
+        #expect(harness.output(channel: 1, frames: 256) == right)
+    }
+
     @Test("muted and disabled inputs contribute nothing")
     func muteAndDisable() throws {
         let harness = try makeMixer()

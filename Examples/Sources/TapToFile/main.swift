@@ -7,13 +7,14 @@
 import Foundation
 import TrellisAV
 
-var arguments = Array(CommandLine.arguments.dropFirst())
-func option(_ name: String) -> Double? {
+/// Takes `--name VALUE` out of `arguments`, returning VALUE.
+func option(_ name: String, from arguments: inout [String]) -> Double? {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
     defer { arguments.removeSubrange(index...index + 1) }
     return Double(arguments[index + 1])
 }
-let pauseAt = option("--pause-at"), resumeAt = option("--resume-at")
+var arguments = Array(CommandLine.arguments.dropFirst())
+let pauseAt = option("--pause-at", from: &arguments), resumeAt = option("--resume-at", from: &arguments)
 guard arguments.count == 2, let seconds = Double(arguments[1]) else {
     FileHandle.standardError.write("usage: tap-to-file OUTPUT.caf SECONDS [--pause-at S --resume-at S]\n".data(using: .utf8)!)
     exit(2)

@@ -1,5 +1,7 @@
 import Foundation
 import TrellisAV
+import TrellisJACK
+import TrellisJACK
 
 /// A program run to its end or killed (SIGKILL) at its deadline.
 struct Run {
@@ -14,7 +16,7 @@ final class Started: @unchecked Sendable {
     let process = Process()
     private let output = Pipe()
     private let lock = NSLock()
-    private var text = Data()
+    private var bytes = Data()
     private var killedAtDeadline = false
 
     init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], deadline: Double) throws {
@@ -25,29 +27,29 @@ final class Started: @unchecked Sendable {
         process.standardError = output
         output.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
-            self?.lock.withLock { self?.text.append(data) }
+            self?.lock.withLock { self?.bytes.append(data) }
         }
         try process.run()
         let pid = process.processIdentifier
         DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { [weak self] in
             guard let self, self.process.isRunning else { return }
             self.lock.withLock { self.killedAtDeadline = true }
-            kill(pid, SIGKILL)
+            Glibc.kill(pid, SIGKILL)
         }
     }
 
-    var text: String { lock.withLock { String(decoding: text, as: UTF8.self) } }
+    var text: String { lock.withLock { String(decoding: bytes, as: UTF8.self) } }
 
     func wait() -> Run {
         process.waitUntilExit()
         output.fileHandleForReading.readabilityHandler = nil
         let rest = output.fileHandleForReading.readDataToEndOfFile()
-        lock.withLock { text.append(rest) }
+        lock.withLock { bytes.append(rest) }
         return Run(status: process.terminationStatus, output: text, killed: lock.withLock { killedAtDeadline })
     }
 
     func kill() {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 }
@@ -67,15 +69,16 @@ func temporaryFolder() throws -> URL {
     return folder
 }
 
-/// A private JACK server on the dummy backend, killed when stopped.
+/// A private JACK server on the dummy backend (TrellisJACK's `JACKServer`), stopped with
+/// SIGTERM and then SIGKILL. It runs synchronous (-S): a cycle waits for every client, so
+/// a client late on a busy machine delays the cycle instead of handing the next client a
+/// stale buffer.
 final class PrivateJACK {
     let name = "trellis-examples-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    private let server: Started
+    private let server: JACKServer
 
     init() throws {
-        server = try Started("/usr/bin/jackd", ["--no-realtime", "-n", name, "-d", "dummy", "-r", "48000", "-p", "256"], deadline: 600)
-        let waited = try run("/usr/bin/jack_wait", ["-s", name, "-w", "-t", "10"], deadline: 20)
-        guard waited.succeeded else { throw ExampleError("jackd \(name) did not start: \(server.text)") }
+        server = try JACKServer.start(name: name, arguments: ["--no-realtime", "-S", "-n", name, "-d", "dummy", "-r", "48000", "-p", "256"])
     }
 
     var environment: [String: String] { ["JACK_DEFAULT_SERVER": name] }
@@ -95,12 +98,28 @@ final class PrivateJACK {
         throw ExampleError("no client with a port \(suffix) appeared on \(name)")
     }
 
-    func connect(_ source: String, _ destination: String) throws {
-        let linked = try run("/usr/bin/jack_connect", [source, destination], environment: environment, deadline: 20)
-        guard linked.succeeded else { throw ExampleError("jack_connect \(source) \(destination): \(linked.output)") }
+    /// Waits until `client`'s ports are gone (a program that ended has left the server).
+    func waitUntilGone(_ client: String, seconds: Double = 20) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while try ports().contains(where: { $0.hasPrefix(client + ":") }) {
+            guard Date() < deadline else { throw ExampleError("\(client) is still on \(name)") }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
     }
 
-    func stop() { server.kill() }
+    /// Connects two ports, trying again for a few seconds: a client's ports exist a moment
+    /// before the client is active and can be connected.
+    func connect(_ source: String, _ destination: String) throws {
+        let deadline = Date().addingTimeInterval(5)
+        while true {
+            let linked = try run("/usr/bin/jack_connect", [source, destination], environment: environment, deadline: 20)
+            if linked.succeeded { return }
+            guard Date() < deadline else { throw ExampleError("jack_connect \(source) \(destination): \(linked.output)") }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    func stop() { server.stop() }
 }
 
 struct ExampleError: Error, CustomStringConvertible {
@@ -185,5 +204,55 @@ func feedSignal(seconds: Int) -> [[Float]] {
         (0..<(48_000 * seconds)).map { frame in
             Float(0.5 * sin(2 * Double.pi * hertz * Double(frame) / 48_000)) + Float.random(in: -0.01...0.01, using: &generator)
         }
+    }
+}
+
+/// How `heard` differs from the stretch of `fed` it starts like: nil when it is that
+/// stretch exactly, else where it first differs and how many samples differ.
+func difference(_ heard: ArraySlice<Float>, from fed: [Float], at start: Int) -> String? {
+    let heard = Array(heard)
+    guard start + heard.count <= fed.count else { return "the take (\(heard.count) frames from \(start)) runs past the feed's \(fed.count)" }
+    var first: Int?, count = 0
+    for index in heard.indices where heard[index] != fed[start + index] {
+        first = first ?? index
+        count += 1
+    }
+    guard let first else { return nil }
+    return "\(count) of \(heard.count) samples differ, the first at \(first): \(heard[first]) where the feed has \(fed[start + first])"
+}
+
+/// Records what `client`'s output ports play, through a JACK client of its own whose
+/// input a tap reads (every frame, none lost), until `frames` frames are in.
+final class Capture: @unchecked Sendable {
+    let engine = AVAudioEngine()
+    private let lock = NSLock()
+    private var channels: [[Float]] = [[], []]
+
+    init(on jack: PrivateJACK) throws {
+        engine.jackServerName = jack.name
+        let input = engine.inputNode
+        engine.connect(input, to: engine.mainMixerNode, format: nil)
+        engine.mainMixerNode.outputVolume = 0
+        input.installTap(onBus: 0, bufferSize: 4_800, format: nil) { [self] buffer, _ in
+            lock.withLock {
+                for channel in 0..<2 {
+                    channels[channel] += UnsafeBufferPointer(start: buffer.floatChannelData![channel], count: Int(buffer.frameLength))
+                }
+            }
+        }
+        try engine.start()
+    }
+
+    var heard: [[Float]] { lock.withLock { channels } }
+
+    func wait(for frames: Int, seconds: Double = 30) -> [[Float]] {
+        let deadline = Date().addingTimeInterval(seconds)
+        while heard[0].count < frames, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        return heard
+    }
+
+    func stop() {
+        engine.inputNode.removeTap(onBus: 0)
+        engine.stop()
     }
 }
