@@ -222,22 +222,32 @@ struct AVAudioPlayerNodeTests {
     }
 
     @Test("the async form of scheduleBuffer returns once the buffer was rendered, with the callback type asked for")
-    func asyncSchedule() async throws {
+    func asyncSchedule() throws {
         let (engine, player) = try playerEngine()
         defer { engine.stop() }
         player.play()
         let returned = Locked<AVAudioPlayerNodeCompletionCallbackType?>(nil)
-        Task {
+        // The task runs on a thread of its own: the cooperative pool may be busy with the
+        // suite's other tests for minutes on two cores.
+        Task(executorPreference: OwnThreadExecutor()) {
             let type = await player.scheduleBuffer(buffer(ramp(600, from: 1)), completionCallbackType: .dataRendered)
             returned.withLock { $0 = type }
         }
-        // Long: the task waits for a thread of the cooperative pool, which the suite's
-        // synchronous tests may hold for a while on two cores.
-        let deadline = Date().addingTimeInterval(120)
+        let deadline = Date().addingTimeInterval(30)
         while returned.withLock({ $0 }) == nil, Date() < deadline {
             _ = try render(engine, 1_024)
-            try await Task.sleep(nanoseconds: 2_000_000)
+            Thread.sleep(forTimeInterval: 0.002)
         }
         #expect(returned.withLock { $0 } == .dataRendered)
+    }
+}
+
+/// Runs a task's jobs on a serial dispatch queue of its own, outside Swift's cooperative pool.
+private final class OwnThreadExecutor: TaskExecutor, @unchecked Sendable {
+    private let queue = DispatchQueue(label: "TrellisAVTests.OwnThreadExecutor")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
