@@ -40,7 +40,8 @@ public enum AVAudioPlayerNodeCompletionCallbackType: Int, Sendable {
 /// Every method may be called from any thread.
 public final class AVAudioPlayerNode: AVAudioNode, @unchecked Sendable {
     var playerUnit: ScheduledPlayerUnit { unit as! ScheduledPlayerUnit }
-    private let schedule = PlayerSchedule()
+    /// The unit holds it, so what the kernel may still read lives until the graph lets the unit go.
+    private var schedule: PlayerSchedule { playerUnit.schedule }
     private var requestedPlaying = false
 
     public init() {

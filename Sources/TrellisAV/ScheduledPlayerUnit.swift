@@ -14,6 +14,9 @@ final class ScheduledPlayerUnit: AudioUnitBase, @unchecked Sendable {
     private let queue: UnsafeMutablePointer<PlayerQueue>
     private let regions: UnsafeMutablePointer<PlayerRegion>
     let clock: PlayerClock
+    /// The node's schedule, kept here because it holds the buffers the kernel's regions
+    /// point into: they must live as long as any program that runs this unit.
+    let schedule = PlayerSchedule()
     private var storage: KernelStorage<ScheduledPlayerKernel>?
 
     init(channels: Int) {
