@@ -37,11 +37,7 @@ extension AVAudioEngine {
                 }
                 if !graph.isInitialized { try setChannels(channels, of: node.unit, .input, bus) }
                 try graph.connect(splitter, index, to: to, bus, converting: true)
-                if let mixer = node as? AVAudioMixerNode {
-                    let destination = AVAudioMixingDestination(mixer: mixer, bus: bus)
-                    destination.volume = sourceNode.mixing.volume
-                    destination.pan = sourceNode.mixing.pan
-                }
+                carryMixing(of: sourceNode, to: node, bus: bus)
             }
         } catch {
             refuse("connect \(sourceNode.unit.name) bus \(sourceBus) to \(points.count) points: \(error)")

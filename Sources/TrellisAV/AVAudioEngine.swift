@@ -128,11 +128,7 @@ open class AVAudioEngine: @unchecked Sendable {
                 try setChannels(channels, of: node2.unit, .input, bus2)
             }
             try graph.connect(from, bus1, to: to, bus2, converting: true)
-            if let mixer = node2 as? AVAudioMixerNode {
-                let destination = AVAudioMixingDestination(mixer: mixer, bus: bus2)
-                destination.volume = node1.mixing.volume
-                destination.pan = node1.mixing.pan
-            }
+            carryMixing(of: node1, to: node2, bus: bus2)
         } catch {
             refuse("connect \(node1.unit.name) bus \(bus1) to \(node2.unit.name) bus \(bus2): \(error)")
         }
@@ -188,6 +184,14 @@ open class AVAudioEngine: @unchecked Sendable {
             }
         }
         return points
+    }
+
+    /// A source's `volume` and `pan` go to the mixer input it now feeds.
+    func carryMixing(of source: AVAudioNode, to node: AVAudioNode, bus: AVAudioNodeBus) {
+        guard let mixer = node as? AVAudioMixerNode else { return }
+        let destination = AVAudioMixingDestination(mixer: mixer, bus: bus)
+        destination.volume = source.mixing.volume
+        destination.pan = source.mixing.pan
     }
 
     func setChannels(_ channels: Int, of unit: any AudioUnit, _ scope: Scope, _ bus: Int) throws(AudioUnitError) {
