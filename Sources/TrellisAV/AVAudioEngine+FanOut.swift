@@ -31,7 +31,7 @@ extension AVAudioEngine {
             try graph.connect(from, sourceBus, to: splitter, 0, converting: true)
             for (index, (node, bus)) in points.enumerated() {
                 guard let to = node.nodeID else { continue }
-                try (node as? AVAudioMixerNode)?.ensureInput(bus)
+                try (node as? any MixingNode)?.ensureInput(bus)
                 if let existing = graph.connections.first(where: { $0.destination == to && $0.destinationBus == bus }) {
                     try graph.disconnect(existing.destination, existing.destinationBus)
                 }

@@ -61,8 +61,7 @@ extension AVAudioEngine {
         guard numberOfFrames <= buffer.frameCapacity, Int(numberOfFrames) <= manual.maximumFrames else {
             throw AVAudioError(.state, "renderOffline: \(numberOfFrames) frames is more than the buffer's \(buffer.frameCapacity) or the maximum \(manual.maximumFrames)")
         }
-        try manual.render(Int(numberOfFrames), into: buffer)
-        return .success
+        return try manual.render(Int(numberOfFrames), into: buffer)
     }
 
     /// Renders into an `AudioBufferList` of the manual rendering format (deinterleaved
@@ -102,6 +101,8 @@ final class ManualRendering {
     private let scratch: TrellisCore.AudioBufferList
     /// What `manualRenderingBlock` renders with.
     let realtime: ManualRenderingTargetBox
+    /// The input node's block while running.
+    private var input: ManualRenderingInput?
 
     init(graph: Graph, mode: AVAudioEngineManualRenderingMode, format: AVAudioFormat, maximumFrames: Int) {
         self.graph = graph
@@ -114,14 +115,19 @@ final class ManualRendering {
 
     var sampleTime: AVAudioFramePosition { AVAudioFramePosition(driver?.backend.framesRendered ?? 0) }
 
-    func start() throws(AVAudioError) {
+    /// Starts the graph, its input read from `input`'s block when given.
+    func start(input: ManualRenderingInput?) throws(AVAudioError) {
         guard driver == nil else { return }
+        if let input, input.format.sampleRate != format.sampleRate {
+            throw AVAudioError(.settings, "the input node's block gives \(input.format.sampleRate) Hz; the engine renders at \(format.sampleRate) Hz")
+        }
+        self.input = input
         let offline = mode == .offline
         for node in graph.nodes { try? node.unit.setProperty(.offlineRender, .bool(offline), scope: .global, element: 0) }
         let settings = BackendSettings(maximumFrames: maximumFrames, sampleRate: format.sampleRate)
         let channels = Int(format.channelCount)
         let driver = GraphDriver(graph: graph) { [graph, maximumFrames] source, prepare in
-            CallerBackend(source: source, settings: settings, prepare: prepare, inputChannels: 0, outputChannels: channels,
+            CallerBackend(source: source, settings: settings, prepare: prepare, inputChannels: input?.channels ?? 0, outputChannels: channels,
                           betweenSlices: { () throws(GraphError) in
                               try graph.compensateLatencyChanges()
                               if offline { for participant in graph.plan?.streamingParticipants ?? [] { participant.waitForStreaming(frameCount: maximumFrames) } }
@@ -130,13 +136,14 @@ final class ManualRendering {
         do { try driver.start() } catch { throw AVAudioError(.graph, "starting the engine failed: \(error)") }
         graph.engine.changeTransport(.play)
         self.driver = driver
-        realtime.attach(entry: driver.backend.renderEntry, position: driver.backend.position)
+        realtime.attach(entry: driver.backend.renderEntry, position: driver.backend.position, input: input)
     }
 
     func stop() {
         realtime.detach()
         driver?.stop()
         driver = nil
+        input = nil
     }
 
     /// Blocks until the disk threads are `frames` ahead. Thread: the rendering one.
@@ -144,14 +151,17 @@ final class ManualRendering {
         for participant in graph.plan?.streamingParticipants ?? [] { participant.waitForStreaming(frameCount: frames) }
     }
 
-    func render(_ frames: Int, into buffer: AVAudioPCMBuffer) throws(AVAudioError) {
+    func render(_ frames: Int, into buffer: AVAudioPCMBuffer) throws(AVAudioError) -> AVAudioEngineManualRenderingStatus {
         guard let driver else { throw AVAudioError(.state, "renderOffline: the engine is not running") }
         if mode == .offline { waitForStreaming(frames) }
+        let target = realtime.target.pointee
+        let status = ManualRenderingTarget.pullInput(target, frames: frames)
+        let inputs = (0..<target.inputChannels).map { UnsafeMutablePointer(mutating: target.inputData[$0]) }
         let standard = buffer.format.isStandard
         let outputs = (0..<Int(format.channelCount)).map { channel in
             standard ? buffer.floatChannelData![channel] : scratch[0][channel]
         }
-        do { try driver.backend.render(input: [], output: outputs, frameCount: frames) } catch {
+        do { try driver.backend.render(input: inputs, output: outputs, frameCount: frames) } catch {
             throw AVAudioError(.graph, "renderOffline: \(error)")
         }
         if !standard {
@@ -160,5 +170,6 @@ final class ManualRendering {
             }
         }
         buffer.frameLength = AVAudioFrameCount(frames)
+        return status
     }
 }

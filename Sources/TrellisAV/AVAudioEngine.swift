@@ -102,7 +102,7 @@ open class AVAudioEngine: @unchecked Sendable {
     /// Connects `node1`'s bus 0 to `node2`'s bus 0, or to a mixer's next free input.
     /// `format` nil takes `node1`'s output format.
     public func connect(_ node1: AVAudioNode, to node2: AVAudioNode, format: AVAudioFormat?) {
-        let bus = (node2 as? AVAudioMixerNode)?.nextAvailableInputBus ?? 0
+        let bus = (node2 as? any MixingNode)?.nextAvailableInputBus ?? 0
         connect(node1, to: node2, fromBus: 0, toBus: bus, format: format)
     }
 
@@ -114,7 +114,7 @@ open class AVAudioEngine: @unchecked Sendable {
         attach(node2)
         guard let from = node1.nodeID, let to = node2.nodeID else { return }
         do {
-            try (node2 as? AVAudioMixerNode)?.ensureInput(bus2)
+            try (node2 as? any MixingNode)?.ensureInput(bus2)
             if let existing = graph.connections.first(where: { $0.destination == to && $0.destinationBus == bus2 }) {
                 try graph.disconnect(existing.destination, existing.destinationBus)
             }
@@ -186,12 +186,9 @@ open class AVAudioEngine: @unchecked Sendable {
         return points
     }
 
-    /// A source's `volume` and `pan` go to the mixer input it now feeds.
+    /// A source's mixing settings go to the mixer or environment input it now feeds.
     func carryMixing(of source: AVAudioNode, to node: AVAudioNode, bus: AVAudioNodeBus) {
-        guard let mixer = node as? AVAudioMixerNode else { return }
-        let destination = AVAudioMixingDestination(mixer: mixer, bus: bus)
-        destination.volume = source.mixing.volume
-        destination.pan = source.mixing.pan
+        (node as? any MixingNode)?.setMixing(source.mixing, ofInput: bus)
     }
 
     func setChannels(_ channels: Int, of unit: any AudioUnit, _ scope: Scope, _ bus: Int) throws(AudioUnitError) {
@@ -235,7 +232,7 @@ open class AVAudioEngine: @unchecked Sendable {
         guard !isRunning else { return }
         try initialize()
         if let manual {
-            try manual.start()
+            try manual.start(input: madeInput?.manualInput)
         } else {
             let live = try LiveRendering(graph: graph, serverName: jackServerName, inputChannels: madeInput.map { Int($0.outputFormat(forBus: 0).channelCount) } ?? 0,
                                      outputChannels: Int(outputNode.inputFormat(forBus: 0).channelCount))

@@ -14,5 +14,8 @@ public final class AVAudioOutputNode: AVAudioIONode, @unchecked Sendable {
 
 /// What the engine takes in: the graph's input (JACK's capture ports).
 public final class AVAudioInputNode: AVAudioIONode, @unchecked Sendable {
+    /// What manual rendering reads the input from.
+    var manualInput: ManualRenderingInput?
+
     init(channels: Int) { super.init(unit: GraphInput(channelCount: channels)) }
 }

@@ -13,14 +13,25 @@ public final class AVAudioMixerNode: AVAudioNode, @unchecked Sendable {
     }
 
     /// The first input bus nothing feeds; the mixer grows by eight when all are fed.
-    public var nextAvailableInputBus: AVAudioNodeBus {
-        let fed = engine.map { Set($0.inputConnections(of: self).keys) } ?? []
-        return (0...).first { !fed.contains($0) }!
+    public var nextAvailableInputBus: AVAudioNodeBus { firstUnfedInputBus }
+
+    /// 3D settings kept for each input; volume and pan live in the unit.
+    private var inputMixing: [AVAudioNodeBus: MixingSettings] = [:]
+}
+
+extension AVAudioMixerNode: MixingNode {
+    func ensureInput(_ bus: Int) throws(AudioUnitError) { try growInputs(toInclude: bus) }
+
+    func mixing(ofInput bus: AVAudioNodeBus) -> MixingSettings {
+        var settings = inputMixing[bus] ?? MixingSettings()
+        settings.volume = value("in\(bus).volume")
+        settings.pan = value("in\(bus).pan")
+        return settings
     }
 
-    /// Makes room for input `bus`. Thread: control, before the bus is connected.
-    func ensureInput(_ bus: Int) throws(AudioUnitError) {
-        guard bus >= unit.elementCount(.input) else { return }
-        try unit.setProperty(.elementCount, .int((bus / 8 + 1) * 8), scope: .input, element: 0)
+    func setMixing(_ settings: MixingSettings, ofInput bus: AVAudioNodeBus) {
+        inputMixing[bus] = settings
+        set("in\(bus).volume", settings.volume)
+        set("in\(bus).pan", settings.pan)
     }
 }

@@ -76,21 +76,25 @@ open class AVAudioPlayer: @unchecked Sendable {
 
     /// 0 ... 1, on the player's mixer input.
     public var volume: Float {
-        get { node.volume }
+        get { SharedPlayback.shared.locked { node.volume } }
         set {
             fade = nil
-            node.volume = min(max(newValue, 0), 1)
+            setNodeVolume(newValue)
         }
+    }
+
+    private func setNodeVolume(_ volume: Float) {
+        SharedPlayback.shared.locked { node.volume = min(max(volume, 0), 1) }
     }
 
     /// Moves the volume to `volume` over `duration` seconds, in steps of 10 ms.
     public func setVolume(_ volume: Float, fadeDuration duration: Double) {
         guard duration > 0 else { return self.volume = volume }
-        let fade = Fade(from: node.volume, to: min(max(volume, 0), 1), seconds: duration)
+        let fade = Fade(from: self.volume, to: min(max(volume, 0), 1), seconds: duration)
         self.fade = fade
         Thread.detachNewThread { [weak self] in
             while let self, self.fade === fade, let next = fade.next() {
-                self.node.volume = next
+                self.setNodeVolume(next)
                 Thread.sleep(forTimeInterval: Fade.step)
             }
         }
@@ -98,8 +102,8 @@ open class AVAudioPlayer: @unchecked Sendable {
 
     /// −1 (left) ... 1 (right), on the player's mixer input.
     public var pan: Float {
-        get { node.pan }
-        set { node.pan = min(max(newValue, -1), 1) }
+        get { SharedPlayback.shared.locked { node.pan } }
+        set { SharedPlayback.shared.locked { node.pan = min(max(newValue, -1), 1) } }
     }
 
     /// Whether `rate` applies; set it before `prepareToPlay` or `play`, as in AVFAudio.
@@ -204,6 +208,9 @@ final class SharedPlayback: @unchecked Sendable {
             try engine.initialize()
         }
     }
+
+    /// Runs `body` with the engine to itself: players on other threads edit it too.
+    func locked<T>(_ body: () throws -> T) rethrows -> T { try lock.withLock(body) }
 
     func remove(_ node: FilePlayerNode) {
         lock.withLock { engine.detach(node) }

@@ -27,29 +27,18 @@ final class SinkBlockUnit: AudioUnitBase, @unchecked Sendable {
     /// The block, kept alive here; the kernel reaches it unretained.
     private let box: SinkBlockBox
     /// What the kernel hands the block, made once and freed with the unit.
-    private let list: UnsafeMutablePointer<AudioBufferList>
-    private let stamp: UnsafeMutablePointer<AudioTimeStamp>
+    private let memory = BlockCallMemory(maximumBuffers: 64)
     private var storage: KernelStorage<SinkBlockKernel>?
 
     init(channels: Int, block: @escaping AVAudioSinkNodeReceiverBlock) {
         box = SinkBlockBox(block: block)
-        list = AudioBufferList.allocate(maximumBuffers: 64).unsafeMutablePointer
-        stamp = .allocate(capacity: 1)
-        var valid = AudioTimeStamp()
-        valid.mFlags = .sampleHostTimeValid
-        stamp.initialize(to: valid)
         super.init(description: Self.description, shortName: "sink-block", inputs: [channels], outputs: [])
     }
 
-    deinit {
-        storage = nil
-        UnsafeMutableRawPointer(list).deallocate()
-        stamp.deallocate()
-    }
+    deinit { storage = nil }
 
     override func allocateRenderResources() throws(AudioUnitError) {
-        let first = (UnsafeMutableRawPointer(list) + AudioBufferList.buffersOffset).assumingMemoryBound(to: AudioBuffer.self)
-        storage = KernelStorage(SinkBlockKernel(block: Unmanaged.passUnretained(box), list: list, buffers: first, stamp: stamp),
+        storage = KernelStorage(SinkBlockKernel(block: Unmanaged.passUnretained(box), call: memory.call),
                                 render: { SinkBlockKernel.render($0, $1) }, reset: { _ in })
     }
 
@@ -66,9 +55,7 @@ final class SinkBlockBox: @unchecked Sendable {
 /// Calls the block with the cycle's input buffers as an `AudioBufferList`.
 struct SinkBlockKernel {
     let block: Unmanaged<SinkBlockBox>
-    let list: UnsafeMutablePointer<AudioBufferList>
-    let buffers: UnsafeMutablePointer<AudioBuffer>
-    let stamp: UnsafeMutablePointer<AudioTimeStamp>
+    let call: BlockCall
 
     /// Thread: audio.
     #if TRELLIS_CHECK_REALTIME
@@ -79,17 +66,10 @@ struct SinkBlockKernel {
         let cycle = context.assumingMemoryBound(to: RenderContext.self)
         let frames = cycle.pointee.frameCount
         guard cycle.pointee.inputs.count > 0 else { return RenderStatus.ok.rawValue }
-        let input = cycle.pointee.inputs[0]
-        let count = min(64, input.channelCount)
-        kernel.list.pointee.mNumberBuffers = UInt32(count)
-        for channel in 0..<count {
-            kernel.buffers[channel] = AudioBuffer(mNumberChannels: 1, mDataByteSize: UInt32(frames &* 4), mData: UnsafeMutableRawPointer(input[channel]))
-        }
-        kernel.stamp.pointee.mSampleTime = Double(cycle.pointee.timeStamp.sampleTime)
-        kernel.stamp.pointee.mHostTime = cycle.pointee.timeStamp.hostTime
+        kernel.call.point(at: cycle.pointee.inputs[0], frames: frames, time: cycle.pointee.timeStamp)
         // The fence: the user's block, which the documentation holds to the audio thread's rules.
         _ = _unsafePerformance {
-            kernel.block._withUnsafeGuaranteedRef { $0.block(UnsafePointer(kernel.stamp), AVAudioFrameCount(frames), UnsafePointer(kernel.list)) }
+            kernel.block._withUnsafeGuaranteedRef { $0.block(UnsafePointer(kernel.call.stamp), AVAudioFrameCount(frames), UnsafePointer(kernel.call.list)) }
         }
         return RenderStatus.ok.rawValue
     }

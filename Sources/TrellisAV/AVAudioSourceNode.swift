@@ -39,20 +39,13 @@ final class SourceBlockUnit: AudioUnitBase, @unchecked Sendable {
     /// The block, kept alive here; the kernel reaches it unretained.
     private let box: SourceBlockBox
     /// What the kernel hands the block, made once and freed with the unit.
-    private let list: UnsafeMutablePointer<AudioBufferList>
-    private let stamp: UnsafeMutablePointer<AudioTimeStamp>
+    private let memory: BlockCallMemory
     private let silence: UnsafeMutablePointer<ObjCBool>
-    private let channels: Int
     private var storage: KernelStorage<SourceBlockKernel>?
 
     init(channels: Int, block: @escaping AVAudioSourceNodeRenderBlock) {
         box = SourceBlockBox(block: block)
-        self.channels = channels
-        list = AudioBufferList.allocate(maximumBuffers: channels).unsafeMutablePointer
-        stamp = .allocate(capacity: 1)
-        var valid = AudioTimeStamp()
-        valid.mFlags = .sampleHostTimeValid
-        stamp.initialize(to: valid)
+        memory = BlockCallMemory(maximumBuffers: channels)
         silence = .allocate(capacity: 1)
         silence.initialize(to: ObjCBool(false))
         super.init(description: Self.description, shortName: "source-block", inputs: [], outputs: [channels])
@@ -60,18 +53,12 @@ final class SourceBlockUnit: AudioUnitBase, @unchecked Sendable {
 
     deinit {
         storage = nil
-        UnsafeMutableRawPointer(list).deallocate()
-        stamp.deallocate()
         silence.deallocate()
     }
 
     override func allocateRenderResources() throws(AudioUnitError) {
-        let buffers = UnsafeMutableAudioBufferListPointer(list)
-        buffers.count = channels
-        let first = (UnsafeMutableRawPointer(list) + AudioBufferList.buffersOffset).assumingMemoryBound(to: AudioBuffer.self)
-        storage = KernelStorage(
-            SourceBlockKernel(block: Unmanaged.passUnretained(box), list: list, buffers: first, stamp: stamp, silence: silence, channels: channels),
-            render: { SourceBlockKernel.render($0, $1) }, reset: { _ in })
+        storage = KernelStorage(SourceBlockKernel(block: Unmanaged.passUnretained(box), call: memory.call, silence: silence),
+                                render: { SourceBlockKernel.render($0, $1) }, reset: { _ in })
     }
 
     override func deallocateRenderResources() { storage = nil }
@@ -87,11 +74,8 @@ final class SourceBlockBox: @unchecked Sendable {
 /// Calls the block with the cycle's output buffers as an `AudioBufferList`.
 struct SourceBlockKernel {
     let block: Unmanaged<SourceBlockBox>
-    let list: UnsafeMutablePointer<AudioBufferList>
-    let buffers: UnsafeMutablePointer<AudioBuffer>
-    let stamp: UnsafeMutablePointer<AudioTimeStamp>
+    let call: BlockCall
     let silence: UnsafeMutablePointer<ObjCBool>
-    let channels: Int
 
     /// Thread: audio.
     #if TRELLIS_CHECK_REALTIME
@@ -102,17 +86,11 @@ struct SourceBlockKernel {
         let cycle = context.assumingMemoryBound(to: RenderContext.self)
         let frames = cycle.pointee.frameCount
         let output = cycle.pointee.outputs[0]
-        let count = min(kernel.channels, output.channelCount)
-        kernel.list.pointee.mNumberBuffers = UInt32(count)
-        for channel in 0..<count {
-            kernel.buffers[channel] = AudioBuffer(mNumberChannels: 1, mDataByteSize: UInt32(frames &* 4), mData: UnsafeMutableRawPointer(output[channel]))
-        }
-        kernel.stamp.pointee.mSampleTime = Double(cycle.pointee.timeStamp.sampleTime)
-        kernel.stamp.pointee.mHostTime = cycle.pointee.timeStamp.hostTime
+        kernel.call.point(at: output, frames: frames, time: cycle.pointee.timeStamp)
         kernel.silence.pointee = ObjCBool(false)
         // The fence: the user's block, which the documentation holds to the audio thread's rules.
         let status = _unsafePerformance {
-            kernel.block._withUnsafeGuaranteedRef { $0.block(kernel.silence, UnsafePointer(kernel.stamp), AVAudioFrameCount(frames), kernel.list) }
+            kernel.block._withUnsafeGuaranteedRef { $0.block(kernel.silence, UnsafePointer(kernel.call.stamp), AVAudioFrameCount(frames), kernel.call.list) }
         }
         if status != noErr || kernel.silence.pointee.boolValue { output.clear(frameCount: frames) }
         return RenderStatus.ok.rawValue

@@ -16,9 +16,16 @@ struct ManualRenderingTarget {
     let running: UnsafeMutablePointer<Atomic<Bool>>
     /// `AudioBufferList.buffersOffset`, read on the control side (a static's first read may lock).
     let buffersOffset: Int
-    /// The cycle's buses: no input, and `table` (repointed every slice) as the output.
-    let input: AudioBuffers
+    /// The cycle's buses: `inputTable` and `table`, repointed every slice.
+    var input: AudioBuffers
     let output: AudioBuffers
+    /// The input node's block while running, its channels, and what it gave this render.
+    var inputSource: Unmanaged<ManualRenderingInput>?
+    var inputChannels: Int
+    let inputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let inputData: UnsafeMutablePointer<UnsafePointer<Float>>
+    /// `maximumFrames` zeros: the input when the block has no data.
+    let silence: UnsafeMutablePointer<Float>
 
     static let kAudioUnitErr_InvalidParameter: OSStatus = -10_878
     static let kAudioUnitErr_Uninitialized: OSStatus = -10_867
@@ -44,6 +51,7 @@ struct ManualRenderingTarget {
             error?.pointee = kAudioUnitErr_InvalidParameter
             return .error
         }
+        let status = pullInput(state, frames: frames)
         let grid = Int64(max(1, state.maximumFrames))
         // The fence: the shim's C calls set a thread-local flag and the FPU's mode, nothing more.
         let floatState = _unsafePerformance { AudioThread.enter() }
@@ -56,6 +64,7 @@ struct ManualRenderingTarget {
             for channel in 0..<state.channels {
                 state.table[channel] = buffers[channel].mData.unsafelyUnwrapped.assumingMemoryBound(to: Float.self) + offset
             }
+            for channel in 0..<state.inputChannels { state.inputTable[channel] = UnsafeMutablePointer(mutating: state.inputData[channel] + offset) }
             var cycle = BackendCycle(
                 frameCount: slice, timeStamp: TrellisCore.AudioTimeStamp(sampleTime: position.pointee, hostTime: host),
                 input: state.input, output: state.output)
@@ -69,27 +78,54 @@ struct ManualRenderingTarget {
             position.pointee &+= Int64(slice)
         }
         error?.pointee = noErr
-        return .success
+        return status
+    }
+
+    /// Points `inputData` at the input block's samples, or at silence when it has none.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    static func pullInput(_ state: ManualRenderingTarget, frames: Int) -> AVAudioEngineManualRenderingStatus {
+        guard let source = state.inputSource else { return .success }
+        if ManualRenderingInput.pull(source, frames: frames, channels: state.inputChannels, buffersOffset: state.buffersOffset, into: state.inputData) {
+            return .success
+        }
+        for channel in 0..<state.inputChannels { state.inputData[channel] = UnsafePointer(state.silence) }
+        return .insufficientDataFromInputNode
     }
 }
 
 /// Owns a manual rendering's target for as long as the engine or a block it gave out lives.
 final class ManualRenderingTargetBox: @unchecked Sendable {
     let target: UnsafeMutablePointer<ManualRenderingTarget>
+    /// The input block the target reaches unretained, kept alive while attached.
+    private var input: ManualRenderingInput?
 
     init(channels: Int, maximumFrames: Int) {
         let running = UnsafeMutablePointer<Atomic<Bool>>.allocate(capacity: 1)
         running.initialize(to: Atomic(false))
         let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, channels))
+        let silence = UnsafeMutablePointer<Float>.allocate(capacity: max(1, maximumFrames))
+        silence.initialize(repeating: 0, count: max(1, maximumFrames))
+        let inputTable = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: ManualRenderingInput.maximumChannels)
+        let inputData = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: ManualRenderingInput.maximumChannels)
+        inputData.initialize(repeating: UnsafePointer(silence), count: ManualRenderingInput.maximumChannels)
         target = .allocate(capacity: 1)
         target.initialize(to: ManualRenderingTarget(
             entry: nil, position: nil, table: table, channels: channels, maximumFrames: maximumFrames, running: running,
             buffersOffset: AudioBufferList.buffersOffset, input: AudioBuffers(channelPointers: nil, channelCount: 0),
-            output: AudioBuffers(channelPointers: UnsafePointer(table), channelCount: channels)))
+            output: AudioBuffers(channelPointers: UnsafePointer(table), channelCount: channels),
+            inputSource: nil, inputChannels: 0, inputTable: inputTable, inputData: inputData, silence: silence))
     }
 
-    /// Points the target at a started backend. Thread: control, while nothing renders.
-    func attach(entry: RenderEntry?, position: UnsafeMutablePointer<Int64>) {
+    /// Points the target at a started backend, and at the input node's block if it has
+    /// one. Thread: control, while nothing renders.
+    func attach(entry: RenderEntry?, position: UnsafeMutablePointer<Int64>, input: ManualRenderingInput?) {
+        self.input = input
+        let channels = input?.channels ?? 0
+        target.pointee.inputSource = input.map { Unmanaged.passUnretained($0) }
+        target.pointee.inputChannels = channels
+        target.pointee.input = AudioBuffers(channelPointers: channels > 0 ? UnsafePointer(target.pointee.inputTable) : nil, channelCount: channels)
         target.pointee.entry = entry
         target.pointee.position = position
         target.pointee.running.pointee.store(entry != nil, ordering: .releasing)
@@ -100,10 +136,16 @@ final class ManualRenderingTargetBox: @unchecked Sendable {
         target.pointee.running.pointee.store(false, ordering: .releasing)
         target.pointee.entry = nil
         target.pointee.position = nil
+        target.pointee.inputSource = nil
+        target.pointee.inputChannels = 0
+        input = nil
     }
 
     deinit {
         target.pointee.table.deallocate()
+        target.pointee.inputTable.deallocate()
+        target.pointee.inputData.deallocate()
+        target.pointee.silence.deallocate()
         target.pointee.running.deinitialize(count: 1)
         target.pointee.running.deallocate()
         target.deinitialize(count: 1)

@@ -2,7 +2,8 @@ import TrellisCore
 
 /// Core Audio's 3D mixer, OpenAL-style: mono inputs placed by azimuth, elevation and
 /// distance, attenuated by an OpenAL distance model, and panned onto a stereo, quad or
-/// 5.1 output (chosen by the output bus's channel count; see `SpeakerLayout`).
+/// 5.1 output (chosen by the output bus's channel count; see `SpeakerLayout`). A stereo
+/// input is not placed: its left and right pass through at its gain, mute and distance.
 ///
 /// Every speaker gain glides to its new value over the ramp, so moving a source never
 /// clicks. Per-input ids follow `AU3DMixer` (azimuth 0, elevation 1, distance 2, gain 3);
@@ -67,8 +68,8 @@ public final class Mixer3D: AudioUnitBase, @unchecked Sendable {
 
     public override func validateFormat(_ format: StreamFormat, scope: Scope, element: Int) throws(AudioUnitError) {
         try super.validateFormat(format, scope: scope, element: element)
-        if scope == .input && format.channelCount != 1 {
-            throw .formatNotSupported(format, reason: "3D mixer inputs are mono", unit: name)
+        if scope == .input && !(1...2).contains(format.channelCount) {
+            throw .formatNotSupported(format, reason: "3D mixer inputs are mono (placed) or stereo (passed through)", unit: name)
         }
         if scope == .output && SpeakerLayout(channelCount: format.channelCount) == nil {
             throw .formatNotSupported(format, reason: "the output is stereo (2), quad (4) or 5.1 (6 channels)", unit: name)
@@ -78,7 +79,7 @@ public final class Mixer3D: AudioUnitBase, @unchecked Sendable {
     public override func allocateRenderResources() throws(AudioUnitError) {
         let layout = SpeakerLayout(channelCount: try format(scope: .output, element: 0).channelCount) ?? .stereo
         let inputCount = elementCount(.input)
-        let size = max(1, inputCount * Mixer3DKernel.maximumChannels)
+        let size = max(1, inputCount * Mixer3DKernel.stride)
         let gains = UnsafeMutablePointer<SmoothedValue>.allocate(capacity: size)
         gains.initialize(repeating: SmoothedValue(0), count: size)
         let settings = UnsafeMutablePointer<Float>.allocate(capacity: max(1, parameters.count))

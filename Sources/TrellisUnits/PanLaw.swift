@@ -1,11 +1,12 @@
 /// Equal-power panning: left² + right² = 1 for a mono source, so loudness holds across
 /// the field and the centre sits at -3 dB. Thread: any.
 public enum PanLaw {
-    /// Gains for a mono source at `pan` in -1 (left) ... +1 (right).
+    /// Gains for a mono source at `pan` in -1 (left) ... +1 (right): mirror images, so
+    /// the centre is the same on both sides and the far side at ±1 is exactly 0.
     @inline(__always)
     public static func mono(_ pan: Float) -> (left: Float, right: Float) {
-        let angle = (Swift.min(1, Swift.max(-1, pan)) + 1) * (Float.pi / 4)
-        return (_cos(angle), _sin(angle))
+        let pan = Swift.min(1, Swift.max(-1, pan))
+        return (_sin((1 - pan) * (Float.pi / 4)), _sin((1 + pan) * (Float.pi / 4)))
     }
 
     /// Gains for a stereo source: a balance control that keeps both sides at unity in

@@ -55,6 +55,23 @@ struct Mixer3DTests {
         }
     }
 
+    @Test("a stereo input is not placed: left and right pass through at its gain, wherever it is")
+    func stereoPassesThrough() throws {
+        let mixer = Mixer3D(inputCount: 1)
+        try mixer.setFormat(.canonical(sampleRate: 48_000, channelCount: 2), scope: .input, element: 0)
+        let harness = try UnitHarness(mixer, frameCapacity: 64)
+        let left = (0..<64).map { Float(sin(Double($0) * 0.1)) }, right = (0..<64).map { Float(cos(Double($0) * 0.3)) }
+        harness.fillInput(channel: 0, with: left[...])
+        harness.fillInput(channel: 1, with: right[...])
+        try harness.unit.setParameter(named: "in0.azimuth", 90)
+        try harness.unit.setParameter(named: "in0.gain", -6)
+        harness.render(frames: 64)
+        harness.render(frames: 64)
+        let level = pow(10, Float(-6) / 20)
+        #expect(harness.output(channel: 0, frames: 64) == left.map { $0 * level })
+        #expect(harness.output(channel: 1, frames: 64) == right.map { $0 * level })
+    }
+
     @Test("a source at azimuth 0 is centred and at ±90° fully to one side")
     func stereoPositions() throws {
         let harness = try makeMixer()

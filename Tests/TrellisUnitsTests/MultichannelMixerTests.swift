@@ -81,6 +81,23 @@ struct MultichannelMixerTests {
         #expect(harness.output(channel: 1, frames: 256) == right)
     }
 
+    @Test("a mono input pans as mirror images: the same on both sides at the centre, nothing on the far side at ±1")
+    func monoPanIsSymmetric() throws {
+        for pan: Float in [-1, -0.6, -0.25, 0, 0.25, 0.6, 1] {
+            let (left, right) = PanLaw.mono(pan), (mirroredLeft, mirroredRight) = PanLaw.mono(-pan)
+            #expect(left == mirroredRight && right == mirroredLeft, "at \(pan)")
+            #expect(abs(left * left + right * right - 1) < 1e-6, "at \(pan)")
+        }
+        #expect(PanLaw.mono(-1) == (1, 0) && PanLaw.mono(1) == (0, 1))
+        let harness = try makeMixer()
+        try harness.unit.setParameter(named: "in1.enable", 0)
+        try harness.unit.setParameter(named: "in2.enable", 0)
+        let signal = noise(256, seed: 7)
+        harness.fillInput(bus: 0, channel: 0, with: signal[...])
+        harness.render(frames: 256)
+        #expect(harness.output(channel: 0, frames: 256) == harness.output(channel: 1, frames: 256))
+    }
+
     @Test("muted and disabled inputs contribute nothing")
     func muteAndDisable() throws {
         let harness = try makeMixer()
