@@ -103,6 +103,10 @@ final class ManualRendering {
     let realtime: ManualRenderingTargetBox
     /// The input node's block while running.
     private var input: ManualRenderingInput?
+    private lazy var streaming = StreamingWait(graph: graph)
+    /// The channel pointers of the render in hand, kept to reuse their storage.
+    private var inputs: [UnsafeMutablePointer<Float>] = []
+    private var outputs: [UnsafeMutablePointer<Float>] = []
 
     init(graph: Graph, mode: AVAudioEngineManualRenderingMode, format: AVAudioFormat, maximumFrames: Int) {
         self.graph = graph
@@ -126,11 +130,11 @@ final class ManualRendering {
         for node in graph.nodes { try? node.unit.setProperty(.offlineRender, .bool(offline), scope: .global, element: 0) }
         let settings = BackendSettings(maximumFrames: maximumFrames, sampleRate: format.sampleRate)
         let channels = Int(format.channelCount)
-        let driver = GraphDriver(graph: graph) { [graph, maximumFrames] source, prepare in
+        let driver = GraphDriver(graph: graph) { [graph, maximumFrames, streaming] source, prepare in
             CallerBackend(source: source, settings: settings, prepare: prepare, inputChannels: input?.channels ?? 0, outputChannels: channels,
                           betweenSlices: { () throws(GraphError) in
                               try graph.compensateLatencyChanges()
-                              if offline { for participant in graph.plan?.streamingParticipants ?? [] { participant.waitForStreaming(frameCount: maximumFrames) } }
+                              if offline { streaming.wait(maximumFrames) }
                           })
         }
         do { try driver.start() } catch { throw AVAudioError(.graph, "starting the engine failed: \(error)") }
@@ -147,20 +151,18 @@ final class ManualRendering {
     }
 
     /// Blocks until the disk threads are `frames` ahead. Thread: the rendering one.
-    func waitForStreaming(_ frames: Int) {
-        for participant in graph.plan?.streamingParticipants ?? [] { participant.waitForStreaming(frameCount: frames) }
-    }
+    func waitForStreaming(_ frames: Int) { streaming.wait(frames) }
 
     func render(_ frames: Int, into buffer: AVAudioPCMBuffer) throws(AVAudioError) -> AVAudioEngineManualRenderingStatus {
         guard let driver else { throw AVAudioError(.state, "renderOffline: the engine is not running") }
         if mode == .offline { waitForStreaming(frames) }
         let target = realtime.target.pointee
         let status = ManualRenderingTarget.pullInput(target, frames: frames)
-        let inputs = (0..<target.inputChannels).map { UnsafeMutablePointer(mutating: target.inputData[$0]) }
+        inputs.removeAll(keepingCapacity: true)
+        for channel in 0..<target.inputChannels { inputs.append(UnsafeMutablePointer(mutating: target.inputData[channel])) }
         let standard = buffer.format.isStandard
-        let outputs = (0..<Int(format.channelCount)).map { channel in
-            standard ? buffer.floatChannelData![channel] : scratch[0][channel]
-        }
+        outputs.removeAll(keepingCapacity: true)
+        for channel in 0..<Int(format.channelCount) { outputs.append(standard ? buffer.floatChannelData![channel] : scratch[0][channel]) }
         do { try driver.backend.render(input: inputs, output: outputs, frameCount: frames) } catch {
             throw AVAudioError(.graph, "renderOffline: \(error)")
         }
@@ -171,5 +173,26 @@ final class ManualRendering {
         }
         buffer.frameLength = AVAudioFrameCount(frames)
         return status
+    }
+}
+
+/// Waits for the program's disk readers, looked up again only when the graph changed.
+/// Thread: the rendering one.
+final class StreamingWait {
+    private let graph: Graph
+    private var participants: (revision: UInt64, units: [any OfflineStreaming])?
+
+    init(graph: Graph) { self.graph = graph }
+
+    /// Blocks until every reader is `frames` ahead.
+    func wait(_ frames: Int) {
+        for participant in current() { participant.waitForStreaming(frameCount: frames) }
+    }
+
+    private func current() -> [any OfflineStreaming] {
+        if let participants, participants.revision == graph.revision { return participants.units }
+        guard let plan = graph.plan else { return [] }
+        participants = (graph.revision, plan.streamingParticipants)
+        return participants!.units
     }
 }

@@ -106,7 +106,7 @@ public final class AVAudioPlayerNode: AVAudioNode, @unchecked Sendable {
         let completion = completionHandler.map { PlayerCompletion(type: callbackType, handler: $0) }
         let first = min(max(0, startingFrame), file.length)
         let count = min(AVAudioFramePosition(frameCount), file.length - first)
-        guard let feed = try? FileFeed(url: file.url, from: first, frames: count, rate: engineRate, completion: completion) else {
+        guard let feed = try? FileFeed(url: file.url, from: first, frames: count, completion: completion) else {
             schedule.deliver(completion)
             return
         }

@@ -24,9 +24,13 @@ public final class AVAudioUnitReverb: AVAudioUnitEffect, @unchecked Sendable {
     }
 }
 
-/// A delay line with feedback and a low-pass in the loop, as AVFAudio's `AVAudioUnitDelay`.
+/// A delay line with feedback and a low-pass in the loop, as AVFAudio's `AVAudioUnitDelay`,
+/// with Apple's defaults: 1 s, 50 % feedback, 15 kHz, all wet.
 public final class AVAudioUnitDelay: AVAudioUnitEffect, @unchecked Sendable {
-    public init() { super.init(unit: Delay()) }
+    public init() {
+        super.init(unit: Delay())
+        wetDryMix = 100
+    }
 
     /// Seconds, 0 ... 2.
     public var delayTime: Double {

@@ -159,8 +159,9 @@ final class PlayerSchedule: @unchecked Sendable {
                 send(PlayerCommand(kind: .region, region: region(id, buffer, start: start, options: options)), to: unit)
                 backlog.removeFirst()
             case .file(let feed, let start):
-                guard feed.framesInFlight < max(65_536, 2 * readAhead) else { return }
-                if let piece = feed.nextPiece() {
+                // Read once the engine is set up, at the rate it renders at.
+                guard unit.isInitialized, feed.framesInFlight < max(65_536, 2 * readAhead) else { return }
+                if let piece = feed.nextPiece(rate: unit.sampleRate) {
                     let id = take(piece, completion: nil, feed: feed)
                     feed.piecesInFlight += 1
                     feed.framesInFlight += Int(piece.frameLength)
@@ -205,31 +206,35 @@ final class PlayerSchedule: @unchecked Sendable {
 }
 
 /// A file (or a segment of one) read in pieces for a player node, converted to the
-/// engine's rate when the file's differs. Thread: its schedule's, under its lock.
+/// engine's rate (as it is when the first piece is read) when the file's differs. Thread: its schedule's, under its lock.
 final class FileFeed {
     static let pieceFrames: AVAudioFrameCount = 16_384
 
     private let file: AVAudioFile
     private var remaining: AVAudioFramePosition
-    private let converter: AVAudioConverter?
-    private let format: AVAudioFormat
+    /// The engine's rate the pieces are converted to, and the converter when the file's differs.
+    private var format: AVAudioFormat?
+    private var converter: AVAudioConverter?
     private var ended = false
     private var completion: PlayerCompletion?
     var piecesInFlight = 0
     var framesInFlight = 0
     var piecesSent = 0
 
-    init(url: URL, from start: AVAudioFramePosition, frames: AVAudioFramePosition, rate: Double, completion: PlayerCompletion?) throws {
+    init(url: URL, from start: AVAudioFramePosition, frames: AVAudioFramePosition, completion: PlayerCompletion?) throws {
         self.completion = completion
         file = try AVAudioFile(forReading: url)
         file.framePosition = start
         remaining = max(0, frames)
+    }
+
+    /// Converts to `rate` from the first piece on: the engine's rate when it first renders.
+    private func setRate(_ rate: Double) -> AVAudioFormat? {
+        if let format, format.sampleRate == rate || piecesSent > 0 { return format }
         let source = file.processingFormat
-        guard let format = AVAudioFormat(standardFormatWithSampleRate: rate, channels: source.channelCount) else {
-            throw AVAudioError(.settings, "scheduleFile: no format of \(source.channelCount) channels at \(rate) Hz")
-        }
-        self.format = format
-        converter = source.sampleRate == rate ? nil : AVAudioConverter(from: source, to: format)
+        format = AVAudioFormat(standardFormatWithSampleRate: rate, channels: source.channelCount)
+        converter = source.sampleRate == rate ? nil : format.flatMap { AVAudioConverter(from: source, to: $0) }
+        return format
     }
 
     /// The handler, once: whoever takes it calls it.
@@ -241,10 +246,14 @@ final class FileFeed {
     /// Whether the last piece has been read.
     var isFinished: Bool { ended }
 
-    /// The next piece, or nil when the file (segment) is read out or cannot be read.
-    func nextPiece() -> AVAudioPCMBuffer? {
+    /// The next piece at the engine's `rate`, or nil when the file (segment) is read out
+    /// or cannot be read.
+    func nextPiece(rate: Double) -> AVAudioPCMBuffer? {
         guard !ended else { return nil }
-        guard let piece = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: Self.pieceFrames) else { ended = true; return nil }
+        guard let format = setRate(rate), let piece = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: Self.pieceFrames) else {
+            ended = true
+            return nil
+        }
         if let converter {
             var failure: NSError?
             let status = converter.convert(to: piece, error: &failure) { [self] packets, status in

@@ -421,9 +421,9 @@ public final class Graph: @unchecked Sendable {
     /// that reports another latency once it runs, or after a parameter or state change.
     /// Thread: control.
     public var latencyChanges: [LatencyChange] {
-        guard isInitialized, let plan else { return [] }
+        guard isInitialized, let entries = plan?.compensatedLatencies, !entries.isEmpty else { return [] }
         var changes: [LatencyChange] = []
-        for entry in plan.compensatedLatencies {
+        for entry in entries {
             let now = max(0, entry.unit.latencyFrames)
             if now != entry.frames { changes.append(LatencyChange(node: entry.node, unit: entry.unit, from: entry.frames, to: now)) }
         }

@@ -2,6 +2,7 @@
 var all: [Benchmark] = []
 all += try graphBenchmarks()
 all += unitBenchmarks()
+all += try avBenchmarks()
 let filter = CommandLine.arguments.dropFirst().first
 for benchmark in all where filter == nil || benchmark.group.contains(filter!) || benchmark.name.contains(filter!) {
     let nanoseconds = measure(benchmark)

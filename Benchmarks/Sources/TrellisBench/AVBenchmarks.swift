@@ -1,0 +1,85 @@
+import TrellisAV
+import TrellisCore
+import TrellisGraph
+import TrellisUnits
+
+/// Stereo noise the input block hands out, the same slice every call.
+private final class NoiseFeed: @unchecked Sendable {
+    let list = TrellisAV.AudioBufferList.allocate(maximumBuffers: 2)
+    let samples = UnsafeMutablePointer<Float>.allocate(capacity: 2 * 512)
+
+    init() {
+        var seed: UInt32 = 1
+        for index in 0..<(2 * 512) {
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            samples[index] = Float(seed >> 8) / Float(1 << 24) - 0.5
+        }
+    }
+
+    func next(_ frames: AVAudioFrameCount) -> UnsafePointer<TrellisAV.AudioBufferList>? {
+        for channel in 0..<2 {
+            list[channel] = TrellisAV.AudioBuffer(mNumberChannels: 1, mDataByteSize: frames * 4, mData: UnsafeMutableRawPointer(samples + channel * 512))
+        }
+        return UnsafePointer(list.unsafeMutablePointer)
+    }
+}
+
+/// The engine AVFAudio code builds: input → (EQ → delay → reverb) → main mixer → output,
+/// rendered offline in 512-frame slices.
+private func avBenchmark(name: String, effects: Bool, slices: Int = 64) throws -> Benchmark {
+    let engine = AVAudioEngine()
+    let stereo = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
+    try engine.enableManualRenderingMode(.offline, format: stereo, maximumFrameCount: 512)
+    var previous: AVAudioNode = engine.inputNode
+    if effects {
+        let eq = AVAudioUnitEQ(numberOfBands: 4), delay = AVAudioUnitDelay(), reverb = AVAudioUnitReverb()
+        for node in [eq, delay, reverb] as [AVAudioNode] {
+            engine.attach(node)
+            engine.connect(previous, to: node, format: stereo)
+            previous = node
+        }
+        reverb.wetDryMix = 30
+    }
+    engine.connect(previous, to: engine.mainMixerNode, format: stereo)
+    let feed = NoiseFeed()
+    guard engine.inputNode.setManualRenderingInputPCMFormat(stereo, inputBlock: { feed.next($0) }) else {
+        fatalError("the input block was refused")
+    }
+    try engine.start()
+    let output = AVAudioPCMBuffer(pcmFormat: stereo, frameCapacity: 512)!
+    return Benchmark(group: "av", name: name, framesPerRun: 512 * slices) {
+        for _ in 0..<slices { _ = try? engine.renderOffline(512, to: output) }
+    }
+}
+
+/// The same graph built on TrellisGraph, rendered by its engine directly.
+private func trellisGraphBenchmark(name: String, effects: Bool) throws -> Benchmark {
+    let graph = Graph(maximumFrames: 512)
+    var previous = try graph.addNode(GraphInput(channelCount: 2))
+    if effects {
+        let eq = ParametricEQ()
+        for band in 4..<ParametricEQ.maximumBands { try eq.setParameter(named: "band\(band).bypass", 1) }
+        let reverb = Reverb()
+        try reverb.setParameter(named: "wetDryMix", 30)
+        for unit in [eq, Delay(), reverb] as [AudioUnitBase] {
+            let node = try graph.addNode(unit)
+            try graph.connect(previous, to: node)
+            previous = node
+        }
+    }
+    let mixer = try graph.addNode(MultichannelMixer(inputCount: 8))
+    try graph.connect(previous, to: mixer)
+    let output = try graph.addNode(named: "output")
+    try graph.connect(mixer, to: output)
+    try graph.initialize()
+    return graphBenchmark(group: "av", name: name, graph: graph, slice: 512, slices: 64)
+}
+
+func avBenchmarks() throws -> [Benchmark] {
+    [
+        try avBenchmark(name: "TrellisAV: input -> main mixer -> output", effects: false),
+        try trellisGraphBenchmark(name: "TrellisGraph: input -> mixer -> output", effects: false),
+        try avBenchmark(name: "TrellisAV: input -> EQ -> delay -> reverb -> main mixer -> output", effects: true),
+        try trellisGraphBenchmark(name: "TrellisGraph: input -> EQ -> delay -> reverb -> mixer -> output", effects: true),
+    ]
+}
