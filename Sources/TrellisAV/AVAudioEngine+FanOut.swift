@@ -14,6 +14,10 @@ extension AVAudioEngine {
     /// which gets the whole signal (a splitter underneath). What the source bus and the
     /// destination buses were connected to before is let go.
     public func connect(_ sourceNode: AVAudioNode, to destNodes: [AVAudioConnectionPoint], fromBus sourceBus: AVAudioNodeBus, format: AVAudioFormat?) {
+        edit { fanOut(sourceNode, to: destNodes, fromBus: sourceBus, format: format) }
+    }
+
+    private func fanOut(_ sourceNode: AVAudioNode, to destNodes: [AVAudioConnectionPoint], fromBus sourceBus: AVAudioNodeBus, format: AVAudioFormat?) {
         let points = destNodes.compactMap { point in point.node.map { ($0, point.bus) } }
         guard points.count > 1 else {
             if let (node, bus) = points.first { connect(sourceNode, to: node, fromBus: sourceBus, toBus: bus, format: format) } else { disconnectNodeOutput(sourceNode, bus: sourceBus) }

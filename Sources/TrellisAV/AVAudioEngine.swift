@@ -21,6 +21,8 @@ open class AVAudioEngine: @unchecked Sendable {
     private var refused: [String] = []
     var manual: ManualRendering?
     private var live: LiveRendering?
+    /// True inside an edit, so the edits it makes run in it.
+    private var editing = false
     /// The splitters under fanned-out connections, by the bus they fan out.
     var fanOuts: [FanOut: NodeID] = [:]
 
@@ -65,6 +67,10 @@ open class AVAudioEngine: @unchecked Sendable {
     /// Adds `node` to the engine. A node belongs to one engine at a time.
     public func attach(_ node: AVAudioNode) {
         guard node.engine == nil else { return }
+        edit { attachUnit(of: node) }
+    }
+
+    private func attachUnit(of node: AVAudioNode) {
         do {
             let id = try graph.addNode(node.unit)
             node.nodeID = id
@@ -84,6 +90,10 @@ open class AVAudioEngine: @unchecked Sendable {
     /// Removes `node` and every connection to and from it.
     public func detach(_ node: AVAudioNode) {
         guard node.engine === self, let id = node.nodeID else { return }
+        edit { detachUnit(of: node, id: id) }
+    }
+
+    private func detachUnit(of node: AVAudioNode, id: NodeID) {
         for bus in Array(node.taps.keys) { node.removeTap(onBus: bus) }
         if let instrument = node as? AVAudioUnitMIDIInstrument, let source = instrument.sourceID {
             try? graph.removeNode(source)
@@ -95,6 +105,15 @@ open class AVAudioEngine: @unchecked Sendable {
         attachedNodes.remove(node)
         node.nodeID = nil
         node.engine = nil
+    }
+
+    /// Runs an edit of the graph: while live, under the lock the driver's upkeep thread
+    /// takes, so it never compiles a graph half edited. Edits inside it join it.
+    func edit<T>(_ body: () -> T) -> T {
+        guard let live, !editing else { return body() }
+        editing = true
+        defer { editing = false }
+        return live.withGraph(body)
     }
 
     // MARK: - Connections
@@ -110,6 +129,10 @@ open class AVAudioEngine: @unchecked Sendable {
     /// connected to. The channel counts of both ends follow `format` (or `node1`'s
     /// output); where rates differ a converter is put between them.
     public func connect(_ node1: AVAudioNode, to node2: AVAudioNode, fromBus bus1: AVAudioNodeBus, toBus bus2: AVAudioNodeBus, format: AVAudioFormat?) {
+        edit { connectBuses(node1, to: node2, fromBus: bus1, toBus: bus2, format: format) }
+    }
+
+    private func connectBuses(_ node1: AVAudioNode, to node2: AVAudioNode, fromBus bus1: AVAudioNodeBus, toBus bus2: AVAudioNodeBus, format: AVAudioFormat?) {
         attach(node1)
         attach(node2)
         guard let from = node1.nodeID, let to = node2.nodeID else { return }
@@ -136,7 +159,7 @@ open class AVAudioEngine: @unchecked Sendable {
 
     public func disconnectNodeInput(_ node: AVAudioNode, bus: AVAudioNodeBus) {
         guard let id = node.nodeID else { return }
-        try? graph.disconnect(id, bus)
+        edit { _ = try? graph.disconnect(id, bus) }
     }
 
     public func disconnectNodeInput(_ node: AVAudioNode) {
@@ -144,9 +167,12 @@ open class AVAudioEngine: @unchecked Sendable {
     }
 
     public func disconnectNodeOutput(_ node: AVAudioNode, bus: AVAudioNodeBus) {
-        if let id = node.nodeID { removeFanOut(of: id, bus: bus) }
-        guard let id = node.nodeID, let connection = graph.connections.first(where: { $0.source == id && $0.sourceBus == bus }) else { return }
-        try? graph.disconnect(connection.destination, connection.destinationBus)
+        guard let id = node.nodeID else { return }
+        edit {
+            removeFanOut(of: id, bus: bus)
+            guard let connection = graph.connections.first(where: { $0.source == id && $0.sourceBus == bus }) else { return }
+            _ = try? graph.disconnect(connection.destination, connection.destinationBus)
+        }
     }
 
     public func disconnectNodeOutput(_ node: AVAudioNode) {
@@ -214,7 +240,11 @@ open class AVAudioEngine: @unchecked Sendable {
             refused = []
             throw AVAudioError(.graph, message)
         }
-        do { try graph.initialize() } catch { throw AVAudioError(.graph, "\(error)") }
+        let failure: String? = edit {
+            do { try graph.initialize() } catch { return "\(error)" }
+            return nil
+        }
+        if let failure { throw AVAudioError(.graph, failure) }
     }
 
     /// Not in AVFAudio: the JACK server a live engine joins; nil is the one

@@ -37,7 +37,7 @@ extension AVAudioNode {
     /// Stops the tap on `bus`; a block running now finishes first.
     public func removeTap(onBus bus: AVAudioNodeBus) {
         guard let installed = taps.removeValue(forKey: bus) else { return }
-        if let token = installed.token { try? engine?.graph.removeObserver(token) }
+        if let token = installed.token, let engine { engine.edit { _ = try? engine.graph.removeObserver(token) } }
     }
 }
 
@@ -45,6 +45,10 @@ extension AVAudioEngine {
     /// Puts `node`'s taps that are not in the graph yet into it.
     func installTaps(of node: AVAudioNode) {
         guard let id = node.nodeID else { return }
+        edit { installTaps(of: node, id: id) }
+    }
+
+    private func installTaps(of node: AVAudioNode, id: NodeID) {
         for (bus, installed) in node.taps where installed.token == nil {
             do {
                 node.taps[bus]?.token = try graph.addObserver(installed.tap, node: id, bus: bus)

@@ -273,15 +273,18 @@ final class SharedPlayback: @unchecked Sendable {
             let channels = Int(input.outputFormat(forBus: 0).channelCount)
             let recorder = FileRecorder(channelCount: channels, sampleRate: engine.graph.sampleRate)
             guard let id = input.nodeID else { throw AVAudioError(.graph, "the engine has no input node") }
-            do {
-                let token = try engine.graph.addObserver(recorder, node: id, bus: 0)
-                return (recorder, ObserverTokenBox(token: token))
-            } catch { throw AVAudioError(.graph, "recording the input: \(error)") }
+            let added: Result<ObserverToken, GraphError> = engine.edit {
+                do throws(GraphError) { return .success(try engine.graph.addObserver(recorder, node: id, bus: 0)) } catch { return .failure(error) }
+            }
+            switch added {
+            case .success(let token): return (recorder, ObserverTokenBox(token: token))
+            case .failure(let error): throw AVAudioError(.graph, "recording the input: \(error)")
+            }
         }
     }
 
     func stopWatching(_ box: ObserverTokenBox) {
-        lock.withLock { try? engine.graph.removeObserver(box.token) }
+        lock.withLock { engine.edit { _ = try? engine.graph.removeObserver(box.token) } }
     }
 }
 

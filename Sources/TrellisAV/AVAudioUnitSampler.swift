@@ -115,10 +115,12 @@ public final class AVAudioUnitSampler: AVAudioUnitMIDIInstrument, @unchecked Sen
             guard let info = fresh.parameters.first(where: { $0.identifier == identifier }) else { continue }
             try? fresh.setParameter(info.address, value(identifier), rampFrames: 0)
         }
-        do {
-            try fresh.loadContent(path: path)
-            try engine.graph.replaceUnit(of: id, with: fresh)
-        } catch { throw AVAudioError(.file, "\(error)") }
+        do { try fresh.loadContent(path: path) } catch { throw AVAudioError(.file, "\(error)") }
+        let failure: String? = engine.edit {
+            do { try engine.graph.replaceUnit(of: id, with: fresh) } catch { return "\(error)" }
+            return nil
+        }
+        if let failure { throw AVAudioError(.file, failure) }
         replaceUnit(with: fresh)
     }
 }

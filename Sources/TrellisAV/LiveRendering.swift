@@ -37,6 +37,9 @@ final class LiveRendering {
         listener = nil
     }
 
+    /// Runs `body` while the driver's upkeep and a change of settings leave the graph alone.
+    func withGraph<T>(_ body: () -> T) -> T { driver.withGraph { _ in body() } }
+
     /// The server's rate and period while running.
     var settings: BackendSettings? { driver.backend.settings }
 

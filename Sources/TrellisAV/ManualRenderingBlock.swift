@@ -81,13 +81,34 @@ struct ManualRenderingTarget {
         return status
     }
 
+    /// Asks the block for `frames` and writes each channel's samples to `data`; false
+    /// (and `data` untouched) when it gave nil, too few buffers or too few frames.
+    /// Thread: the rendering one, real-time in realtime mode.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    static func pull(_ input: Unmanaged<ManualRenderingInput>, frames: Int, channels: Int, buffersOffset: Int,
+                     into data: UnsafeMutablePointer<UnsafePointer<Float>>) -> Bool {
+        // The fence: the user's block, which the documentation holds to the audio thread's rules.
+        let returned = _unsafePerformance { input._withUnsafeGuaranteedRef { $0.block(AVAudioFrameCount(frames)) } }
+        guard let list = returned, Int(list.pointee.mNumberBuffers) >= channels else { return false }
+        let buffers = (UnsafeRawPointer(list) + buffersOffset).assumingMemoryBound(to: AudioBuffer.self)
+        for channel in 0..<channels where buffers[channel].mData == nil || Int(buffers[channel].mDataByteSize) < frames &* 4 {
+            return false
+        }
+        for channel in 0..<channels {
+            data[channel] = UnsafePointer(buffers[channel].mData.unsafelyUnwrapped.assumingMemoryBound(to: Float.self))
+        }
+        return true
+    }
+
     /// Points `inputData` at the input block's samples, or at silence when it has none.
     #if TRELLIS_CHECK_REALTIME
     @_noAllocation @_noLocks
     #endif
     static func pullInput(_ state: ManualRenderingTarget, frames: Int) -> AVAudioEngineManualRenderingStatus {
         guard let source = state.inputSource else { return .success }
-        if ManualRenderingInput.pull(source, frames: frames, channels: state.inputChannels, buffersOffset: state.buffersOffset, into: state.inputData) {
+        if pull(source, frames: frames, channels: state.inputChannels, buffersOffset: state.buffersOffset, into: state.inputData) {
             return .success
         }
         for channel in 0..<state.inputChannels { state.inputData[channel] = UnsafePointer(state.silence) }

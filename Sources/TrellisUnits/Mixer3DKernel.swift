@@ -69,7 +69,7 @@ struct Mixer3DKernel: UnitKernel {
             } else {
                 // A stereo input is not placed: left and right pass through at the input's level.
                 let level = row[Self.maximumChannels]
-                for channel in 0..<min(2, input.channelCount, channels) {
+                for channel in 0..<min(min(2, input.channelCount), channels) {
                     var gain = level
                     add(input[channel], to: output[channel], gain: &gain, frames: frames, inverse: inverse)
                 }

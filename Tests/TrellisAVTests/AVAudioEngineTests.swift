@@ -79,6 +79,32 @@ struct AVAudioEngineLiveTests {
         let connected = ports.components(separatedBy: "\n").drop { $0.hasPrefix(" ") || $0.hasPrefix("\t") || !$0.hasSuffix(":out_1") }.dropFirst().first ?? ""
         #expect(connected.contains("system:playback_1"), "\(ports)")
     }
+
+    @Test("nodes attached, connected, tapped and detached while the engine runs live never meet its upkeep half way")
+    func editsWhileLive() throws {
+        let server = try JACKServer.startPrivateServer(name: "trellis-av-edits-\(getpid())-\(UInt16.random(in: 0...UInt16.max))")
+        defer { server.stop() }
+        let engine = AVAudioEngine()
+        engine.jackServerName = server.name
+        _ = engine.mainMixerNode
+        try engine.start()
+        defer { engine.stop() }
+        let delivered = Locked(0)
+        for round in 0..<150 {
+            let player = AVAudioPlayerNode(), delay = AVAudioUnitDelay()
+            engine.attach(player)
+            engine.attach(delay)
+            engine.connect(player, to: delay, format: nil)
+            engine.connect(delay, to: engine.mainMixerNode, format: nil)
+            if round % 10 == 0 { delay.installTap(onBus: 0, bufferSize: 256, format: nil) { _, _ in delivered.withLock { $0 += 1 } } }
+            Thread.sleep(forTimeInterval: 0.002)
+            if round % 10 == 0 { delay.removeTap(onBus: 0) }
+            engine.detach(player)
+            engine.detach(delay)
+        }
+        #expect(engine.isRunning)
+        #expect(engine.attachedNodes.count == 2)
+    }
 }
 
 @Suite("AVAudioEngine, offline")
