@@ -245,6 +245,9 @@ open class AVAudioEngine: @unchecked Sendable {
             return nil
         }
         if let failure { throw AVAudioError(.graph, failure) }
+        // Files scheduled before the engine was set up are read now, at its rate, so the
+        // first cycle has them.
+        for case let player as AVAudioPlayerNode in attachedNodes { player.waitForStreaming(frameCount: 0) }
     }
 
     /// Not in AVFAudio: the JACK server a live engine joins; nil is the one

@@ -106,11 +106,14 @@ struct PlayerClock {
 
 /// Plays the queued regions on the player's timeline: each from its start time (or
 /// right after the one before), loops until something interrupts it, silence between.
+/// When a time effect it feeds asked for another rate, it reads the timeline that much
+/// faster or slower, through the interpolating FIFO (varispeed) or the stretcher (time-pitch).
 struct ScheduledPlayerKernel {
     let queue: UnsafeMutablePointer<PlayerQueue>
     let commands: SPSCRingEnd<PlayerCommand>
     let done: SPSCRingEnd<PlayerRegionDone>
     let clock: PlayerClock
+    let rate: UnsafeMutablePointer<PlayerRateSettings>
 
     /// Thread: audio.
     #if TRELLIS_CHECK_REALTIME
@@ -135,9 +138,44 @@ struct ScheduledPlayerKernel {
             return RenderStatus.ok.rawValue
         }
         kernel.clock.publish(playing: true, anchor: now &+ Int64(frame) &- queue.pointee.playerTime, cycle: cycle.timeStamp, frames: frames)
-        while frame < frames {
-            let left = frames &- frame
+        let count = frames &- frame
+        let bits = kernel.rate.pointee.memory.load(ordering: .acquiring)
+        let speed = min(PlayerRateMemory.maximumSpeed, max(1 / PlayerRateMemory.maximumSpeed, Double(bitPattern: kernel.rate.pointee.speed.load(ordering: .relaxed))))
+        guard bits != 0, let memory = UnsafeMutablePointer<PlayerRateMemory>(bitPattern: bits) else {
+            kernel.play(into: output, at: frame, count: count, now: now)
+            return RenderStatus.ok.rawValue
+        }
+        let mode: PlayerRateMode
+        if kernel.rate.pointee.keepsPitch.load(ordering: .relaxed) {
+            let shifted = kernel.rate.pointee.pitchShifted.load(ordering: .relaxed)
+            mode = speed == 1 && !shifted ? .identity : .stretch
+        } else {
+            mode = speed == 1 ? .identity : .varispeed
+        }
+        if mode != memory.pointee.lastMode {
+            memory.pointee.restart()
+            memory.pointee.lastMode = mode
+        }
+        switch mode {
+        case .identity: kernel.play(into: output, at: frame, count: count, now: now)
+        case .varispeed: kernel.varispeed(into: output, at: frame, count: count, now: now, speed: speed, memory: memory)
+        case .stretch: kernel.stretch(into: output, at: frame, count: count, now: now, memory: memory)
+        }
+        return RenderStatus.ok.rawValue
+    }
+
+    /// Writes the next `count` frames of the timeline to `buffers` from `offset`, silence
+    /// where nothing plays, finishing what ends. Thread: audio.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    func play(into buffers: AudioBuffers, at offset: Int, count: Int, now: Int64) {
+        var frame = offset
+        let end = offset &+ count
+        while frame < end {
+            let left = end &- frame
             guard queue.pointee.count > 0 else {
+                for channel in 0..<buffers.channelCount { (buffers[channel] + frame).update(repeating: 0, count: left) }
                 queue.pointee.playerTime &+= Int64(left)
                 break
             }
@@ -146,37 +184,110 @@ struct ScheduledPlayerKernel {
             let region = slot.pointee, time = queue.pointee.playerTime
             if region.start > time {
                 let gap = Int(min(Int64(left), region.start &- time))
+                for channel in 0..<buffers.channelCount { (buffers[channel] + frame).update(repeating: 0, count: gap) }
                 frame &+= gap
                 queue.pointee.playerTime &+= Int64(gap)
                 continue
             }
-            var offset = Int(time &- region.start)
+            var position = Int(time &- region.start)
             if region.frameCount == 0 {
-                kernel.finishHead(at: now &+ Int64(frame), dropped: false)
+                finishHead(at: now &+ Int64(frame), dropped: false)
                 continue
             }
             if region.options.contains(.loops) {
-                offset %= region.frameCount
-                if offset == 0, time > region.start, region.options.contains(.endsAtLoop) {
-                    kernel.finishHead(at: now &+ Int64(frame), dropped: false)
+                position %= region.frameCount
+                if position == 0, time > region.start, region.options.contains(.endsAtLoop) {
+                    finishHead(at: now &+ Int64(frame), dropped: false)
                     continue
                 }
-            } else if offset >= region.frameCount {
-                kernel.finishHead(at: now &+ Int64(frame), dropped: false)
+            } else if position >= region.frameCount {
+                finishHead(at: now &+ Int64(frame), dropped: false)
                 continue
             }
-            let count = min(left, region.frameCount &- offset)
-            for channel in 0..<output.channelCount {
-                let source = region.channels[min(channel, region.channelCount &- 1)] + offset
-                copySamples(from: source, to: output[channel] + frame, count: count)
+            let run = min(left, region.frameCount &- position)
+            for channel in 0..<buffers.channelCount {
+                let source = region.channels[min(channel, region.channelCount &- 1)] + position
+                copySamples(from: source, to: buffers[channel] + frame, count: run)
             }
-            frame &+= count
-            queue.pointee.playerTime &+= Int64(count)
-            if !region.options.contains(.loops), offset &+ count == region.frameCount {
-                kernel.finishHead(at: now &+ Int64(frame), dropped: false)
+            frame &+= run
+            queue.pointee.playerTime &+= Int64(run)
+            if !region.options.contains(.loops), position &+ run == region.frameCount {
+                finishHead(at: now &+ Int64(frame), dropped: false)
             }
         }
-        return RenderStatus.ok.rawValue
+    }
+
+    /// Reads the timeline `speed` times as fast into the output, the pitch moving with it:
+    /// source frames go through a FIFO and are interpolated. Thread: audio.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    func varispeed(into output: AudioBuffers, at offset: Int, count: Int, now: Int64, speed: Double,
+                   memory: UnsafeMutablePointer<PlayerRateMemory>) {
+        let start = memory.pointee.position, channels = memory.pointee.channels, capacity = memory.pointee.fifoCapacity
+        // Enough frames for the last output's four points, and for two frames of history after the move.
+        let needed = min(capacity, max(Int(start + Double(count &- 1) * speed) &+ 3, Int(start + Double(count) * speed) &+ 1))
+        let fill = needed &- memory.pointee.fifoCount
+        if fill > 0 {
+            for channel in 0..<channels { memory.pointee.table[channel] = memory.pointee.fifo + channel &* capacity + memory.pointee.fifoCount }
+            play(into: AudioBuffers(channelPointers: UnsafePointer(memory.pointee.table), channelCount: channels), at: 0, count: fill, now: now &+ Int64(offset))
+            memory.pointee.fifoCount = needed
+        }
+        for channel in 0..<output.channelCount {
+            let source = memory.pointee.fifo + min(channel, channels &- 1) &* capacity, destination = output[channel] + offset
+            var position = start
+            for frame in 0..<count {
+                let index = min(Int(position), needed &- 3)
+                let t = Float(position - Double(index))
+                destination[frame] = PlayerRateMemory.interpolate(source[index &- 1], source[index], source[index &+ 1], source[index &+ 2], t)
+                position += speed
+            }
+        }
+        var position = start + Double(count) * speed
+        let drop = min(Int(position) &- 1, memory.pointee.fifoCount &- 2)
+        if drop > 0 {
+            let kept = memory.pointee.fifoCount &- drop
+            for channel in 0..<channels {
+                let line = memory.pointee.fifo + channel &* capacity
+                line.update(from: line + drop, count: kept)
+            }
+            memory.pointee.fifoCount = kept
+            position -= Double(drop)
+        }
+        memory.pointee.position = max(1, position)
+    }
+
+    /// Reads the timeline through the stretcher into the output: as fast as it asks, the
+    /// pitch kept (or moved as set). A cycle the control side holds the stretcher stays
+    /// silent. Thread: audio.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    func stretch(into output: AudioBuffers, at offset: Int, count: Int, now: Int64, memory: UnsafeMutablePointer<PlayerRateMemory>) {
+        rate.pointee.kernelHolds.store(true, ordering: .sequentiallyConsistent)
+        defer { rate.pointee.kernelHolds.store(false, ordering: .releasing) }
+        guard !rate.pointee.controlHolds.load(ordering: .sequentiallyConsistent) else { return }
+        let stretcher = memory.pointee.stretcher, channels = memory.pointee.channels, block = stretcher.maximumBlock
+        var written = 0, rounds = 0
+        while written < count, rounds < 256 {
+            rounds &+= 1
+            let ready = stretcher.available()
+            if ready > 0 {
+                for channel in 0..<channels {
+                    memory.pointee.outputTable[channel] = channel < output.channelCount ? output[channel] + (offset &+ written) : memory.pointee.scratch
+                }
+                written &+= stretcher.retrieve(UnsafePointer(memory.pointee.outputTable), frames: min(ready, count &- written))
+                continue
+            }
+            let wanted = min(block, max(1, stretcher.framesRequired()))
+            for channel in 0..<channels {
+                memory.pointee.table[channel] = memory.pointee.scratch + channel &* block
+                memory.pointee.inputTable[channel] = UnsafePointer(memory.pointee.scratch + channel &* block)
+            }
+            play(into: AudioBuffers(channelPointers: UnsafePointer(memory.pointee.table), channelCount: channels), at: 0, count: wanted,
+                 now: now &+ Int64(offset &+ written))
+            stretcher.process(UnsafePointer(memory.pointee.inputTable), frames: wanted)
+        }
     }
 
     /// Thread: audio.
@@ -209,6 +320,8 @@ struct ScheduledPlayerKernel {
             queue.pointee.startAt = -1
         case .stop:
             dropAll(at: now)
+            let bits = rate.pointee.memory.load(ordering: .acquiring)
+            if bits != 0, let memory = UnsafeMutablePointer<PlayerRateMemory>(bitPattern: bits) { memory.pointee.lastMode = .identity }
             queue.pointee.playing = false
             queue.pointee.startAt = -1
             queue.pointee.playerTime = 0

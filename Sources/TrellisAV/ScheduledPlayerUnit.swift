@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 import TrellisCore
 
@@ -18,6 +19,10 @@ final class ScheduledPlayerUnit: AudioUnitBase, @unchecked Sendable {
     /// point into: they must live as long as any program that runs this unit.
     let schedule = PlayerSchedule()
     private var storage: KernelStorage<ScheduledPlayerKernel>?
+    /// The rate a time effect it feeds asked for, and the memory for reading at it.
+    private let rate: UnsafeMutablePointer<PlayerRateSettings>
+    private var rateMemory: UnsafeMutablePointer<PlayerRateMemory>?
+    private var followed: RateRequest?
 
     init(channels: Int) {
         regions = .allocate(capacity: PlayerQueue.capacity)
@@ -26,11 +31,16 @@ final class ScheduledPlayerUnit: AudioUnitBase, @unchecked Sendable {
         let values = UnsafeMutablePointer<Atomic<Int64>>.allocate(capacity: PlayerClock.fields)
         for field in 0..<PlayerClock.fields { (values + field).initialize(to: Atomic(0)) }
         clock = PlayerClock(values: values)
+        rate = .allocate(capacity: 1)
+        rate.initialize(to: PlayerRateSettings())
         super.init(description: Self.description, shortName: "player-node", inputs: [], outputs: [channels])
     }
 
     deinit {
         storage = nil
+        freeRateMemory()
+        rate.deinitialize(count: 1)
+        rate.deallocate()
         queue.deinitialize(count: 1)
         queue.deallocate()
         regions.deallocate()
@@ -39,11 +49,15 @@ final class ScheduledPlayerUnit: AudioUnitBase, @unchecked Sendable {
     }
 
     override func allocateRenderResources() throws(AudioUnitError) {
-        storage = KernelStorage(ScheduledPlayerKernel(queue: queue, commands: commands.end, done: done.end, clock: clock),
+        storage = KernelStorage(ScheduledPlayerKernel(queue: queue, commands: commands.end, done: done.end, clock: clock, rate: rate),
                                 render: { ScheduledPlayerKernel.render($0, $1) }, reset: { _ in })
+        if followed != nil { try makeRateMemory() }
     }
 
-    override func deallocateRenderResources() { storage = nil }
+    override func deallocateRenderResources() {
+        storage = nil
+        freeRateMemory()
+    }
 
     override var renderKernel: RenderKernel? { storage?.kernel }
 
@@ -52,4 +66,58 @@ final class ScheduledPlayerUnit: AudioUnitBase, @unchecked Sendable {
 
     /// The next region the kernel is done with.
     func takeDone() -> PlayerRegionDone? { done.pop() }
+}
+
+extension ScheduledPlayerUnit: RateSource {
+    /// Plays as a time effect it feeds asks: `rate` times as fast, the pitch kept and moved
+    /// by `cents` (time-pitch, through a stretcher) or moved with the speed (varispeed).
+    /// Player time counts the frames read, as Apple's does. Thread: control.
+    func follow(_ request: RateRequest?) {
+        followed = request
+        let settings = Self.settings(request)
+        if let memory = rateMemory, settings.keepsPitch {
+            holdingStretcher { memory.pointee.stretcher.set(timeRatio: 1 / settings.speed, pitchScale: settings.pitchScale) }
+        }
+        rate.pointee.keepsPitch.store(settings.keepsPitch, ordering: .relaxed)
+        rate.pointee.pitchShifted.store(settings.pitchScale != 1, ordering: .relaxed)
+        rate.pointee.speed.store(settings.speed.bitPattern, ordering: .releasing)
+        if request != nil, rateMemory == nil, isInitialized { try? makeRateMemory() }
+    }
+
+    private static func settings(_ request: RateRequest?) -> (speed: Double, pitchScale: Double, keepsPitch: Bool) {
+        guard let request else { return (1, 1, true) }
+        let shift = _exp2(request.cents / 1200)
+        let limit = PlayerRateMemory.maximumSpeed
+        if request.keepsPitch { return (min(limit, max(1 / limit, request.rate)), shift, true) }
+        return (min(limit, max(1 / limit, request.rate * shift)), 1, false)
+    }
+
+    /// Makes the reading memory at the rate asked for and hands it to the kernel.
+    private func makeRateMemory() throws(AudioUnitError) {
+        guard rateMemory == nil else { return }
+        let settings = Self.settings(followed)
+        let channels = try format(scope: .output, element: 0).channelCount
+        guard let memory = PlayerRateMemory.make(channels: channels, maximumFrames: maximumFramesPerSlice, sampleRate: sampleRate,
+                                                 timeRatio: 1 / settings.speed, pitchScale: settings.pitchScale) else {
+            throw .failedToInitialize("Rubber Band could not make a stretcher", unit: name)
+        }
+        rateMemory = memory
+        rate.pointee.memory.store(UInt(bitPattern: memory), ordering: .releasing)
+    }
+
+    /// Thread: control, once no program runs the kernel.
+    private func freeRateMemory() {
+        rate.pointee.memory.store(0, ordering: .releasing)
+        if let rateMemory { PlayerRateMemory.free(rateMemory) }
+        rateMemory = nil
+    }
+
+    /// Runs `body` while the kernel leaves the stretcher alone: it plays a cycle of
+    /// silence rather than wait, and this waits at most the cycle it is in.
+    private func holdingStretcher(_ body: () -> Void) {
+        rate.pointee.controlHolds.store(true, ordering: .sequentiallyConsistent)
+        while rate.pointee.kernelHolds.load(ordering: .sequentiallyConsistent) { sched_yield() }
+        body()
+        rate.pointee.controlHolds.store(false, ordering: .releasing)
+    }
 }

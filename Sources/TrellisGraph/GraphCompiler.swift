@@ -123,11 +123,17 @@ struct GraphCompiler {
     }
 
     /// Each time-changing unit gets the source that feeds it directly, if that source
-    /// can be read at another rate (see `RateFollowing`).
+    /// can be read at another rate (see `RateFollowing`) and no rate converter stands
+    /// between them (a channel map does not matter).
     private func linkRates(_ nodes: [FlatNode]) throws(GraphError) {
+        func rate(_ unit: any AudioUnit, _ scope: Scope, _ bus: Int) -> Double? { try? unit.format(scope: scope, element: bus).sampleRate }
         for node in nodes {
             guard let follower = node.unit as? RateFollowing else { continue }
-            let source = node.inputs.first.flatMap { $0 }.flatMap { $0.converts ? nil : nodes[$0.node].unit as? RateSource }
+            let source = node.inputs.first.flatMap { $0 }.flatMap { input -> (any RateSource)? in
+                let unit = nodes[input.node].unit
+                if input.converts, rate(unit, .output, input.bus) != rate(node.unit, .input, 0) { return nil }
+                return unit as? RateSource
+            }
             do { try follower.link(to: source) } catch { throw .unit(node: node.name, error) }
         }
     }

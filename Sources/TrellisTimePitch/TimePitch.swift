@@ -6,7 +6,9 @@ import TrellisCore
 /// AUNewTimePitch on Rubber Band: `rate` (1/32 to 32) and `pitch` (±2400 cents)
 /// independent, formants kept or not. Fed directly by a file player, it hands both to the
 /// player, which renders them from the file (in an offline render exactly as the
-/// `rubberband` command does) and the unit passes audio through. Fed by anything else it
+/// `rubberband` command does); fed by another source that can be read at any pace
+/// (TrellisAV's player node), that source stretches as it plays; the unit passes audio
+/// through. Fed by anything else it
 /// shifts pitch in real time (Rubber Band's R2 engine, with the latency it reports) and
 /// its rate must be 1.
 public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable {
@@ -55,7 +57,7 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
         if let source {
             source.follow(request)
         } else if values[0] != 1 {
-            throw .invalidState("rate \(values[0]) needs a file player feeding the unit directly (a live stream cannot be "
+            throw .invalidState("rate \(values[0]) needs a file player (or a player node) feeding the unit directly (a live stream cannot be "
                                 + "read faster or slower than it arrives); set rate 1 here, or the player's own rate", unit: name)
         }
     }

@@ -2,7 +2,9 @@ import TrellisCore
 
 /// AUVarispeed: `rate` (0.25 to 4) and `cents` (±2400) move speed and pitch together.
 /// Fed directly by a file player, it hands them to the player, which reads the file
-/// through libsoxr at the rate times 2^(cents/1200); the unit passes audio through. Fed
+/// through libsoxr at the rate times 2^(cents/1200); fed by another source that can be
+/// read at any pace (TrellisAV's player node), that source reads at it; the unit passes
+/// audio through. Fed
 /// by anything else (a live stream cannot be read faster than it arrives) its rate must
 /// be 1 and its cents 0.
 public final class Varispeed: AudioUnitBase, RateFollowing, @unchecked Sendable {
@@ -30,7 +32,7 @@ public final class Varispeed: AudioUnitBase, RateFollowing, @unchecked Sendable 
         if let source {
             source.follow(request)
         } else if values[0] != 1 || values[1] != 0 {
-            throw .invalidState("rate \(values[0]) and cents \(values[1]) need a file player feeding the unit directly (a live "
+            throw .invalidState("rate \(values[0]) and cents \(values[1]) need a file player (or a player node) feeding the unit directly (a live "
                                 + "stream cannot be read faster or slower than it arrives)", unit: name)
         }
     }

@@ -71,7 +71,7 @@ struct AVAudioEngineLiveTests {
         while heard.withLock({ $0.filter { abs($0) > 0.1 }.count }) < 24_000, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         let samples = heard.withLock { $0 }
         let start = try #require(samples.firstIndex { abs($0) > 0.1 })
-        #expect(samples.count - start >= 24_000)
+        try #require(samples.count - start >= 24_000)
         #expect(abs(peakHertz(samples[start..<(start + 24_000)], low: 300, high: 600) - 440) < 1)
         let ports = try runCapped("/usr/bin/jack_lsp", ["-c"], addressSpace: 1 << 31, deadline: 30, environment: ["JACK_DEFAULT_SERVER": server.name]).stdout
         #expect(ports.contains("system:playback_1") && ports.contains(":out_1"), "\(ports)")
