@@ -249,7 +249,7 @@ struct ScheduledPlayerKernel {
             let kept = memory.pointee.fifoCount &- drop
             for channel in 0..<channels {
                 let line = memory.pointee.fifo + channel &* capacity
-                line.update(from: line + drop, count: kept)
+                for index in 0..<kept { line[index] = line[index &+ drop] }
             }
             memory.pointee.fifoCount = kept
             position -= Double(drop)

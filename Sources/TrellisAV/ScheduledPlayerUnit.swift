@@ -71,16 +71,21 @@ final class ScheduledPlayerUnit: AudioUnitBase, @unchecked Sendable {
 extension ScheduledPlayerUnit: RateSource {
     /// Plays as a time effect it feeds asks: `rate` times as fast, the pitch kept and moved
     /// by `cents` (time-pitch, through a stretcher) or moved with the speed (varispeed).
-    /// Player time counts the frames read, as Apple's does. Thread: control.
+    /// Player time counts the frames read, as Apple's does. Thread: control; a call the
+    /// effect makes on the audio thread (as it applies a parameter event) only publishes
+    /// the speed, and the same change's call on the control side does the rest.
     func follow(_ request: RateRequest?) {
-        followed = request
         let settings = Self.settings(request)
+        defer {
+            rate.pointee.keepsPitch.store(settings.keepsPitch, ordering: .relaxed)
+            rate.pointee.pitchShifted.store(settings.pitchScale != 1, ordering: .relaxed)
+            rate.pointee.speed.store(settings.speed.bitPattern, ordering: .releasing)
+        }
+        guard !AudioThread.isCurrent, request != followed else { return }
+        followed = request
         if let memory = rateMemory, settings.keepsPitch {
             holdingStretcher { memory.pointee.stretcher.set(timeRatio: 1 / settings.speed, pitchScale: settings.pitchScale) }
         }
-        rate.pointee.keepsPitch.store(settings.keepsPitch, ordering: .relaxed)
-        rate.pointee.pitchShifted.store(settings.pitchScale != 1, ordering: .relaxed)
-        rate.pointee.speed.store(settings.speed.bitPattern, ordering: .releasing)
         if request != nil, rateMemory == nil, isInitialized { try? makeRateMemory() }
     }
 
