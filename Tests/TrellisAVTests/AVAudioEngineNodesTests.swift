@@ -1,4 +1,3 @@
-import CAllocationCounter
 import Foundation
 import Testing
 @testable import TrellisAV
@@ -84,14 +83,8 @@ struct AVAudioEngineNodesTests {
         engine.attach(player)
         engine.connect(player, to: engine.outputNode, format: nil)
         let block = engine.manualRenderingBlock
-        let list = AudioBufferList.allocate(maximumBuffers: 2)
-        defer { UnsafeMutableRawPointer(list.unsafeMutablePointer).deallocate() }
-        let output = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: 256)!
-        for channel in 0..<2 {
-            list[channel] = AudioBuffer(mNumberChannels: 1, mDataByteSize: 1_024, mData: UnsafeMutableRawPointer(output.floatChannelData![channel]))
-        }
-        var status: OSStatus = 0
-        #expect(block(256, list.unsafeMutablePointer, &status) == .cannotDoInCurrentContext)
+        let output = BlockOutput(format: format, frames: 256)
+        #expect(output.render(block, 256).0 == .cannotDoInCurrentContext)
         try engine.start()
         defer { engine.stop() }
         let samples = ramp(2_048, from: 1)
@@ -100,16 +93,14 @@ struct AVAudioEngineNodesTests {
         var heard: [Float] = []
         var least = UInt64.max
         for _ in 0..<8 {
-            trellis_allocation_counter_arm()
-            let result = block(256, list.unsafeMutablePointer, &status)
-            trellis_allocation_counter_disarm()
-            least = min(least, trellis_allocation_counter_allocations() + trellis_allocation_counter_frees())
-            #expect(result == .success && status == noErr)
-            heard += UnsafeBufferPointer(start: output.floatChannelData![1], count: 256)
+            var result = (AVAudioEngineManualRenderingStatus.error, OSStatus(0))
+            least = min(least, allocationsCounted { result = output.render(block, 256) })
+            #expect(result.0 == .success && result.1 == noErr)
+            heard += output.samples(1, 256)
         }
         #expect(heard == samples)
         #expect(least == 0)
         #expect(engine.manualRenderingSampleTime == 2_048)
-        #expect(block(512, list.unsafeMutablePointer, &status) == .error)
+        #expect(output.render(block, 512).0 == .error)
     }
 }

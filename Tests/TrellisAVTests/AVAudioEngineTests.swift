@@ -41,7 +41,7 @@ private func trellis(_ arguments: [String]) throws -> CappedRun {
     return try runCapped(binary, arguments, addressSpace: 1 << 34, deadline: 300)
 }
 
-@Suite("AVAudioEngine, live on JACK", .liveAudio)
+@Suite("AVAudioEngine, live on JACK", .liveAudio, .serialized)
 struct AVAudioEngineLiveTests {
     @Test("started without manual rendering, the engine is a JACK client playing to the physical ports, heard through a tap")
     func playsOnJACK() throws {

@@ -1,4 +1,3 @@
-import CAllocationCounter
 import Foundation
 import Testing
 @testable import TrellisAV
@@ -62,11 +61,9 @@ struct AVAudioSourceNodeTests {
         _ = withUnsafePointer(to: &context) { kernel.render($0) }
         var least = UInt64.max
         for _ in 0..<3 where least > 0 {
-            trellis_allocation_counter_arm()
-            let status = withUnsafePointer(to: &context) { kernel.render($0) }
-            trellis_allocation_counter_disarm()
+            var status = RenderStatus.ok
+            least = min(least, allocationsCounted { status = withUnsafePointer(to: &context) { kernel.render($0) } })
             #expect(status == .ok)
-            least = min(least, trellis_allocation_counter_allocations() + trellis_allocation_counter_frees())
         }
         #expect(least == 0)
         #expect(outputs[0][0][10] == outputs[0][1][10] && outputs[0][0][10] != 0)

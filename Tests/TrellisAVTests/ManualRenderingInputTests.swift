@@ -1,4 +1,3 @@
-import CAllocationCounter
 import Foundation
 import Testing
 @testable import TrellisAV
@@ -138,23 +137,17 @@ struct ManualRenderingInputTests {
         try engine.start()
         defer { engine.stop() }
         let block = engine.manualRenderingBlock
-        let output = AVAudioPCMBuffer(pcmFormat: stereo, frameCapacity: 256)!
-        let list = AudioBufferList.allocate(maximumBuffers: 2)
-        defer { UnsafeMutableRawPointer(list.unsafeMutablePointer).deallocate() }
-        for c in 0..<2 { list[c] = AudioBuffer(mNumberChannels: 1, mDataByteSize: 1_024, mData: UnsafeMutableRawPointer(output.floatChannelData![c])) }
-        var status: OSStatus = 0
+        let output = BlockOutput(format: stereo, frames: 256)
         var heard: [Float] = []
         var least = UInt64.max
         for _ in 0..<8 {
-            trellis_allocation_counter_arm()
-            let result = block(256, list.unsafeMutablePointer, &status)
-            trellis_allocation_counter_disarm()
-            least = min(least, trellis_allocation_counter_allocations() + trellis_allocation_counter_frees())
+            var result = AVAudioEngineManualRenderingStatus.error
+            least = min(least, allocationsCounted { result = output.render(block, 256).0 })
             #expect(result == .success)
-            heard += UnsafeBufferPointer(start: output.floatChannelData![1], count: 256)
+            heard += output.samples(1, 256)
         }
         #expect(heard == feed.expected(1, 0..<2_048))
         #expect(least == 0)
-        #expect(block(256, list.unsafeMutablePointer, &status) == .insufficientDataFromInputNode)
+        #expect(output.render(block, 256).0 == .insufficientDataFromInputNode)
     }
 }

@@ -1,4 +1,3 @@
-import CAllocationCounter
 import Foundation
 import Testing
 @testable import TrellisAV
@@ -115,21 +114,12 @@ struct PlayerNodeRateTests {
             defer { engine.stop() }
             player.play()
             let block = engine.manualRenderingBlock
-            let output = AVAudioPCMBuffer(pcmFormat: stereo, frameCapacity: 256)!
-            let list = AudioBufferList.allocate(maximumBuffers: 2)
-            defer { UnsafeMutableRawPointer(list.unsafeMutablePointer).deallocate() }
-            for c in 0..<2 { list[c] = AudioBuffer(mNumberChannels: 1, mDataByteSize: 1_024, mData: UnsafeMutableRawPointer(output.floatChannelData![c])) }
-            var status: OSStatus = 0
-            for _ in 0..<16 { _ = block(256, list.unsafeMutablePointer, &status) }
+            let output = BlockOutput(format: stereo, frames: 256)
+            for _ in 0..<16 { _ = output.render(block, 256) }
             var least = UInt64.max
-            for _ in 0..<16 {
-                trellis_allocation_counter_arm()
-                _ = block(256, list.unsafeMutablePointer, &status)
-                trellis_allocation_counter_disarm()
-                least = min(least, trellis_allocation_counter_allocations() + trellis_allocation_counter_frees())
-            }
+            for _ in 0..<16 { least = min(least, allocationsCounted { _ = output.render(block, 256) }) }
             #expect(least == 0, "keepsPitch \(keepsPitch)")
-            #expect(UnsafeBufferPointer(start: output.floatChannelData![0], count: 256).contains { abs($0) > 0.1 })
+            #expect(output.samples(0, 256).contains { abs($0) > 0.1 })
         }
     }
 }
