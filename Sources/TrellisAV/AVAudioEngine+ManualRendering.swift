@@ -104,9 +104,8 @@ final class ManualRendering {
     /// The input node's block while running.
     private var input: ManualRenderingInput?
     private lazy var streaming = StreamingWait(graph: graph)
-    /// The channel pointers of the render in hand, kept to reuse their storage.
-    private var inputs: [UnsafeMutablePointer<Float>] = []
-    private var outputs: [UnsafeMutablePointer<Float>] = []
+    /// The buffer list `renderOffline` points at the caller's buffer.
+    private let outputList: UnsafeMutableAudioBufferListPointer
 
     init(graph: Graph, mode: AVAudioEngineManualRenderingMode, format: AVAudioFormat, maximumFrames: Int) {
         self.graph = graph
@@ -115,6 +114,7 @@ final class ManualRendering {
         self.maximumFrames = maximumFrames
         scratch = TrellisCore.AudioBufferList(channelCount: Int(format.channelCount), frameCapacity: maximumFrames)
         realtime = ManualRenderingTargetBox(channels: Int(format.channelCount), maximumFrames: maximumFrames)
+        outputList = AudioBufferList.allocate(maximumBuffers: Int(format.channelCount))
     }
 
     var sampleTime: AVAudioFramePosition { AVAudioFramePosition(driver?.backend.framesRendered ?? 0) }
@@ -153,27 +153,32 @@ final class ManualRendering {
     /// Blocks until the disk threads are `frames` ahead. Thread: the rendering one.
     func waitForStreaming(_ frames: Int) { streaming.wait(frames) }
 
+    /// Renders `frames` into `buffer` through the same target the manual rendering block
+    /// uses, after the disk readers (offline) and a latency change the graph compensates.
     func render(_ frames: Int, into buffer: AVAudioPCMBuffer) throws(AVAudioError) -> AVAudioEngineManualRenderingStatus {
-        guard let driver else { throw AVAudioError(.state, "renderOffline: the engine is not running") }
+        guard driver != nil else { throw AVAudioError(.state, "renderOffline: the engine is not running") }
         if mode == .offline { waitForStreaming(frames) }
-        let target = realtime.target.pointee
-        let status = ManualRenderingTarget.pullInput(target, frames: frames)
-        inputs.removeAll(keepingCapacity: true)
-        for channel in 0..<target.inputChannels { inputs.append(UnsafeMutablePointer(mutating: target.inputData[channel])) }
+        do { try graph.compensateLatencyChanges() } catch { throw AVAudioError(.graph, "renderOffline: \(error)") }
         let standard = buffer.format.isStandard
-        outputs.removeAll(keepingCapacity: true)
-        for channel in 0..<Int(format.channelCount) { outputs.append(standard ? buffer.floatChannelData![channel] : scratch[0][channel]) }
-        do { try driver.backend.render(input: inputs, output: outputs, frameCount: frames) } catch {
-            throw AVAudioError(.graph, "renderOffline: \(error)")
+        for channel in 0..<Int(format.channelCount) {
+            let samples = standard ? buffer.floatChannelData![channel] : scratch[0][channel]
+            outputList[channel] = AudioBuffer(mNumberChannels: 1, mDataByteSize: UInt32(frames &* 4), mData: UnsafeMutableRawPointer(samples))
+        }
+        var code: OSStatus = noErr
+        let status = ManualRenderingTarget.render(UnsafePointer(realtime.target), frames: frames, list: outputList.unsafeMutablePointer, error: &code)
+        guard status == .success || status == .insufficientDataFromInputNode else {
+            throw AVAudioError(.graph, "renderOffline: the program could not render (status \(code))")
         }
         if !standard {
-            for channel in 0..<outputs.count {
-                for frame in 0..<frames { buffer.setSample(outputs[channel][frame], channel: channel, frame: frame) }
+            for channel in 0..<Int(format.channelCount) {
+                for frame in 0..<frames { buffer.setSample(scratch[0][channel][frame], channel: channel, frame: frame) }
             }
         }
         buffer.frameLength = AVAudioFrameCount(frames)
         return status
     }
+
+    deinit { UnsafeMutableRawPointer(outputList.unsafeMutablePointer).deallocate() }
 }
 
 /// Waits for the program's disk readers, looked up again only when the graph changed.
