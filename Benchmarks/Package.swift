@@ -15,6 +15,7 @@ let package = Package(
                 .product(name: "TrellisUnits", package: "Trellis"),
                 .product(name: "TrellisGraph", package: "Trellis"),
                 .product(name: "TrellisAudioFile", package: "Trellis"),
+                .product(name: "TrellisChain", package: "Trellis"),
                 .product(name: "TrellisAV", package: "Trellis"),
             ],
             path: "Sources/TrellisBench"

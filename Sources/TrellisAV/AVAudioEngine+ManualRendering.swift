@@ -55,7 +55,7 @@ extension AVAudioEngine {
     /// count) into `buffer`, which must be in the manual rendering format.
     public func renderOffline(_ numberOfFrames: AVAudioFrameCount, to buffer: AVAudioPCMBuffer) throws -> AVAudioEngineManualRenderingStatus {
         guard let manual, isRunning else { return .cannotDoInCurrentContext }
-        guard buffer.format == manual.format else {
+        guard buffer.format === manual.format || buffer.format == manual.format else {
             throw AVAudioError(.state, "renderOffline: the buffer is \(buffer.format), the manual rendering format \(manual.format)")
         }
         guard numberOfFrames <= buffer.frameCapacity, Int(numberOfFrames) <= manual.maximumFrames else {
@@ -103,7 +103,7 @@ final class ManualRendering {
     let realtime: ManualRenderingTargetBox
     /// The input node's block while running.
     private var input: ManualRenderingInput?
-    private lazy var streaming = StreamingWait(graph: graph)
+    private let streaming: StreamingWait
     /// The buffer list `renderOffline` points at the caller's buffer.
     private let outputList: UnsafeMutableAudioBufferListPointer
 
@@ -112,6 +112,7 @@ final class ManualRendering {
         self.mode = mode
         self.format = format
         self.maximumFrames = maximumFrames
+        streaming = StreamingWait(graph: graph)
         scratch = TrellisCore.AudioBufferList(channelCount: Int(format.channelCount), frameCapacity: maximumFrames)
         realtime = ManualRenderingTargetBox(channels: Int(format.channelCount), maximumFrames: maximumFrames)
         outputList = AudioBufferList.allocate(maximumBuffers: Int(format.channelCount))
@@ -156,7 +157,6 @@ final class ManualRendering {
     /// Renders `frames` into `buffer` through the same target the manual rendering block
     /// uses, after the disk readers (offline) and a latency change the graph compensates.
     func render(_ frames: Int, into buffer: AVAudioPCMBuffer) throws(AVAudioError) -> AVAudioEngineManualRenderingStatus {
-        guard driver != nil else { throw AVAudioError(.state, "renderOffline: the engine is not running") }
         if mode == .offline { waitForStreaming(frames) }
         do { try graph.compensateLatencyChanges() } catch { throw AVAudioError(.graph, "renderOffline: \(error)") }
         let standard = buffer.format.isStandard
@@ -166,8 +166,10 @@ final class ManualRendering {
         }
         var code: OSStatus = noErr
         let status = ManualRenderingTarget.render(UnsafePointer(realtime.target), frames: frames, list: outputList.unsafeMutablePointer, error: &code)
-        guard status == .success || status == .insufficientDataFromInputNode else {
-            throw AVAudioError(.graph, "renderOffline: the program could not render (status \(code))")
+        switch status {
+        case .success, .insufficientDataFromInputNode: break
+        case .cannotDoInCurrentContext: throw AVAudioError(.state, "renderOffline: the engine is not running")
+        case .error: throw AVAudioError(.graph, "renderOffline: the program could not render (status \(code))")
         }
         if !standard {
             for channel in 0..<Int(format.channelCount) {
@@ -185,19 +187,19 @@ final class ManualRendering {
 /// Thread: the rendering one.
 final class StreamingWait {
     private let graph: Graph
-    private var participants: (revision: UInt64, units: [any OfflineStreaming])?
+    /// The graph's revision `units` were looked up at (none before the first plan).
+    private var revision: UInt64?
+    private var units: [any OfflineStreaming] = []
 
     init(graph: Graph) { self.graph = graph }
 
     /// Blocks until every reader is `frames` ahead.
     func wait(_ frames: Int) {
-        for participant in current() { participant.waitForStreaming(frameCount: frames) }
-    }
-
-    private func current() -> [any OfflineStreaming] {
-        if let participants, participants.revision == graph.revision { return participants.units }
-        guard let plan = graph.plan else { return [] }
-        participants = (graph.revision, plan.streamingParticipants)
-        return participants!.units
+        let now = graph.revision
+        if revision != now {
+            units = graph.plan?.streamingParticipants ?? []
+            revision = graph.plan == nil ? nil : now
+        }
+        for unit in units { unit.waitForStreaming(frameCount: frames) }
     }
 }

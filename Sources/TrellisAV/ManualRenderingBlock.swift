@@ -37,22 +37,24 @@ struct ManualRenderingTarget {
     #endif
     static func render(_ target: UnsafePointer<ManualRenderingTarget>, frames: Int, list: UnsafeMutablePointer<AudioBufferList>,
                        error: UnsafeMutablePointer<OSStatus>?) -> AVAudioEngineManualRenderingStatus {
-        let state = target.pointee
-        guard state.running.pointee.load(ordering: .acquiring), let entry = state.entry, let position = state.position else {
+        // Fields are read in place: the target is larger than a copy is worth.
+        guard target.pointee.running.pointee.load(ordering: .acquiring), let entry = target.pointee.entry, let position = target.pointee.position else {
             error?.pointee = kAudioUnitErr_Uninitialized
             return .cannotDoInCurrentContext
         }
-        let buffers = (UnsafeMutableRawPointer(list) + state.buffersOffset).assumingMemoryBound(to: AudioBuffer.self)
-        guard frames <= state.maximumFrames, Int(list.pointee.mNumberBuffers) == state.channels else {
+        let channels = target.pointee.channels, inputChannels = target.pointee.inputChannels
+        let table = target.pointee.table, inputTable = target.pointee.inputTable, inputData = target.pointee.inputData
+        let buffers = (UnsafeMutableRawPointer(list) + target.pointee.buffersOffset).assumingMemoryBound(to: AudioBuffer.self)
+        guard frames <= target.pointee.maximumFrames, Int(list.pointee.mNumberBuffers) == channels else {
             error?.pointee = kAudioUnitErr_InvalidParameter
             return .error
         }
-        for channel in 0..<state.channels where buffers[channel].mData == nil || Int(buffers[channel].mDataByteSize) < frames &* 4 {
+        for channel in 0..<channels where buffers[channel].mData == nil || Int(buffers[channel].mDataByteSize) < frames &* 4 {
             error?.pointee = kAudioUnitErr_InvalidParameter
             return .error
         }
-        let status = pullInput(state, frames: frames)
-        let grid = Int64(max(1, state.maximumFrames))
+        let status = pullInput(target, frames: frames)
+        let grid = Int64(max(1, target.pointee.maximumFrames))
         // The fence: the shim's C calls set a thread-local flag and the FPU's mode, nothing more.
         let floatState = _unsafePerformance { AudioThread.enter() }
         defer { _unsafePerformance { AudioThread.leave(restoring: floatState) } }
@@ -61,13 +63,11 @@ struct ManualRenderingTarget {
         var offset = 0
         while offset < frames {
             let slice = min(frames &- offset, Int(grid &- position.pointee % grid))
-            for channel in 0..<state.channels {
-                state.table[channel] = buffers[channel].mData.unsafelyUnwrapped.assumingMemoryBound(to: Float.self) + offset
-            }
-            for channel in 0..<state.inputChannels { state.inputTable[channel] = UnsafeMutablePointer(mutating: state.inputData[channel] + offset) }
+            for channel in 0..<channels { table[channel] = buffers[channel].mData.unsafelyUnwrapped.assumingMemoryBound(to: Float.self) + offset }
+            for channel in 0..<inputChannels { inputTable[channel] = UnsafeMutablePointer(mutating: inputData[channel] + offset) }
             var cycle = BackendCycle(
                 frameCount: slice, timeStamp: TrellisCore.AudioTimeStamp(sampleTime: position.pointee, hostTime: host),
-                input: state.input, output: state.output)
+                input: target.pointee.input, output: target.pointee.output)
             // The entry is checked where it is defined (the engine's program runner).
             let status = withUnsafeMutablePointer(to: &cycle) { cycle in _unsafePerformance { entry.render(UnsafePointer(cycle)) } }
             guard status == .ok else {
@@ -106,12 +106,13 @@ struct ManualRenderingTarget {
     #if TRELLIS_CHECK_REALTIME
     @_noAllocation @_noLocks
     #endif
-    static func pullInput(_ state: ManualRenderingTarget, frames: Int) -> AVAudioEngineManualRenderingStatus {
-        guard let source = state.inputSource else { return .success }
-        if pull(source, frames: frames, channels: state.inputChannels, buffersOffset: state.buffersOffset, into: state.inputData) {
+    static func pullInput(_ state: UnsafePointer<ManualRenderingTarget>, frames: Int) -> AVAudioEngineManualRenderingStatus {
+        guard let source = state.pointee.inputSource else { return .success }
+        let channels = state.pointee.inputChannels, data = state.pointee.inputData
+        if pull(source, frames: frames, channels: channels, buffersOffset: state.pointee.buffersOffset, into: data) {
             return .success
         }
-        for channel in 0..<state.inputChannels { state.inputData[channel] = UnsafePointer(state.silence) }
+        for channel in 0..<channels { data[channel] = UnsafePointer(state.pointee.silence) }
         return .insufficientDataFromInputNode
     }
 }

@@ -53,7 +53,12 @@ public final class Graph: @unchecked Sendable {
     public var memoryBudget = Graph.defaultMemoryBudget
     public static let defaultMemoryBudget = 1_000_000_000
     /// The plan of the program last published.
-    public private(set) var plan: ProgramPlan?
+    public private(set) var plan: ProgramPlan? {
+        didSet { latencyWatch = plan?.compensatedLatencies.map { ($0.unit, $0.frames) } ?? [] }
+    }
+    /// The plan's units and the latency it compensates for each, without their names:
+    /// what `latencyChanges` reads before each slice of a render.
+    private var latencyWatch: [(unit: any AudioUnit, frames: Int)] = []
     var model = Model() {
         didSet { revision &+= 1 }
     }
@@ -421,7 +426,8 @@ public final class Graph: @unchecked Sendable {
     /// that reports another latency once it runs, or after a parameter or state change.
     /// Thread: control.
     public var latencyChanges: [LatencyChange] {
-        guard isInitialized, let entries = plan?.compensatedLatencies, !entries.isEmpty else { return [] }
+        guard latencyWatch.contains(where: { max(0, $0.unit.latencyFrames) != $0.frames }),
+              let entries = plan?.compensatedLatencies else { return [] }
         var changes: [LatencyChange] = []
         for entry in entries {
             let now = max(0, entry.unit.latencyFrames)

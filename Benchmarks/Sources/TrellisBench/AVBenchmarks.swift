@@ -1,4 +1,5 @@
 import TrellisAV
+import TrellisChain
 import TrellisCore
 import TrellisGraph
 import TrellisUnits
@@ -75,17 +76,39 @@ private func trellisGraph(effects: Bool) throws -> Graph {
     return graph
 }
 
+/// Rendered as Trellis renders a graph on its caller's thread (`CallerBackend`, as the
+/// chain processor does): the float-mode fence, the host clock and the latency check
+/// between slices, the duties `renderOffline` has too.
+private func trellisGraphBackendBenchmark(name: String, effects: Bool) throws -> Benchmark {
+    let graph = try trellisGraph(effects: effects)
+    let settings = BackendSettings(maximumFrames: 512, sampleRate: graph.sampleRate)
+    let driver = GraphDriver(graph: graph) { source, prepare in
+        CallerBackend(source: source, settings: settings, prepare: prepare, inputChannels: 2, outputChannels: 2,
+                      betweenSlices: { () throws(GraphError) in try graph.compensateLatencyChanges() })
+    }
+    try driver.start()
+    let feed = NoiseFeed()
+    let input = (0..<2).map { feed.samples + $0 * 512 }
+    let output = (0..<2).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: 512) }
+    return Benchmark(group: "av", name: name, framesPerRun: 512 * 64) {
+        for _ in 0..<64 { try? driver.backend.render(input: input, output: output, frameCount: 512) }
+    }
+}
+
 /// Rendered by its engine directly, as the other graph benchmarks are: no backend, no
-/// float-mode fence, no clock, no input block (what TrellisAV's render adds per call).
-private func trellisGraphBenchmark(name: String, effects: Bool) throws -> Benchmark {
+/// float-mode fence, no clock, no latency check, no input block.
+private func trellisEngineBenchmark(name: String, effects: Bool) throws -> Benchmark {
     graphBenchmark(group: "av", name: name, graph: try trellisGraph(effects: effects), slice: 512, slices: 64)
 }
 
-func avBenchmarks() throws -> [Benchmark] {
-    [
-        try avBenchmark(name: "TrellisAV: input -> main mixer -> output", effects: false),
-        try trellisGraphBenchmark(name: "TrellisGraph: input -> mixer -> output", effects: false),
-        try avBenchmark(name: "TrellisAV: input -> EQ -> delay -> reverb -> main mixer -> output", effects: true),
-        try trellisGraphBenchmark(name: "TrellisGraph: input -> EQ -> delay -> reverb -> mixer -> output", effects: true),
-    ]
+/// Each graph built with TrellisAV and with TrellisGraph, measured in alternating rounds.
+func avBenchmarks() throws -> [[Benchmark]] {
+    try [false, true].map { effects in
+        let chain = effects ? "input -> EQ -> delay -> reverb -> " : "input -> "
+        return [
+            try avBenchmark(name: "TrellisAV renderOffline: \(chain)main mixer -> output", effects: effects),
+            try trellisGraphBackendBenchmark(name: "TrellisGraph through its caller backend: \(chain)mixer -> output", effects: effects),
+            try trellisEngineBenchmark(name: "TrellisGraph's engine alone: \(chain)mixer -> output", effects: effects),
+        ]
+    }
 }

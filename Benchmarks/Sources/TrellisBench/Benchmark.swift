@@ -27,8 +27,29 @@ func measure(_ benchmark: Benchmark, rounds: Int = 7, minimumNanoseconds: UInt64
     return best
 }
 
+/// Times benchmarks in alternating rounds (a, b, c, a, b, c, ...) and returns the best
+/// of each: a busy spell on the machine then falls on all of them, so their ratios hold.
+func measureInterleaved(_ benchmarks: [Benchmark], rounds: Int = 21, nanosecondsPerRound: UInt64 = 30_000_000) -> [Double] {
+    for benchmark in benchmarks { benchmark.run() }
+    var best = [Double](repeating: .infinity, count: benchmarks.count)
+    for _ in 0..<rounds {
+        for (index, benchmark) in benchmarks.enumerated() {
+            var runs = 0
+            let start = HostClock.now()
+            var elapsed: UInt64 = 0
+            repeat {
+                benchmark.run()
+                runs += 1
+                elapsed = HostClock.now() - start
+            } while elapsed < nanosecondsPerRound
+            best[index] = min(best[index], Double(elapsed) / Double(runs * benchmark.framesPerRun))
+        }
+    }
+    return best
+}
+
 func formatted(_ value: Double) -> String {
-    let hundredths = Int((value * 100).rounded())
+    let hundredths = Int((abs(value) * 100).rounded())
     let fraction = hundredths % 100
-    return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    return "\(value < 0 ? "-" : "")\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
 }
