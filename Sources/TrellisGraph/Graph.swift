@@ -80,10 +80,12 @@ public final class Graph: @unchecked Sendable {
     /// When each isolated unit last restarted by itself (`restartFailedUnits`).
     var automaticRestarts: [UInt64: UInt64] = [:]
 
+    /// `registry` is where `addNode(named:)` finds units: the caller's choice, such as the
+    /// built-in units (`BuiltInUnits.registry()`) or those and the installed plugins.
     /// `engine` lets a new graph take over a running backend: its first program replaces
     /// the old graph's at a cycle boundary, which is how a session is swapped glitch-free.
     public init(
-        registry: ComponentRegistry = BuiltInUnits.registry(), sampleRate: Double = 48_000, maximumFrames: Int = 1024,
+        registry: ComponentRegistry, sampleRate: Double = 48_000, maximumFrames: Int = 1024,
         engine: RenderEngine = RenderEngine()
     ) {
         self.registry = registry

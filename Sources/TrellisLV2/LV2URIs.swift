@@ -118,4 +118,22 @@ enum LV2URI {
     /// Features a plugin may list as required that describe the plugin rather than
     /// ask the host for anything, so they never block loading.
     static let pluginProperties: Set<String> = [hardRTCapable, inPlaceBroken, isLive, threadSafeRestore]
+
+    /// What the URID table holds from the start: the types and keys of the events a
+    /// plugin reads and writes in `run` (atoms, MIDI, time positions, patch messages,
+    /// log levels, block sizes), so mapping them there never takes the writers' lock.
+    static var preMapped: [String] {
+        let atoms = ["Atom", "Blank", "Bool", "Chunk", "Double", "Event", "Float", "Int", "Literal", "Long", "Number", "Object",
+                     "Path", "Property", "Resource", "Sequence", "Sound", "String", "Tuple", "URI", "URID", "Vector",
+                     "beatTime", "frameTime", "atomTransfer", "eventTransfer"].map { atomNS + $0 }
+        let time = ["Position", "Rate", "Time", "bar", "barBeat", "beat", "beatUnit", "beatsPerBar", "beatsPerMinute", "frame",
+                    "framesPerSecond", "speed"].map { timeNS + $0 }
+        let patch = ["Ack", "Copy", "Delete", "Error", "Get", "Insert", "Message", "Move", "Patch", "Put", "Request", "Response",
+                     "Set", "accept", "add", "body", "context", "destination", "property", "readable", "remove", "request",
+                     "sequenceNumber", "subject", "value", "wildcard", "writable"].map { patchNS + $0 }
+        let logs = ["Entry", "Error", "Note", "Trace", "Warning"].map { "http://lv2plug.in/ns/ext/log#" + $0 }
+        let sizes = [minBlockLength, maxBlockLength, nominalBlockLength, sequenceSize]
+        let others = [midiEvent, paramSampleRate, parametersNS + "gain", stateNS + "StateChanged", rdfsRange, "http://lv2plug.in/ns/ext/ui#floatProtocol"]
+        return atoms + time + patch + logs + sizes + others
+    }
 }

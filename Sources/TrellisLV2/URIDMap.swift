@@ -5,51 +5,63 @@ import Synchronization
 /// The host's URI <-> URID table behind the `urid:map` and `urid:unmap` features,
 /// shared by every plugin of one `LV2World` so that URIDs mean the same everywhere.
 ///
-/// Thread: any. Plugins map URIs while they are instantiated and from their worker;
-/// the table locks, so a plugin that maps from `run` breaks real-time safety on its
-/// own account (LV2 forbids it).
+/// Thread: any. Looking up a URI the table holds, and unmapping, read plain memory
+/// without a lock or an allocation, so a plugin may map a known URI from `run`: the
+/// table starts with the vocabulary plugins use (atoms, MIDI, time, patch, parameters,
+/// buffer sizes, logging) and keeps every URI mapped since. Only a URI seen for the
+/// first time takes the writers' lock and copies the string.
 public final class URIDMap: @unchecked Sendable {
-    private struct Table {
-        var ids: [String: LV2_URID] = [:]
-        /// Strings owned by the table, by URID - 1; kept until the table dies so
-        /// `unmap` can hand out stable C strings.
-        var strings: [UnsafeMutablePointer<CChar>] = []
-    }
+    /// The most URIDs one world hands out; past it `map` returns 0, LV2's "not mapped".
+    public static let capacity = 16_384
+    /// Open-addressed index from a URI's hash to its URID (0: empty), twice the capacity.
+    private static var slotCount: Int { 32_768 }
 
-    private let table = Mutex(Table())
+    /// By URID - 1: the URI as a C string the table owns, and its hash.
+    private let strings: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+    private let hashes: UnsafeMutablePointer<UInt64>
+    /// A slot is written once, with release ordering, after the string and hash it points at.
+    private let slots: UnsafeMutablePointer<Atomic<UInt32>>
+    /// URIDs handed out; published after each new one's slot.
+    private let count = Atomic<UInt32>(0)
+    private let writers = Mutex(())
     /// The feature structs; their handles point back at this object.
     let mapFeature: UnsafeMutablePointer<LV2_URID_Map>
     let unmapFeature: UnsafeMutablePointer<LV2_URID_Unmap>
 
     init() {
+        strings = .allocate(capacity: Self.capacity)
+        strings.initialize(repeating: nil, count: Self.capacity)
+        hashes = .allocate(capacity: Self.capacity)
+        hashes.initialize(repeating: 0, count: Self.capacity)
+        slots = .allocate(capacity: Self.slotCount)
+        for slot in 0..<Self.slotCount { (slots + slot).initialize(to: Atomic(0)) }
         mapFeature = .allocate(capacity: 1)
         unmapFeature = .allocate(capacity: 1)
         let handle = Unmanaged.passUnretained(self).toOpaque()
         mapFeature.initialize(to: LV2_URID_Map(handle: handle, map: { handle, uri in
             guard let handle, let uri else { return 0 }
-            return Unmanaged<URIDMap>.fromOpaque(handle).takeUnretainedValue().map(String(cString: uri))
+            return Unmanaged<URIDMap>.fromOpaque(handle)._withUnsafeGuaranteedRef { $0.map(cString: uri) }
         }))
         unmapFeature.initialize(to: LV2_URID_Unmap(handle: handle, unmap: { handle, urid in
             guard let handle else { return nil }
-            return Unmanaged<URIDMap>.fromOpaque(handle).takeUnretainedValue().unmapCString(urid)
+            return Unmanaged<URIDMap>.fromOpaque(handle)._withUnsafeGuaranteedRef { $0.unmapCString(urid) }
         }))
+        for uri in LV2URI.preMapped { _ = map(uri) }
     }
 
     deinit {
-        table.withLock { table in for string in table.strings { free(string) } }
+        for index in 0..<Int(count.load(ordering: .acquiring)) { free(strings[index]) }
+        strings.deallocate()
+        hashes.deallocate()
+        slots.deinitialize(count: Self.slotCount)
+        slots.deallocate()
         mapFeature.deallocate()
         unmapFeature.deallocate()
     }
 
     /// The URID of `uri`, assigning the next one the first time. Thread: any.
     public func map(_ uri: String) -> LV2_URID {
-        table.withLock { table in
-            if let id = table.ids[uri] { return id }
-            table.strings.append(strdup(uri))
-            let id = LV2_URID(table.strings.count)
-            table.ids[uri] = id
-            return id
-        }
+        uri.withCString { map(cString: $0) }
     }
 
     /// The URI of a URID, or nil for one never handed out. Thread: any.
@@ -57,10 +69,79 @@ public final class URIDMap: @unchecked Sendable {
         unmapCString(urid).map { String(cString: $0) }
     }
 
-    private func unmapCString(_ urid: LV2_URID) -> UnsafePointer<CChar>? {
-        table.withLock { table in
-            guard urid > 0, Int(urid) <= table.strings.count else { return nil }
-            return UnsafePointer(table.strings[Int(urid) - 1])
+    /// URIDs handed out so far. Thread: any.
+    public var mappedCount: Int { Int(count.load(ordering: .acquiring)) }
+
+    /// Thread: any; without a lock or an allocation when the table holds `uri`.
+    func map(cString uri: UnsafePointer<CChar>) -> LV2_URID {
+        let hash = Self.hash(uri)
+        if let found = lookup(uri, hash: hash) { return found }
+        return writers.withLock { _ in insert(uri, hash: hash) }
+    }
+
+    /// The URID already handed out for `uri`, reading only published slots.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    func lookup(_ uri: UnsafePointer<CChar>, hash: UInt64) -> LV2_URID? {
+        let mask = Self.slotCount &- 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let id = slots[slot].load(ordering: .acquiring)
+            if id == 0 { return nil }
+            let index = Int(id) &- 1
+            if hashes[index] == hash, let string = strings[index], Self.equal(string, uri) { return id }
+            slot = (slot &+ 1) & mask
         }
+    }
+
+    /// Thread: any, holding `writers`.
+    private func insert(_ uri: UnsafePointer<CChar>, hash: UInt64) -> LV2_URID {
+        if let found = lookup(uri, hash: hash) { return found }
+        let index = Int(count.load(ordering: .relaxed))
+        guard index < Self.capacity, let copy = strdup(uri) else { return 0 }
+        strings[index] = copy
+        hashes[index] = hash
+        let id = UInt32(index + 1)
+        let mask = Self.slotCount - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while slots[slot].load(ordering: .relaxed) != 0 { slot = (slot + 1) & mask }
+        slots[slot].store(id, ordering: .releasing)
+        count.store(id, ordering: .releasing)
+        return id
+    }
+
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    private func unmapCString(_ urid: LV2_URID) -> UnsafePointer<CChar>? {
+        guard urid > 0, urid <= count.load(ordering: .acquiring) else { return nil }
+        return strings[Int(urid) &- 1].map { UnsafePointer($0) }
+    }
+
+    /// FNV-1a over the string's bytes.
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    static func hash(_ string: UnsafePointer<CChar>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var byte = string
+        while byte.pointee != 0 {
+            hash = (hash ^ UInt64(UInt8(bitPattern: byte.pointee))) &* 0x0000_0100_0000_01b3
+            byte += 1
+        }
+        return hash
+    }
+
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    static func equal(_ a: UnsafePointer<CChar>, _ b: UnsafePointer<CChar>) -> Bool {
+        var index = 0
+        while a[index] == b[index] {
+            if a[index] == 0 { return true }
+            index &+= 1
+        }
+        return false
     }
 }

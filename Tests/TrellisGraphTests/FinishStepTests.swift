@@ -82,7 +82,7 @@ struct FinishStepTests {
 
     @Test("switching rate and period 100 times while a render thread runs flat out renders only silence or the signal")
     func reconfigureUnderFullSpeedRendering() throws {
-        let graph = Graph(maximumFrames: 256)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
         let tone = try graph.addNode(named: "tone")
         try graph.setParameter(tone, "amp", 0.5)
         var previous = tone

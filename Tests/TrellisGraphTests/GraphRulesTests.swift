@@ -7,7 +7,7 @@ import TrellisUnits
 struct GraphRulesTests {
     @Test("fan-out without a splitter is refused, and the message says to use one")
     func fanOutRefused() throws {
-        let graph = Graph()
+        let graph = Graph(registry: BuiltInUnits.registry())
         let tone = try graph.addNode(named: "tone")
         let a = try graph.addNode(named: "gain", name: "a")
         let b = try graph.addNode(named: "gain", name: "b")
@@ -23,7 +23,7 @@ struct GraphRulesTests {
 
     @Test("a connection that would close a cycle is refused, naming the nodes on it")
     func cycleRefused() throws {
-        let graph = Graph()
+        let graph = Graph(registry: BuiltInUnits.registry())
         let a = try graph.addNode(named: "gain", name: "a")
         let b = try graph.addNode(named: "gain", name: "b")
         let c = try graph.addNode(named: "gain", name: "c")
@@ -39,7 +39,7 @@ struct GraphRulesTests {
 
     @Test("an input bus already fed is refused")
     func inputTakenRefused() throws {
-        let graph = Graph()
+        let graph = Graph(registry: BuiltInUnits.registry())
         let one = try graph.addNode(named: "tone")
         let two = try graph.addNode(named: "tone")
         let gain = try graph.addNode(named: "gain")
@@ -49,7 +49,7 @@ struct GraphRulesTests {
 
     @Test("an element that does not exist is refused, with how many there are")
     func missingElementRefused() throws {
-        let graph = Graph()
+        let graph = Graph(registry: BuiltInUnits.registry())
         let tone = try graph.addNode(named: "tone")
         let gain = try graph.addNode(named: "gain")
         #expect { try graph.connect(tone, 3, to: gain) } throws: { "\($0)".contains("tone1 output 3 does not exist (the node has 1 output bus)") }
@@ -58,7 +58,7 @@ struct GraphRulesTests {
 
     @Test("a format mismatch is refused at initialize, naming both ends and both formats")
     func formatMismatchRefused() throws {
-        let graph = Graph()
+        let graph = Graph(registry: BuiltInUnits.registry())
         let tone = try graph.addNode(ToneGenerator(channelCount: 1))
         let gain = try graph.addNode(Gain(channelCount: 2))
         let output = try graph.addNode(named: "output")
@@ -73,7 +73,7 @@ struct GraphRulesTests {
 
     @Test("a connection that asks for conversion maps mono to both channels")
     func conversionDuplicatesMono() throws {
-        let graph = Graph()
+        let graph = Graph(registry: BuiltInUnits.registry())
         let tone = try graph.addNode(ToneGenerator(channelCount: 1))
         let output = try graph.addNode(named: "output")
         try graph.setParameter(tone, "freq", 1000)
@@ -88,14 +88,14 @@ struct GraphRulesTests {
 
     @Test("a graph without an output node cannot be rendered")
     func outputNodeRequired() throws {
-        let graph = Graph()
+        let graph = Graph(registry: BuiltInUnits.registry())
         _ = try graph.addNode(named: "tone")
         #expect { try graph.initialize() } throws: { "\($0)".contains("no output node") }
     }
 
     @Test("an unknown unit name suggests close matches")
     func unknownUnitSuggests() throws {
-        let graph = Graph()
+        let graph = Graph(registry: BuiltInUnits.registry())
         #expect { try graph.addNode(named: "gian") } throws: { "\($0)".contains("did you mean gain") }
     }
 
@@ -112,7 +112,7 @@ struct GraphRulesTests {
 
     @Test("a node name is taken once; a removed node's name is free again and finds the new node")
     func namesFollowNodes() throws {
-        let graph = Graph()
+        let graph = Graph(registry: BuiltInUnits.registry())
         let first = try graph.addNode(named: "gain", name: "trim")
         #expect(throws: GraphError.self) { try graph.addNode(named: "gain", name: "trim") }
         try graph.removeNode(first)
@@ -125,7 +125,7 @@ struct GraphRulesTests {
 
     @Test("a unit that does not fit a node's connections is refused and the node keeps its unit")
     func refusedReplacementChangesNothing() throws {
-        let graph = Graph()
+        let graph = Graph(registry: BuiltInUnits.registry())
         let tone = try graph.addNode(named: "tone")
         let mixer = try graph.addNode(MultichannelMixer(inputCount: 2), name: "mix")
         try graph.connect(tone, to: mixer, 1)

@@ -102,7 +102,7 @@ struct LiveEditTests {
     private func playground(threads: Int = 1) throws -> (Graph, merger: NodeID) {
         let engine = RenderEngine()
         engine.parallelism = Parallelism(threads: threads, choice: .always)
-        let graph = Graph(maximumFrames: 256, engine: engine)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256, engine: engine)
         let tone = try graph.addNode(ToneGenerator(channelCount: 1), name: "tone")
         try graph.setParameter(tone, "freq", 441)
         let gain = try graph.addNode(Gain(channelCount: 1), name: "steady")
@@ -193,7 +193,7 @@ struct LiveEditTests {
     /// Allocations and frees on the render thread over 1,000 cycles of a 50-node chain,
     /// gains ramping and a spare branch connected and disconnected meanwhile.
     private func countChainCycles() throws -> (allocations: UInt64, frees: UInt64, swaps: Int) {
-        let graph = Graph(maximumFrames: 256)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
         let tone = try graph.addNode(named: "tone")
         var previous = tone
         var gains: [NodeID] = []
@@ -239,7 +239,7 @@ struct LiveEditTests {
 @Suite("Parameters in flight")
 struct ParameterTimingTests {
     private func constantThroughGain() throws -> (Graph, NodeID, AudioBufferList) {
-        let graph = Graph(maximumFrames: 256)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
         let input = try graph.addNode(GraphInput(channelCount: 1))
         let gain = try graph.addNode(Gain(channelCount: 1))
         let output = try graph.addNode(GenericOutput(channelCount: 1))

@@ -7,7 +7,7 @@ import TrellisUnits
 struct MixTests {
     @Test("a splitter feeding two chains that meet in a mixer gives the exact sum")
     func splitAndMixSums() throws {
-        let graph = Graph()
+        let graph = Graph(registry: BuiltInUnits.registry())
         let tone = try graph.addNode(named: "tone")
         try graph.setParameter(tone, "freq", 523.25)
         let splitter = try graph.addNode(named: "splitter")
@@ -33,7 +33,7 @@ struct MixTests {
     /// tone -> splitter; one path through a limiter (64 frames of look-ahead), the other
     /// direct; both into a mixer.
     private func compensatedGraph() throws -> Graph {
-        let graph = Graph()
+        let graph = Graph(registry: BuiltInUnits.registry())
         let tone = try graph.addNode(named: "tone")
         try graph.setParameter(tone, "freq", 440)
         try graph.setParameter(tone, "amp", 0.25)

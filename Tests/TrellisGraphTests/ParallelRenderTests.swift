@@ -25,7 +25,7 @@ struct RandomGraphBuilder {
 
     /// A graph of at most `limit` nodes (subgraphs' insides not counted) on `engine`.
     mutating func graph(limit: Int, engine: RenderEngine) throws -> Graph {
-        let graph = Graph(maximumFrames: 256, engine: engine)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256, engine: engine)
         var open: [NodeID] = []
         var count = 0
         func add(_ unit: any AudioUnit) throws -> NodeID {
@@ -77,7 +77,7 @@ struct RandomGraphBuilder {
 
     private mutating func effect(nested: Bool) throws -> any AudioUnit {
         if nested {
-            let inner = Graph()
+            let inner = Graph(registry: BuiltInUnits.registry())
             var previous = try inner.addNode(GraphInput())
             for _ in 0...next(3) {
                 let node = try inner.addNode(try effect(nested: false))
@@ -152,7 +152,7 @@ struct ParallelRenderTests {
     private func overloads(threads: Int) throws -> Graph {
         let engine = RenderEngine()
         engine.parallelism = Parallelism(threads: threads, choice: .always)
-        let graph = Graph(maximumFrames: 256, engine: engine)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256, engine: engine)
         let mixer = try graph.addNode(MultichannelMixer(inputCount: 5))
         for branch in 0..<4 {
             var previous = try graph.addNode(ToneGenerator(channelCount: 2), name: "tone\(branch)")
@@ -200,7 +200,7 @@ struct ParallelRenderTests {
     private func lopsidedBranches(threads: Int) throws -> Graph {
         let engine = RenderEngine()
         engine.parallelism = Parallelism(threads: threads, choice: .measured)
-        let graph = Graph(maximumFrames: 256, engine: engine)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256, engine: engine)
         let mixer = try graph.addNode(MultichannelMixer(inputCount: 2))
         for branch in 0..<2 {
             var previous = try graph.addNode(ToneGenerator(channelCount: 2), name: "tone\(branch)")
@@ -249,7 +249,7 @@ struct ParallelRenderTests {
     /// Eight branches (tone, gain, EQ) into a mixer, and a spare tone and gain to connect
     /// and disconnect, on `engine`.
     private func eightBranches(on engine: RenderEngine) throws -> (graph: Graph, gains: [NodeID], spare: NodeID, spareTone: NodeID) {
-        let graph = Graph(maximumFrames: 256, engine: engine)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256, engine: engine)
         let mixer = try graph.addNode(MultichannelMixer(inputCount: 8))
         var gains: [NodeID] = []
         for branch in 0..<8 {

@@ -30,7 +30,7 @@ struct RenderTests {
 
     @Test("a splitter feeding a merger puts each path on its own channels")
     func splitterAndMerger() throws {
-        let graph = Graph()
+        let graph = Graph(registry: BuiltInUnits.registry())
         let tone = try graph.addNode(ToneGenerator(channelCount: 1))
         let splitter = try graph.addNode(Splitter(channelCount: 1, outputs: 2))
         let a = try graph.addNode(Gain(channelCount: 1), name: "a")
@@ -61,7 +61,7 @@ struct RenderTests {
 
         // Innermost: input -> gain(-4) -> output, wrapped three times, each wrapper adding one gain.
         func level(_ gain: Float, around inner: Subgraph?) throws -> Subgraph {
-            let graph = Graph()
+            let graph = Graph(registry: BuiltInUnits.registry())
             let input = try graph.addNode(GraphInput())
             var previous = input
             if let inner {
@@ -79,7 +79,7 @@ struct RenderTests {
         let deepest = try level(-4, around: nil)
         let third = try level(-3, around: deepest)
         let second = try level(-2, around: third)
-        let graph = Graph()
+        let graph = Graph(registry: BuiltInUnits.registry())
         let tone = try graph.addNode(named: "tone")
         try graph.setParameter(tone, "freq", 997)
         try graph.setParameter(tone, "amp", 0.5)
@@ -100,14 +100,14 @@ struct RenderTests {
 
     /// tone -> sub (input -> gain -6 -> output) -> output, and a meter on the inner gain.
     private func toneThroughSubgraph() throws -> (Graph, NodeID, Recording) {
-        let inner = Graph()
+        let inner = Graph(registry: BuiltInUnits.registry())
         let input = try inner.addNode(GraphInput())
         let gain = try inner.addNode(named: "gain")
         try inner.setParameter(gain, "gain", -6)
         let innerOutput = try inner.addNode(named: "output")
         try inner.connect(input, to: gain)
         try inner.connect(gain, to: innerOutput)
-        let graph = Graph()
+        let graph = Graph(registry: BuiltInUnits.registry())
         let tone = try graph.addNode(named: "tone")
         try graph.setParameter(tone, "amp", 0.5)
         let sub = try graph.addNode(try Subgraph(graph: inner), name: "sub")
@@ -152,7 +152,7 @@ struct RenderTests {
 
     @Test("a subgraph rendered on its own gives what it gives inlined")
     func standaloneSubgraph() throws {
-        let inner = Graph()
+        let inner = Graph(registry: BuiltInUnits.registry())
         let input = try inner.addNode(GraphInput())
         let gain = try inner.addNode(named: "gain")
         try inner.setParameter(gain, "gain", -6)
@@ -187,7 +187,7 @@ struct RenderTests {
 
     @Test("the graph input node carries the backend's input through the program")
     func inputReachesOutput() throws {
-        let graph = Graph()
+        let graph = Graph(registry: BuiltInUnits.registry())
         let input = try graph.addNode(GraphInput())
         let gain = try graph.addNode(named: "gain")
         try graph.setParameter(gain, "gain", 6)

@@ -35,7 +35,7 @@ func maxDifference(_ a: [Float], _ b: [Float]) -> Float {
 
 /// tone -> gain(dB) -> ... -> output, returning the graph and its node ids.
 func chain(gains: [Float], frequency: Float = 440, amplitude: Float = 0.5) throws -> (Graph, [NodeID]) {
-    let graph = Graph()
+    let graph = Graph(registry: BuiltInUnits.registry())
     let tone = try graph.addNode(named: "tone")
     try graph.setParameter(tone, "freq", frequency)
     try graph.setParameter(tone, "amp", amplitude)

@@ -12,7 +12,7 @@ extension JACKIntegration {
     struct GraphThroughJACK {
         /// input -> gain(-6 dB) -> 3-band EQ -> output, stereo.
         static func makeGraph() throws -> Graph {
-            let graph = Graph(maximumFrames: 256)
+            let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
             let input = try graph.addNode(GraphInput(channelCount: 2))
             let gain = try graph.addNode(named: "gain")
             try graph.setParameter(gain, "gain", -6)

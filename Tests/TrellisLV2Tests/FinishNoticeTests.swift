@@ -10,7 +10,7 @@ import TrellisUnits
 struct FinishNoticeTests {
     @Test("a plugin fed NaN is silenced and the notice names its node, its plugin and the cycle's sample time")
     func nonFiniteOutputNamesTheNode() throws {
-        let graph = Graph(maximumFrames: 256)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
         let input = try graph.addNode(GraphInput(channelCount: 1))
         let amp = try makeUnit(Fixture.amp, maxFrames: 256)
         let fx = try graph.addNode(amp, name: "fx1")

@@ -36,7 +36,7 @@ final class OneNote: @unchecked Sendable {
 struct GraphMIDITests {
     @Test("a note from the backend's MIDI input port reaches the LV2 instrument connected to it at its frame")
     func noteReachesInstrumentAtItsFrame() throws {
-        let graph = Graph(maximumFrames: 512)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 512)
         let keys = try graph.addNode(MIDIInputPort(port: 0), name: "keys")
         let piano = try graph.addNode(makeUnit(Fixture.epiano, maxFrames: 512), name: "piano")
         let output = try graph.addNode(named: "output")

@@ -29,7 +29,7 @@ struct LatencyTests {
     /// tone (0.25) -> splitter; one path through swh's look-ahead limiter (far below
     /// its limit, so unity gain, delayed by `delay_s`), the other dry; summed by a mixer.
     private func limiterBesideDryPath(delay: Float) throws -> (graph: Graph, limiter: NodeID) {
-        let graph = Graph(maximumFrames: 1024)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 1024)
         let tone = try graph.addNode(ToneGenerator(), name: "tone")
         try graph.setParameter(tone, "freq", 440)
         try graph.setParameter(tone, "amp", 0.25)

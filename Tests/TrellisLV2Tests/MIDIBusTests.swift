@@ -57,7 +57,7 @@ func notes(_ buffer: MIDIBuffer) -> [(offset: Int32, status: UInt8, note: UInt8)
 struct MIDIBusTests {
     @Test("eg-fifths between a MIDI input and an instrument plays the fifth above every note, in the same cycle")
     func fifthsPlayTheFifth() throws {
-        let throughFifths = Graph(maximumFrames: 512)
+        let throughFifths = Graph(registry: BuiltInUnits.registry(), maximumFrames: 512)
         let keys = try throughFifths.addNode(MIDIInputPort(port: 0), name: "keys")
         let fifths = try throughFifths.addNode(makeUnit(Fixture.fifths, maxFrames: 512), name: "fifths")
         let piano = try throughFifths.addNode(makeUnit(Fixture.epiano, maxFrames: 512), name: "piano")
@@ -67,7 +67,7 @@ struct MIDIBusTests {
         try throughFifths.connect(piano, to: out)
         try throughFifths.initialize()
 
-        let direct = Graph(maximumFrames: 512)
+        let direct = Graph(registry: BuiltInUnits.registry(), maximumFrames: 512)
         let directKeys = try direct.addNode(MIDIInputPort(port: 0), name: "keys")
         let directPiano = try direct.addNode(makeUnit(Fixture.epiano, maxFrames: 512), name: "piano")
         try direct.connectMIDI(directKeys, to: directPiano)
@@ -85,7 +85,7 @@ struct MIDIBusTests {
 
     @Test("a MIDI input port feeds only the instruments connected to it")
     func portFeedsOnlyItsInstrument() throws {
-        let graph = Graph(maximumFrames: 512)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 512)
         let keysA = try graph.addNode(MIDIInputPort(port: 0), name: "keys_a")
         let keysB = try graph.addNode(MIDIInputPort(port: 1), name: "keys_b")
         let pianoA = try graph.addNode(makeUnit(Fixture.epiano, maxFrames: 512), name: "piano_a")
@@ -106,7 +106,7 @@ struct MIDIBusTests {
 
     @Test("the MIDI of several outputs reaches one input merged in time order, and one output feeds several inputs")
     func fanInAndFanOut() throws {
-        let graph = Graph(maximumFrames: 256)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
         let keysA = try graph.addNode(MIDIInputPort(port: 0), name: "keys_a")
         let keysB = try graph.addNode(MIDIInputPort(port: 1), name: "keys_b")
         let thru = try graph.addNode(MIDIOutputPort(port: 0), name: "thru")
@@ -126,7 +126,7 @@ struct MIDIBusTests {
 
     @Test("a bypassed MIDI processor passes its MIDI through unchanged")
     func bypassedProcessorPassesMIDI() throws {
-        let graph = Graph(maximumFrames: 256)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
         let keys = try graph.addNode(MIDIInputPort(port: 0), name: "keys")
         let fifthsUnit = try makeUnit(Fixture.fifths, maxFrames: 256)
         let fifths = try graph.addNode(fifthsUnit, name: "fifths")
@@ -145,7 +145,7 @@ struct MIDIBusTests {
 
     @Test("the program listing shows where MIDI enters, which buffers each unit hears and writes, and where it leaves")
     func listingShowsMIDISteps() throws {
-        let graph = Graph(maximumFrames: 256)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
         let keys = try graph.addNode(MIDIInputPort(port: 0), name: "keys")
         let fifths = try graph.addNode(makeUnit(Fixture.fifths, maxFrames: 256), name: "fifths")
         let sink = try graph.addNode(MIDIOutputPort(port: 0), name: "sink")
@@ -161,7 +161,7 @@ struct MIDIBusTests {
 
     @Test("a MIDI connection that closes a loop is refused, naming the nodes on it")
     func midiLoopRefused() throws {
-        let graph = Graph(maximumFrames: 256)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
         let first = try graph.addNode(makeUnit(Fixture.fifths, maxFrames: 256), name: "first")
         let second = try graph.addNode(makeUnit(Fixture.fifths, maxFrames: 256), name: "second")
         try graph.connectMIDI(first, to: second)
@@ -176,7 +176,7 @@ struct MIDIBusTests {
 
     @Test("a MIDI bus a unit does not have is refused with the count it has")
     func missingMIDIBusRefused() throws {
-        let graph = Graph(maximumFrames: 256)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
         let amp = try graph.addNode(makeUnit(Fixture.amp, maxFrames: 256), name: "amp")
         let keys = try graph.addNode(MIDIInputPort(port: 0), name: "keys")
         do {

@@ -10,7 +10,7 @@ import TrellisUnits
 struct MultiMonoProgramTests {
     /// input (channels) -> amp -> output, with `amp` as given.
     static func chain(_ amp: any AudioUnit, channels: Int) throws -> (Graph, NodeID) {
-        let graph = Graph(maximumFrames: 256)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
         let input = try graph.addNode(GraphInput(channelCount: channels), name: "in")
         let node = try graph.addNode(amp, name: "amp")
         let output = try graph.addNode(GenericOutput(channelCount: channels), name: "out")

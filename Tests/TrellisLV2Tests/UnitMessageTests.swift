@@ -16,7 +16,7 @@ private final class Heard: Sendable {
 }
 
 private struct OneNode {
-    let graph = Graph(maximumFrames: 256)
+    let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
     let heard = Heard()
     private let source = AudioBufferList(channelCount: 1, frameCapacity: 256)
     private let out = AudioBufferList(channelCount: 1, frameCapacity: 256)
@@ -82,7 +82,7 @@ struct UnitMessageTests {
 
     @Test("MIDI a plugin sends reaches listeners with its sample time and the bus's name")
     func sentMIDIIsANotice() throws {
-        let graph = Graph(maximumFrames: 512)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 512)
         let keys = try graph.addNode(MIDIInputPort(port: 0), name: "keys")
         let fifths = try graph.addNode(makeUnit(Fixture.fifths, maxFrames: 512), name: "fifths")
         let piano = try graph.addNode(makeUnit(Fixture.epiano, maxFrames: 512), name: "piano")
@@ -105,7 +105,7 @@ struct UnitMessageTests {
 
     @Test("MIDI beyond a cycle's buffer is dropped and reported with its count: 1,100 notes into a 1,024-event buffer lose 76")
     func droppedMIDIIsReported() throws {
-        let graph = Graph(maximumFrames: 512)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 512)
         let keys = try graph.addNode(MIDIInputPort(port: 0), name: "keys")
         let piano = try graph.addNode(makeUnit(Fixture.epiano, maxFrames: 512), name: "piano")
         try graph.connectMIDI(keys, to: piano)

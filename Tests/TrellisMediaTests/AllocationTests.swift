@@ -13,7 +13,7 @@ struct AllocationTests {
         let directory = TemporaryDirectory()
         let source = directory.file("loop.wav")
         try writeSignalFile(source, frames: 48_000)
-        let graph = Graph(maximumFrames: 256)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
         let player = FilePlayer()
         try player.load(path: source)
         player.loopCount = -1
@@ -54,7 +54,7 @@ struct AllocationTests {
         let directory = TemporaryDirectory()
         let path = directory.file("song.mid")
         try Data(TestMIDIFile.twoTrackSong).write(to: URL(fileURLWithPath: path))
-        let graph = Graph(maximumFrames: 256)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
         let player = MIDIFilePlayer()
         try player.load(path: path)
         player.loopCount = -1

@@ -9,7 +9,7 @@ import TrellisUnits
 
 /// input -> recorder -> output, initialized.
 private func recorderGraph(channels: Int = 2, sampleRate: Double = 48_000) throws -> (Graph, FileRecorder) {
-    let graph = Graph(sampleRate: sampleRate, maximumFrames: 1024)
+    let graph = Graph(registry: BuiltInUnits.registry(), sampleRate: sampleRate, maximumFrames: 1024)
     let input = try graph.addNode(GraphInput(channelCount: channels), name: "in")
     let recorder = FileRecorder(channelCount: channels)
     let node = try graph.addNode(recorder, name: "recorder")
@@ -124,7 +124,7 @@ struct FileRecorderTests {
     func observerWithConversion() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("observed.wav")
-        let graph = Graph(maximumFrames: 512)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 512)
         let tone = try graph.addNode(ToneGenerator(channelCount: 2), name: "tone")
         try graph.setParameter(tone, "freq", 1000)
         try graph.setParameter(tone, "amp", 0.5)

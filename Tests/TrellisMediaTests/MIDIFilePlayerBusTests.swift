@@ -15,7 +15,7 @@ struct MIDIFilePlayerBusTests {
         let directory = TemporaryDirectory()
         let path = directory.file("song.mid")
         try Data(file).write(to: URL(fileURLWithPath: path))
-        let graph = Graph(maximumFrames: 256)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
         let player = MIDIFilePlayer()
         try player.load(path: path)
         let song = try graph.addNode(player, name: "song")

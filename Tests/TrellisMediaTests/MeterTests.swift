@@ -9,7 +9,7 @@ import TrellisUnits
 struct MeterTests {
     /// input -> output (stereo) with a meter on the input node.
     private func meteredGraph() throws -> (Graph, BusMeter) {
-        let graph = Graph(maximumFrames: 512)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 512)
         let input = try graph.addNode(GraphInput(channelCount: 2), name: "in")
         let output = try graph.addNode(GenericOutput(channelCount: 2), name: "out")
         try graph.connect(input, to: output)
@@ -83,7 +83,7 @@ struct MeterTests {
 
     @Test("metering while a render thread runs never tears a window: updates from another thread stay in range")
     func concurrentUpdates() throws {
-        let graph = Graph(maximumFrames: 256)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
         let tone = try graph.addNode(ToneGenerator(channelCount: 1), name: "tone")
         try graph.setParameter(tone, "amp", 0.5)
         let output = try graph.addNode(GenericOutput(channelCount: 1), name: "out")

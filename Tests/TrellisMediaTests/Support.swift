@@ -96,7 +96,7 @@ func collect(_ graph: Graph, frames: Int, slice: Int = 512, start: Int64 = 0) ->
 
 /// player -> output, initialized, with the file loaded.
 func playerGraph(file: String, channels: Int = 1, sampleRate: Double = 48_000, maximumFrames: Int = 1024) throws -> (Graph, FilePlayer) {
-    let graph = Graph(sampleRate: sampleRate, maximumFrames: maximumFrames)
+    let graph = Graph(registry: BuiltInUnits.registry(), sampleRate: sampleRate, maximumFrames: maximumFrames)
     let player = FilePlayer()
     try player.load(path: file)
     let node = try graph.addNode(player, name: "player")

@@ -8,7 +8,7 @@ import TrellisUnits
 
 /// input -> gain (0 dB) -> output, mono, initialized; the gain is the tapped node.
 private func tapGraph(maximumFrames: Int = 256) throws -> (Graph, NodeID) {
-    let graph = Graph(maximumFrames: maximumFrames)
+    let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: maximumFrames)
     let input = try graph.addNode(GraphInput(channelCount: 1), name: "in")
     let gain = try graph.addNode(Gain(channelCount: 1), name: "gain")
     let output = try graph.addNode(GenericOutput(channelCount: 1), name: "out")

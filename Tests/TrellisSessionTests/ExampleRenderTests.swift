@@ -109,7 +109,7 @@ struct ExampleRenderTests {
         let out = render(session.graph, frames: frames, input: [])
         // The same tone, rendered alone, is the input of the lv2apply chain.
         let folder = try temporaryFolder()
-        let tone = Graph(sampleRate: 48_000, maximumFrames: 512)
+        let tone = Graph(registry: BuiltInUnits.registry(), sampleRate: 48_000, maximumFrames: 512)
         let generator = try tone.addNode(ToneGenerator(channelCount: 1))
         try tone.setParameter(generator, "waveform", 2)
         try tone.setParameter(generator, "freq", 110)

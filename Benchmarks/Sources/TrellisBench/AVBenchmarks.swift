@@ -55,7 +55,7 @@ private func avBenchmark(name: String, effects: Bool, slices: Int = 64) throws -
 
 /// The same graph built on TrellisGraph.
 private func trellisGraph(effects: Bool) throws -> Graph {
-    let graph = Graph(maximumFrames: 512)
+    let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 512)
     var previous = try graph.addNode(GraphInput(channelCount: 2))
     if effects {
         let eq = ParametricEQ()

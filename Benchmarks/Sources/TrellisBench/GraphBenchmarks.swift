@@ -37,7 +37,7 @@ func gainChain(_ count: Int, into graph: Graph, after source: NodeID) throws -> 
 
 func graphBenchmarks() throws -> [Benchmark] {
     // 64 gain nodes in a line, stereo.
-    let chain = Graph(maximumFrames: 256)
+    let chain = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
     let tone = try chain.addNode(GraphInput())
     let last = try gainChain(64, into: chain, after: tone)
     let output = try chain.addNode(named: "output")
@@ -46,7 +46,7 @@ func graphBenchmarks() throws -> [Benchmark] {
 
     // The same 64 gains as 4 subgraphs nested 3 deep (16 gains per level + 16 outside).
     func level(_ depth: Int) throws -> Subgraph {
-        let graph = Graph(maximumFrames: 256)
+        let graph = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
         let input = try graph.addNode(GraphInput())
         var previous = input
         if depth > 1 {
@@ -59,7 +59,7 @@ func graphBenchmarks() throws -> [Benchmark] {
         try graph.connect(previous, to: output)
         return try Subgraph(graph: graph)
     }
-    let nested = Graph(maximumFrames: 256)
+    let nested = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
     let source = try nested.addNode(GraphInput())
     let outside = try gainChain(16, into: nested, after: source)
     let sub = try nested.addNode(try level(3), name: "sub")
@@ -69,7 +69,7 @@ func graphBenchmarks() throws -> [Benchmark] {
     try nested.initialize()
 
     // 16 mono inputs mixed to stereo with volume and pan.
-    let mix = Graph(maximumFrames: 256)
+    let mix = Graph(registry: BuiltInUnits.registry(), maximumFrames: 256)
     let inputs = GraphInput(channelCount: 1)
     try inputs.setElementCount(16, scope: .output)
     let inputNode = try mix.addNode(inputs)
