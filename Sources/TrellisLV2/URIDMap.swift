@@ -15,6 +15,8 @@ public final class URIDMap: @unchecked Sendable {
     public static let capacity = 16_384
     /// Open-addressed index from a URI's hash to its URID (0: empty), twice the capacity.
     private static var slotCount: Int { 32_768 }
+    /// `slotCount - 1`, kept on the instance: the lock-free reads touch no type metadata.
+    private let slotMask = URIDMap.slotCount - 1
 
     /// By URID - 1: the URI as a C string the table owns, and its hash.
     private let strings: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
@@ -74,7 +76,7 @@ public final class URIDMap: @unchecked Sendable {
 
     /// Thread: any; without a lock or an allocation when the table holds `uri`.
     func map(cString uri: UnsafePointer<CChar>) -> LV2_URID {
-        let hash = Self.hash(uri)
+        let hash = URIString.hash(uri)
         if let found = lookup(uri, hash: hash) { return found }
         return writers.withLock { _ in insert(uri, hash: hash) }
     }
@@ -84,13 +86,13 @@ public final class URIDMap: @unchecked Sendable {
     @_noAllocation @_noLocks
     #endif
     func lookup(_ uri: UnsafePointer<CChar>, hash: UInt64) -> LV2_URID? {
-        let mask = Self.slotCount &- 1
+        let mask = slotMask
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
             let id = slots[slot].load(ordering: .acquiring)
             if id == 0 { return nil }
             let index = Int(id) &- 1
-            if hashes[index] == hash, let string = strings[index], Self.equal(string, uri) { return id }
+            if hashes[index] == hash, let string = strings[index], URIString.equal(string, uri) { return id }
             slot = (slot &+ 1) & mask
         }
     }
@@ -103,9 +105,8 @@ public final class URIDMap: @unchecked Sendable {
         strings[index] = copy
         hashes[index] = hash
         let id = UInt32(index + 1)
-        let mask = Self.slotCount - 1
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        while slots[slot].load(ordering: .relaxed) != 0 { slot = (slot + 1) & mask }
+        var slot = Int(truncatingIfNeeded: hash) & slotMask
+        while slots[slot].load(ordering: .relaxed) != 0 { slot = (slot + 1) & slotMask }
         slots[slot].store(id, ordering: .releasing)
         count.store(id, ordering: .releasing)
         return id
@@ -118,7 +119,10 @@ public final class URIDMap: @unchecked Sendable {
         guard urid > 0, urid <= count.load(ordering: .acquiring) else { return nil }
         return strings[Int(urid) &- 1].map { UnsafePointer($0) }
     }
+}
 
+/// The C-string arithmetic of the table's lock-free reads.
+enum URIString {
     /// FNV-1a over the string's bytes.
     #if TRELLIS_CHECK_REALTIME
     @_noAllocation @_noLocks

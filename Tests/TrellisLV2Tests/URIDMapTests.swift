@@ -25,7 +25,7 @@ struct URIDMapTests {
     func vocabularyIsPreMapped() {
         let urids = URIDMap()
         for uri in LV2URI.preMapped {
-            let found = uri.withCString { urids.lookup($0, hash: URIDMap.hash($0)) }
+            let found = uri.withCString { urids.lookup($0, hash: URIString.hash($0)) }
             #expect(found != nil, "\(uri)")
         }
         #expect(urids.mappedCount == Set(LV2URI.preMapped).count)
