@@ -8,23 +8,24 @@ struct Benchmark {
     var run: () -> Void
 }
 
+/// Runs `benchmark` repeatedly for at least `nanoseconds`; returns nanoseconds per frame.
+func timedRound(_ benchmark: Benchmark, nanoseconds: UInt64) -> Double {
+    var runs = 0
+    let start = HostClock.now()
+    var elapsed: UInt64 = 0
+    repeat {
+        benchmark.run()
+        runs += 1
+        elapsed = HostClock.now() - start
+    } while elapsed < nanoseconds
+    return Double(elapsed) / Double(runs * benchmark.framesPerRun)
+}
+
 /// Times each benchmark over repeated runs and prints nanoseconds per frame (best of
 /// several rounds, so a busy neighbour on the machine counts less).
 func measure(_ benchmark: Benchmark, rounds: Int = 7, minimumNanoseconds: UInt64 = 200_000_000) -> Double {
     benchmark.run()  // warm-up
-    var best = Double.infinity
-    for _ in 0..<rounds {
-        var runs = 0
-        let start = HostClock.now()
-        var elapsed: UInt64 = 0
-        repeat {
-            benchmark.run()
-            runs += 1
-            elapsed = HostClock.now() - start
-        } while elapsed < minimumNanoseconds / UInt64(rounds)
-        best = min(best, Double(elapsed) / Double(runs * benchmark.framesPerRun))
-    }
-    return best
+    return (0..<rounds).map { _ in timedRound(benchmark, nanoseconds: minimumNanoseconds / UInt64(rounds)) }.min()!
 }
 
 /// Times benchmarks in alternating rounds (a, b, c, a, b, c, ...) and returns the best
@@ -34,15 +35,7 @@ func measureInterleaved(_ benchmarks: [Benchmark], rounds: Int = 21, nanoseconds
     var best = [Double](repeating: .infinity, count: benchmarks.count)
     for _ in 0..<rounds {
         for (index, benchmark) in benchmarks.enumerated() {
-            var runs = 0
-            let start = HostClock.now()
-            var elapsed: UInt64 = 0
-            repeat {
-                benchmark.run()
-                runs += 1
-                elapsed = HostClock.now() - start
-            } while elapsed < nanosecondsPerRound
-            best[index] = min(best[index], Double(elapsed) / Double(runs * benchmark.framesPerRun))
+            best[index] = min(best[index], timedRound(benchmark, nanoseconds: nanosecondsPerRound))
         }
     }
     return best
