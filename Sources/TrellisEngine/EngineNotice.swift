@@ -99,3 +99,38 @@ struct UnitLabels {
 struct WeakMessageSource {
     weak var source: (any UnitMessageSource)?
 }
+
+/// What the audio thread reports to the control side.
+public struct EngineNotification: BitwiseCopyable, Sendable {
+    public enum Kind: UInt8, Sendable, BitwiseCopyable {
+        /// A unit produced NaN or infinity; it was silenced (count 1: and reset, to play
+        /// again once its output is finite).
+        case nonFiniteOutput
+        /// The parameter queue was full; values will land when it drains.
+        case parameterQueueFull
+        /// A new program was adopted.
+        case programSwapped
+        /// A unit logged a line (raised by the finish service, from the unit's rings).
+        case log
+        /// A unit sent a MIDI message on one of its MIDI outputs (finish service).
+        case midiOutput
+        /// A unit's message rings were full; some lines or MIDI were lost (finish service).
+        case messagesDropped
+        /// MIDI buffers were full this cycle: `count` messages a unit sent (or, with unit
+        /// id 0, the backend's MIDI input or output carried) were dropped.
+        case midiDropped
+        /// A unit's latency changed and the graph was compiled again to compensate it
+        /// (raised on the control side, never by the audio thread).
+        case latencyChanged
+        /// A unit stopped working (its process crashed or missed its deadline) and is
+        /// silenced (finish service).
+        case unitFailed
+        /// A unit's process answered cycles past their deadline; they were output as
+        /// on a fault, and it plays on (finish service).
+        case unitLate
+    }
+    public var kind: Kind
+    public var unitID: UInt64
+    public var sampleTime: Int64
+    public var count: Int32 = 0
+}
