@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "TrellisAnalysis", targets: ["TrellisAnalysis"]),
         .library(name: "TrellisLV2", targets: ["TrellisLV2"]),
         .library(name: "TrellisJACK", targets: ["TrellisJACK"]),
+        .library(name: "TrellisOffline", targets: ["TrellisOffline"]),
         .library(name: "TrellisSession", targets: ["TrellisSession"]),
         .library(name: "TrellisLive", targets: ["TrellisLive"]),
         .library(name: "TrellisMedia", targets: ["TrellisMedia"]),
@@ -115,12 +116,14 @@ let package = Package(
         .target(name: "TrellisGraph", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisAudioFile"], swiftSettings: realtimeChecks),
         // The JACK head node: a JACK client that pulls a render source live. No Foundation.
         .target(name: "TrellisJACK", dependencies: ["TrellisCore", "CJack", "CTrellisShim", "CTrellisJACKShim"], swiftSettings: jackRealtimeChecks),
+        // The offline backend: files in, a file out, as fast as the machine allows.
+        .target(name: "TrellisOffline", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile"]),
         // Session files: YAML in, a graph out, and back.
         .target(name: "TrellisSession", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisMedia", "TrellisAudioFile", .product(name: "Yams", package: "Yams")], swiftSettings: realtimeChecks),
         // A session live on JACK.
         .target(name: "TrellisLive", dependencies: ["TrellisCore", "TrellisGraph", "TrellisJACK", "TrellisSession"]),
         // The control plane: a line protocol on a socket, OSC, one dispatcher for both.
-        .target(name: "TrellisControl", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisAudioFile", "TrellisAnalysis", "TrellisChain", "CLiblo"]),
+        .target(name: "TrellisControl", dependencies: ["TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisSession", "TrellisMedia", "TrellisAudioFile", "TrellisAnalysis", "TrellisChain", "CLiblo"]),
         // The web desk: a page served by the session, speaking the control protocol over a WebSocket.
         .target(
             name: "TrellisWeb",
@@ -136,13 +139,13 @@ let package = Package(
         // the registry of every unit, the graph a chain builds, buffers processed in memory.
         .target(
             name: "TrellisChain",
-            dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisMedia", "TrellisSession", "TrellisLV2"]),
+            dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisOffline", "TrellisAudioFile", "TrellisMedia", "TrellisSession", "TrellisLV2"]),
         // AVFAudio's classes (AVAudioFormat, AVAudioPCMBuffer, AVAudioFile, AVAudioTime...) on Trellis' engine.
         .target(name: "TrellisAV", dependencies: ["TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisMedia", "TrellisTimePitch", "TrellisChain", "TrellisJACK", "TrellisSampler"],
             swiftSettings: realtimeChecks),
         // The C interface: only its `trellis_` symbols exported, the Swift runtime linked in.
         .target(
-            name: "TrellisC", dependencies: ["TrellisChain", "TrellisCore", "TrellisAudioFile", "TrellisGraph"],
+            name: "TrellisC", dependencies: ["TrellisChain", "TrellisCore", "TrellisAudioFile", "TrellisGraph", "TrellisOffline"],
             exclude: ["exports.map"],
             linkerSettings: [.unsafeFlags([
                 "-static-stdlib", "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/TrellisC/exports.map", "-Xlinker", "-soname=libtrellis.so",
@@ -157,7 +160,7 @@ let package = Package(
         .executableTarget(
             name: "TrellisCLI",
             dependencies: [
-                "TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisAudioFile", "TrellisAnalysis", "TrellisLV2", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisControl", "TrellisNSM", "TrellisPlugins", "TrellisWeb", "TrellisChain",
+                "TrellisCore", "TrellisEngine", "TrellisUnits", "TrellisGraph", "TrellisOffline", "TrellisAudioFile", "TrellisAnalysis", "TrellisLV2", "TrellisJACK", "TrellisSession", "TrellisLive", "TrellisMedia", "TrellisControl", "TrellisNSM", "TrellisPlugins", "TrellisWeb", "TrellisChain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -171,12 +174,12 @@ let package = Package(
         .testTarget(name: "TrellisTimePitchTests", dependencies: ["TrellisTestSupport", "TrellisTimePitch", "TrellisAudioFile", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisSamplerTests", dependencies: ["TrellisTestSupport", "TrellisSampler", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisUnitsTests", dependencies: ["TrellisUnits", "TrellisCore", "CAllocationCounter"]),
-        .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
-        .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisTestSupport", "TrellisLV2", "CTrellisLV2Shim", "CLV2", "TrellisSampler", "TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisPlugins", "CAllocationCounter", "CSndfile"]),
-        .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisTestSupport", "TrellisJACK", "CTrellisJACKShim", "TrellisCore", "TrellisGraph", "TrellisUnits", "TrellisEngine", "TrellisLV2", "TrellisMedia", "TrellisAudioFile", "CAllocationCounter"]),
+        .testTarget(name: "TrellisGraphTests", dependencies: ["TrellisGraph", "TrellisOffline", "TrellisEngine", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "CAllocationCounter"]),
+        .testTarget(name: "TrellisLV2Tests", dependencies: ["TrellisTestSupport", "TrellisLV2", "TrellisOffline", "CTrellisLV2Shim", "CLV2", "TrellisSampler", "TrellisCore", "TrellisEngine", "TrellisGraph", "TrellisUnits", "TrellisPlugins", "CAllocationCounter", "CSndfile"]),
+        .testTarget(name: "TrellisJACKTests", dependencies: ["TrellisTestSupport", "TrellisJACK", "TrellisOffline", "CTrellisJACKShim", "TrellisCore", "TrellisGraph", "TrellisUnits", "TrellisEngine", "TrellisLV2", "TrellisMedia", "TrellisAudioFile", "CAllocationCounter"]),
         .testTarget(name: "TrellisCLITests", dependencies: ["TrellisTestSupport", "TrellisCLI", "TrellisPlugins", "TrellisCore"]),
-        .testTarget(name: "TrellisControlTests", dependencies: ["TrellisTestSupport", "TrellisControl", "TrellisLive", "TrellisMedia", "TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisJACK", "TrellisLV2", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "TrellisCLI", "TrellisChain"], exclude: ["PipeWire/headless.conf"]),
-        .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisMedia", "TrellisSampler", "TrellisLV2", "TrellisAudioFile", "TrellisCore", "SessionSaveLoop", "TrellisCLI"]),
+        .testTarget(name: "TrellisControlTests", dependencies: ["TrellisTestSupport", "TrellisControl", "TrellisOffline", "TrellisLive", "TrellisMedia", "TrellisSession", "TrellisGraph", "TrellisEngine", "TrellisJACK", "TrellisLV2", "TrellisUnits", "TrellisCore", "TrellisAudioFile", "TrellisCLI", "TrellisChain"], exclude: ["PipeWire/headless.conf"]),
+        .testTarget(name: "TrellisSessionTests", dependencies: ["TrellisSession", "TrellisOffline", "TrellisGraph", "TrellisEngine", "TrellisUnits", "TrellisMedia", "TrellisSampler", "TrellisLV2", "TrellisAudioFile", "TrellisCore", "SessionSaveLoop", "TrellisCLI"]),
         .testTarget(name: "TrellisAVTests", dependencies: ["TrellisTestSupport", "TrellisAV", "TrellisCLI", "TrellisJACK", "TrellisCore", "CAllocationCounter"]),
         .testTarget(name: "TrellisMediaTests", dependencies: ["TrellisTestSupport", "TrellisMedia", "TrellisGraph", "TrellisUnits", "TrellisAudioFile", "TrellisCore", "TrellisEngine", "CAllocationCounter"]),
     ]

@@ -1,3 +1,4 @@
+import TrellisChain
 import TrellisCore
 import TrellisGraph
 import TrellisUnits
@@ -27,7 +28,7 @@ open class AVAudioEngine: @unchecked Sendable {
     var fanOuts: [FanOut: NodeID] = [:]
 
     public init() {
-        graph = Graph(registry: (try? SharedRegistry.registry()) ?? BuiltInUnits.registry(), sampleRate: 48_000, maximumFrames: 4_096)
+        graph = Graph(registry: (try? Units.shared()) ?? BuiltInUnits.registry(), sampleRate: 48_000, maximumFrames: 4_096)
         outputNode = AVAudioOutputNode(channels: 2)
         attach(outputNode)
     }

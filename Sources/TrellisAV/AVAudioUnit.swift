@@ -1,4 +1,3 @@
-import Synchronization
 import TrellisChain
 import TrellisCore
 
@@ -58,7 +57,7 @@ open class AVAudioUnit: AVAudioNode, @unchecked Sendable {
 
     static func make(_ description: AudioComponentDescription) throws(AVAudioError) -> AVAudioUnit {
         do {
-            let registry = try SharedRegistry.registry()
+            let registry = try Units.shared()
             let component = try registry.component(matching: description.trellis)
             let unit = try registry.instantiate(component)
             return unit.componentDescription.type == ComponentType.effect ? AVAudioUnitEffect(unit: unit) : AVAudioUnit(unit: unit)
@@ -83,20 +82,5 @@ open class AVAudioUnitTimeEffect: AVAudioUnit, @unchecked Sendable {
     public var bypass: Bool {
         get { (try? unit.property(.bypassEffect, scope: .global, element: 0)) == .bool(true) }
         set { try? unit.setProperty(.bypassEffect, .bool(newValue), scope: .global, element: 0) }
-    }
-}
-
-/// One registry of every unit for the process, made when first needed (LV2 plugins are
-/// looked up when named, not scanned up front).
-enum SharedRegistry {
-    private static let made = Mutex<ComponentRegistry?>(nil)
-
-    static func registry() throws -> ComponentRegistry {
-        try made.withLock { made in
-            if let made { return made }
-            let registry = try Units.registry()
-            made = registry
-            return registry
-        }
     }
 }

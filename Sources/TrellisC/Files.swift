@@ -2,6 +2,7 @@ import TrellisAudioFile
 import TrellisChain
 import TrellisCore
 import TrellisGraph
+import TrellisOffline
 
 /// An audio file open through the C interface: read (at its own rate or converted) or
 /// written. Owned by the caller's handle until `trellis_file_close`.

@@ -1,25 +1,12 @@
 import Glibc
-import Synchronization
 import TrellisChain
 import TrellisCore
 
-/// What every chain, listing and render of the process shares: one registry of every
-/// unit (LV2 plugins resolved as they are named), made on first use.
 enum Library {
-    private static let shared = Mutex<ComponentRegistry?>(nil)
-
+    /// What every chain, listing and render of the process shares: the process's
+    /// registry of every unit (`Units.shared()`).
     static func registry() throws(CommandError) -> ComponentRegistry {
-        let made: Result<ComponentRegistry, CommandError> = shared.withLock { registry in
-            if let registry { return .success(registry) }
-            do {
-                let made = try Units.registry()
-                registry = made
-                return .success(made)
-            } catch {
-                return .failure(CommandError("the units could not be listed: \(error)", kind: .unit))
-            }
-        }
-        return try made.get()
+        do { return try Units.shared() } catch { throw CommandError("the units could not be listed: \(error)", kind: .unit) }
     }
 
     /// Text the caller frees with `trellis_free_string`.

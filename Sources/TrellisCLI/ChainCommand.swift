@@ -5,6 +5,7 @@ import TrellisAudioFile
 import TrellisCore
 import TrellisGraph
 import TrellisMedia
+import TrellisOffline
 import TrellisSession
 import TrellisUnits
 
@@ -63,7 +64,7 @@ struct ChainCommand: ParsableCommand {
         if let save {
             let rate = sampleRate ?? (try? AudioFileReader(path: parsed.source.word).info.sampleRate) ?? 48_000
             let document = try ChainSession.forSaving(
-                ChainSession.document(parsed, file: save, sampleRate: rate, blockSize: blockSize), registry: try Units.registry())
+                ChainSession.document(parsed, file: save, sampleRate: rate, blockSize: blockSize), registry: try Units.shared())
             do { try SessionWriter.save(document, to: save) } catch { throw CLIError("chain: \(error)") }
         }
         if !["tone", "jack", "midi"].contains(parsed.source.word), FileChecks.sameFile(parsed.source.word, parsed.sink.word) {
@@ -77,7 +78,7 @@ struct ChainCommand: ParsableCommand {
         if let sampleRate, !(sampleRate >= 1_000 && sampleRate <= 768_000) {
             throw CLIError("--sample-rate \(sampleRate): expected a rate from 1000 to 768000 Hz")
         }
-        let registry = try Units.registry()
+        let registry = try Units.shared()
         let built = try ChainBuilder(registry: registry, blockSize: blockSize, rate: sampleRate).build(parsed)
         if showProgram { Log.logger.info("\n\(built.graph.programListing)") }
         let frames: Int

@@ -25,7 +25,7 @@ struct GraphCommand: ParsableCommand {
 
     func run() throws {
         let loaded: LoadedSession
-        do { loaded = try SessionLoader.load(path: session, registry: try Units.registry()) } catch {
+        do { loaded = try SessionLoader.load(path: session, registry: try Units.shared()) } catch {
             throw CLIError("\(error)")
         }
         try Self.draw(loaded.graph, title: URL(fileURLWithPath: session).lastPathComponent, to: output)

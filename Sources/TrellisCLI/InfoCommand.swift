@@ -21,7 +21,7 @@ struct InfoCommand: ParsableCommand {
         guard sampleRate.isFinite, sampleRate >= 1_000, sampleRate <= 768_000 else {
             throw CLIError("--sample-rate \(sampleRate): give a rate from 1000 to 768000 Hz")
         }
-        let registry = try Units.registry()
+        let registry = try Units.shared()
         let output = OwnStandardOutput.divertPlugins()
         let info = try UnitInfo(named: unit, registry: registry, sampleRate: sampleRate)
         output.write(Data(((json ? try JSONText.encode(info) : info.text) + "\n").utf8))

@@ -17,7 +17,7 @@ struct LiveChain {
 
     func run() throws {
         let document = try ChainSession.document(pipeline, file: "(chain)", sampleRate: sampleRate, blockSize: blockSize)
-        let registry = try Units.registry()
+        let registry = try Units.shared()
         let loaded: LoadedSession
         do {
             loaded = try SessionLoader.load(document: document, directory: FileManager.default.currentDirectoryPath, registry: registry)

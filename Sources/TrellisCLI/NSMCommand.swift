@@ -61,7 +61,7 @@ struct NSMCommand: ParsableCommand {
         LiveRunning.ignoreSIGPIPE()
         let output = StatusOutput(json: json)
         let host = NSMHost(NSMHost.Options(
-            registry: try Units.registry(), output: output, server: live.server, startServer: live.startServer, template: text, fileTimeout: live.fileTimeout,
+            registry: try Units.shared(), output: output, server: live.server, startServer: live.startServer, template: text, fileTimeout: live.fileTimeout,
             loadOptions: parallel.loadOptions, web: webDesk))
         try host.announce(to: address, executable: CommandLine.arguments.first ?? "trellis")
         LiveRunning.waitForInterrupt(duration: nil)

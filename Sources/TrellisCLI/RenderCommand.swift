@@ -5,6 +5,7 @@ import TrellisAudioFile
 import TrellisCore
 import TrellisGraph
 import TrellisMedia
+import TrellisOffline
 import TrellisSession
 import TrellisUnits
 
@@ -66,7 +67,7 @@ struct RenderCommand: ParsableCommand {
     func run() throws {
         let type = try file.sampleTypeValue()
         let loaded: LoadedSession
-        do { loaded = try SessionLoader.load(path: session, registry: try Units.registry(), options: parallel.loadOptions) } catch {
+        do { loaded = try SessionLoader.load(path: session, registry: try Units.shared(), options: parallel.loadOptions) } catch {
             throw CLIError("\(error)")
         }
         for warning in loaded.warnings { Log.logger.warning("\(warning)") }

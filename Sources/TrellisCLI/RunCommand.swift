@@ -65,7 +65,7 @@ struct RunCommand: ParsableCommand {
         let notifier = ServiceNotifier()
         // Made before any plugin loads: with --json, what plugins print stays out of it.
         let output = StatusOutput(json: json)
-        let registry = try Units.registry()
+        let registry = try Units.shared()
         let path = try SessionName.resolve(session)
         let loaded: LoadedSession
         do { loaded = try SessionLoader.load(path: path, registry: registry, options: parallel.loadOptions) } catch {

@@ -34,7 +34,7 @@ struct ValidateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let registry = try Units.registry()
+        let registry = try Units.shared()
         var failed = false
         for session in sessions where !check(session, registry: registry) { failed = true }
         if failed { throw ExitCode.failure }

@@ -3,6 +3,7 @@ import TrellisCore
 import TrellisEngine
 import TrellisGraph
 import TrellisMedia
+import TrellisOffline
 import TrellisSession
 import TrellisUnits
 

@@ -1,6 +1,7 @@
 import TrellisAudioFile
 import TrellisCore
 import TrellisGraph
+import TrellisOffline
 import TrellisSession
 import TrellisUnits
 

@@ -31,6 +31,19 @@ public enum Units {
         try listing(scanningLV2: scan).registry
     }
 
+    /// The process's one registry of every unit (`registry()`), made on first use and
+    /// shared by everything after: the C interface, TrellisAV, the command line. Thread: any.
+    public static func shared() throws -> ComponentRegistry {
+        try sharedRegistry.withLock { made in
+            if let made { return made }
+            let registry = try registry()
+            made = registry
+            return registry
+        }
+    }
+
+    private static let sharedRegistry = Mutex<ComponentRegistry?>(nil)
+
     /// What `trellis units` lists: the registry, with every plugin registered when
     /// `scan`, and how many of some plugins were never instantiated in a probe child.
     /// `recheck`: plugins whose probes are forgotten first (`.some(nil)`: all).

@@ -34,7 +34,7 @@ final class BusLoudness: BusObserver, @unchecked Sendable {
         }
     }
 
-    var observerKernel: ObserverKernel? { tap.observerKernel }
+    var observerKernel: ObserverKernel { tap.observerKernel }
 
     /// Thread: audio.
     func observe(_ bus: AudioBuffers, frameCount: Int, timeStamp: AudioTimeStamp) {

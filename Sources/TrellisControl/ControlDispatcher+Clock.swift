@@ -26,7 +26,7 @@ extension ControlDispatcher {
         }
         // Following JACK, play, stop and locate move JACK's transport, every client's; the
         // engine follows it at the next cycle.
-        let movedJACK = target.jackHead.map { $0.transportRole != .none && $0.transport(command) } ?? false
+        let movedJACK = target.liveBackend?.moveSharedTransport(command) ?? false
         if !movedJACK, !engine.changeTransport(command) {
             throw ControlError(.busy, "transport: 64 changes already wait for the audio thread; try again")
         }

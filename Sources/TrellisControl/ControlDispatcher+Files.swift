@@ -239,10 +239,10 @@ extension ControlDispatcher {
     /// together whatever each took to prepare.
     private func playJob(_ names: [String], at: PlayStart?) throws(ControlError) -> FileJob {
         let players = try names.map { name throws(ControlError) in (name, try player(name, for: .play)) }
-        let head = target.jackHead
+        let backend = target.liveBackend
         return FileJob(summary: "play " + names.joined(separator: " "), onTimeout: "the players start when their files answer") { [self] _ in
             let reply: ControlReply
-            do throws(ControlError) { reply = try playTogether(players, at: at, head: head) } catch { reply = .error(error) }
+            do throws(ControlError) { reply = try playTogether(players, at: at, backend: backend) } catch { reply = .error(error) }
             return { reply }
         }
     }

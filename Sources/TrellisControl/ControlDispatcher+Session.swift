@@ -2,7 +2,6 @@ import Foundation
 import TrellisCore
 import TrellisGraph
 import TrellisAudioFile
-import TrellisJACK
 import TrellisMedia
 import TrellisSession
 
@@ -24,18 +23,19 @@ extension ControlDispatcher {
             throw ControlError(.session, "the session was not loaded from a file: name one (save PATH)")
         }
         var document = session.document()
-        if let head = target.jackHead, !jackEdits.isEmpty {
-            document.jack = (document.jack ?? JackSpec(location: document.location)).applying(jackEdits, live: Self.links(of: head))
+        if let backend = target.liveBackend, !jackEdits.isEmpty {
+            document.jack = (document.jack ?? JackSpec(location: document.location)).applying(jackEdits, live: Self.links(of: backend))
         }
         return (document, destination)
     }
 
-    /// The head node's links now, by our short port name.
-    static func links(of head: JACKHeadNode) -> [JackConnectionEdit] {
-        let status = head.status()
-        let receiving = Set(head.configuration.inputPortNames + head.configuration.midiInputPortNames)
-        return status.connections.map { link in
-            let port = link.port.hasPrefix(status.clientName + ":") ? String(link.port.dropFirst(status.clientName.count + 1)) : link.port
+    /// The backend's links now, by our short port name.
+    static func links(of backend: any LiveBackend) -> [JackConnectionEdit] {
+        guard let ports = backend.portConnections else { return [] }
+        let client = backend.liveStatus(peek: true).clientName
+        let receiving = Set(ports.receivingPortNames)
+        return ports.connections().map { link in
+            let port = link.port.hasPrefix(client + ":") ? String(link.port.dropFirst(client.count + 1)) : link.port
             return JackConnectionEdit(port: port, peer: link.peer, connected: true, portReceives: receiving.contains(port))
         }
     }
@@ -101,10 +101,10 @@ extension ControlDispatcher {
         // A session that says how its transport starts sets it; one that does not leaves it.
         if let transport = loaded.loadedDocument.transport { loaded.startClock(transport, rolling: nil) }
         if let warning = loaded.rateWarning(runningAt: current.graph.sampleRate) { warnings.append(warning) }
-        if let head = target.jackHead, let spec = loaded.jack {
-            let configuration = head.configuration
-            if spec.inputs.count != configuration.inputChannels || spec.outputs.count != configuration.outputChannels {
-                warnings.append("the session's JACK ports (\(spec.inputs.count) in, \(spec.outputs.count) out) differ from the running client's (\(configuration.inputChannels) in, \(configuration.outputChannels) out); the ports stay as they are until restart")
+        if let backend = target.liveBackend, let spec = loaded.jack {
+            let channels = backend.channelCounts
+            if spec.inputs.count != channels.inputs || spec.outputs.count != channels.outputs {
+                warnings.append("the session's JACK ports (\(spec.inputs.count) in, \(spec.outputs.count) out) differ from the running client's (\(channels.inputs) in, \(channels.outputs) out); the ports stay as they are until restart")
             }
         }
         broadcast(ControlEvent(kind: .graph, text: "loaded \(path)", data: .object([("loaded", .string(path))])))
@@ -138,26 +138,26 @@ extension ControlDispatcher {
         let silencedNodes = nodeSilences.load(ordering: .relaxed)
         words.append("nodes-silenced=\(silencedNodes)")
         members.append(("nodesSilenced", .number(silencedNodes)))
-        if let head = target.jackHead {
-            let status = head.status(peek: peek)
-            let phase = "\(status.phase)"
+        if let backend = target.liveBackend {
+            let status = backend.liveStatus(peek: peek)
+            let phase = status.phase
             members += [
-                ("jack", .string(phase)), ("client", .string(status.clientName)), ("period", .number(status.bufferFrames)),
+                ("jack", .string(phase)), ("client", .string(status.clientName)), ("period", .number(status.period)),
                 ("xruns", .number(status.xrunCount)), ("cycles", .number(status.cycleCount)), ("dspLoad", .number(status.dspLoad)),
                 ("silencedCycles", .number(status.silencedCycleCount)), ("interruptions", .number(status.interruptionCount)),
-                ("cpuLatency", .string(status.cpuLatency.word)),
+                ("cpuLatency", .string(status.cpuLatency)),
                 ("dspBusyNanoseconds", .number(status.busyNanoseconds)), ("dspPeriodNanoseconds", .number(status.periodNanoseconds)),
             ]
-            if case .refused(let reason) = status.cpuLatency { members.append(("cpuLatencyRefused", .string(reason))) }
+            if let reason = status.cpuLatencyRefusal { members.append(("cpuLatencyRefused", .string(reason))) }
             let peaks = status.outputPeaksDecibels
             members.append(("outputPeaks", .array(peaks.map { .number($0) })))
             words += [
-                "jack=\(phase)", "client=\(status.clientName)", "period=\(status.bufferFrames)", "xruns=\(status.xrunCount)",
+                "jack=\(phase)", "client=\(status.clientName)", "period=\(status.period)", "xruns=\(status.xrunCount)",
                 "cycles=\(status.cycleCount)", "dsp=\(String(format: "%.3f", status.dspLoad))", "silenced=\(status.silencedCycleCount)",
                 "peaks=\(peaks.map { String(format: "%.2f", $0) }.joined(separator: ","))",
             ]
             // Only while it holds: it is what changes how the machine idles.
-            if status.cpuLatency == .held || status.cpuLatency == .heldDuringCycles { words.append("cpu-latency=\(status.cpuLatency.word)") }
+            if status.cpuLatency == "held" || status.cpuLatency == "cycles" { words.append("cpu-latency=\(status.cpuLatency)") }
         } else {
             members.append(("jack", .string("none")))
             words.append("jack=none")
@@ -166,16 +166,13 @@ extension ControlDispatcher {
     }
 
     func jack(connect: Bool, port: String, peer: String) throws(ControlError) -> ControlReply {
-        guard let head = target.jackHead else { throw ControlError(.noJACK, "the session runs without JACK") }
-        let warnings: [JACKWarning]
+        guard let ports = target.liveBackend?.portConnections else { throw ControlError(.noJACK, "the session runs without JACK") }
         do {
-            warnings = connect ? try head.connect(JACKConnectionRule(ports: port, peers: peer)) : try head.disconnect(port: port, from: peer)
+            if connect { try ports.makeConnection(port: port, peer: peer) } else { try ports.breakConnection(port: port, peer: peer) }
         } catch { throw ControlError(.jack, error.description) }
-        if !warnings.isEmpty { throw ControlError(.jack, warnings.map(\.description).joined(separator: "; ")) }
-        let receiving = head.configuration.inputPortNames + head.configuration.midiInputPortNames
-        let portReceives = receiving.contains { PortNamePattern.matches(port, $0) }
+        let portReceives = ports.receivingPortNames.contains { PortNamePattern.matches(port, $0) }
         jackEdits.append(JackConnectionEdit(port: port, peer: peer, connected: connect, portReceives: portReceives))
-        let links = head.status(peek: true).connections.map(\.description)
+        let links = ports.connections().map(\.description)
         return .ok(text: links.joined(separator: ", "), value: .array(links.map { .string($0) }))
     }
 
@@ -203,7 +200,7 @@ extension ControlDispatcher {
     }
 
     /// Thread: the files queue (players open their files here).
-    func playTogether(_ players: [(String, FilePlayer)], at asked: PlayStart?, head: JACKHeadNode?) throws(ControlError) -> ControlReply {
+    func playTogether(_ players: [(String, FilePlayer)], at asked: PlayStart?, backend: (any LiveBackend)?) throws(ControlError) -> ControlReply {
         for (name, player) in players {
             do { try player.prepare() } catch { throw ControlError(.unsupported, "node \(name): \(error); no player was started") }
             guard player.waitUntilReady(timeout: fileTimeout) else {
@@ -212,7 +209,7 @@ extension ControlDispatcher {
         }
         // Far enough ahead that every player's command reaches the audio thread first.
         let rate = graph.sampleRate
-        let now = head?.nextCycleSampleTime ?? 0
+        let now = backend?.nextCycleSampleTime ?? 0
         let at: Int64? = switch asked {
         case .sampleTime(let frames)?: frames
         case .seconds(let seconds)?: Int64((seconds * rate).rounded())
@@ -222,9 +219,9 @@ extension ControlDispatcher {
         let start: Int64?
         if let at {
             start = at
-        } else if let head {
-            let status = head.status()
-            start = head.nextCycleSampleTime + Int64(max(4 * status.bufferFrames, Int(0.05 * status.sampleRate)))
+        } else if let backend {
+            let status = backend.liveStatus(peek: true)
+            start = backend.nextCycleSampleTime + Int64(max(4 * status.period, Int(0.05 * status.sampleRate)))
         } else {
             start = nil
         }

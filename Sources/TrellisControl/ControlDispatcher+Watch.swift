@@ -17,7 +17,7 @@ extension ControlDispatcher {
     /// A fresh meter has seen nothing: when a backend runs, wait until the program that
     /// feeds it is playing and 50 ms more have passed.
     private func waitForFirstWindow(_ meter: any LevelMeter) {
-        guard graph.engine.isRendering || target.jackHead != nil else { return }
+        guard graph.engine.isRendering || target.liveBackend != nil else { return }
         let deadline = Date().addingTimeInterval(0.5)
         while graph.engine.hasPendingProgram && Date() < deadline { usleep(1_000) }
         usleep(50_000)
@@ -35,7 +35,7 @@ extension ControlDispatcher {
         }
         // A fresh meter has measured nothing: while audio runs, wait for its first gating
         // block (400 ms), so the first reading has every figure.
-        if fresh, graph.engine.isRendering || target.jackHead != nil {
+        if fresh, graph.engine.isRendering || target.liveBackend != nil {
             let deadline = Date().addingTimeInterval(1)
             while loudness.measuredSeconds < 0.4 && Date() < deadline { usleep(10_000) }
         }

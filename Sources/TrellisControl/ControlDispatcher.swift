@@ -3,7 +3,6 @@ import Synchronization
 import TrellisCore
 import TrellisEngine
 import TrellisGraph
-import TrellisJACK
 import TrellisMedia
 import TrellisSession
 
@@ -78,8 +77,8 @@ public final class ControlDispatcher: @unchecked Sendable {
     public init(target: any ControlTarget, fileTimeout: Double = 10) {
         self.target = target
         self.fileTimeout = fileTimeout
-        if let head = target.jackHead {
-            headListener = head.addListener { [weak self] event in self?.broadcast(ControlEvent.from(event)) }
+        if let backend = target.liveBackend {
+            headListener = backend.addLiveListener { [weak self] event in self?.broadcast(ControlEvent.from(event)) }
         }
         // A `load` keeps the engine, so this hears the sessions loaded later too.
         let registry = target.registry
@@ -95,7 +94,7 @@ public final class ControlDispatcher: @unchecked Sendable {
     }
 
     deinit {
-        if let headListener { target.jackHead?.removeListener(headListener) }
+        if let headListener { target.liveBackend?.removeLiveListener(headListener) }
         if let noticeListener { target.session.graph.engine.removeNoticeListener(noticeListener) }
         songTimer?.cancel()
         desk.parameterTimer?.cancel()

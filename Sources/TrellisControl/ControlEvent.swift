@@ -2,7 +2,6 @@ import TrellisAudioFile
 import TrellisCore
 import TrellisEngine
 import TrellisGraph
-import TrellisJACK
 import TrellisMedia
 
 /// A notification streamed to watching peers. Thread: any (a plain value).
@@ -64,8 +63,8 @@ public struct ControlEvent: Sendable, Equatable {
         }
     }
 
-    /// The event for a JACK notification, if watchers hear about it.
-    static func from(_ event: JACKEvent) -> ControlEvent {
+    /// The event for a live backend's notification.
+    static func from(_ event: LiveBackendEvent) -> ControlEvent {
         switch event {
         case .xrun(let total):
             return ControlEvent(kind: .xrun, text: "total=\(total)", data: .object([("total", .number(total))]))
@@ -73,11 +72,11 @@ public struct ControlEvent: Sendable, Equatable {
             return ControlEvent(kind: .interruption, text: "began \(reason)", data: .object([("state", .string("began")), ("reason", .string(reason))]))
         case .interruptionEnded:
             return ControlEvent(kind: .interruption, text: "ended", data: .object([("state", .string("ended"))]))
-        case .routeChanged(let change):
+        case .route(let port, let peer, let connected):
             return ControlEvent(
-                kind: .route, text: "\(change.connected ? "connected" : "disconnected") \(change.port) \(change.peer)",
-                data: .object([("port", .string(change.port)), ("peer", .string(change.peer)), ("connected", .bool(change.connected))]))
-        case .midiEventsDropped(let port, let output, let count):
+                kind: .route, text: "\(connected ? "connected" : "disconnected") \(port) \(peer)",
+                data: .object([("port", .string(port)), ("peer", .string(peer)), ("connected", .bool(connected))]))
+        case .midiDropped(let port, let output, let count, _):
             return ControlEvent(kind: .warning, text: event.description, data: .object([
                 ("port", .string(port)), ("direction", .string(output ? "output" : "input")), ("count", .number(count)),
                 ("message", .string(event.description)),

@@ -1,18 +1,17 @@
 import Synchronization
 import TrellisCore
 import TrellisGraph
-import TrellisJACK
 import TrellisSession
 
 /// What the control server drives: a loaded session (its graph is the live one), the
-/// registry units come from, and the JACK head node when the session runs live.
-/// `LiveSession` (what `trellis run` runs) conforms; so does `ControlledSession`.
+/// registry units come from, and the live backend when the session runs live.
+/// `LiveSession` (what `trellis run` runs, conformed in the CLI) and `ControlledSession` are two.
 ///
 /// Thread: the dispatcher calls every member from its own queue, one call at a time.
 public protocol ControlTarget: AnyObject, Sendable {
     var session: LoadedSession { get }
     var registry: ComponentRegistry { get }
-    var jackHead: JACKHeadNode? { get }
+    var liveBackend: (any LiveBackend)? { get }
     /// Runs `body` while no backend re-prepares the graph (a JACK period or rate change).
     func withGraphLocked(_ body: () -> Void)
     /// Makes `session` (loaded on the running engine) the current one; the previous
@@ -20,27 +19,27 @@ public protocol ControlTarget: AnyObject, Sendable {
     func replaceSession(with session: LoadedSession) throws(ControlError)
 }
 
-/// A plain `ControlTarget`: a session, a registry and an optional head node. The head
-/// node's prepare hook should call `prepare(frames:sampleRate:)` here, which follows a
+/// A plain `ControlTarget`: a session, a registry and an optional live backend. The
+/// backend's prepare hook should call `prepare(frames:sampleRate:)` here, which follows a
 /// `load` to the new graph.
 public final class ControlledSession: ControlTarget, @unchecked Sendable {
     private let current: Mutex<LoadedSession>
     public let registry: ComponentRegistry
-    private let headSlot = Mutex<JACKHeadNode?>(nil)
+    private let backendSlot = Mutex<(any LiveBackend)?>(nil)
     private let graphLock = Mutex(())
 
     /// Thread: control.
-    public init(session: LoadedSession, registry: ComponentRegistry, head: JACKHeadNode? = nil) {
+    public init(session: LoadedSession, registry: ComponentRegistry, backend: (any LiveBackend)? = nil) {
         current = Mutex(session)
         self.registry = registry
-        headSlot.withLock { $0 = head }
+        backendSlot.withLock { $0 = backend }
     }
 
     public var session: LoadedSession { current.withLock { $0 } }
 
-    public var jackHead: JACKHeadNode? {
-        get { headSlot.withLock { $0 } }
-        set { headSlot.withLock { $0 = newValue } }
+    public var liveBackend: (any LiveBackend)? {
+        get { backendSlot.withLock { $0 } }
+        set { backendSlot.withLock { $0 = newValue } }
     }
 
     public func withGraphLocked(_ body: () -> Void) {

@@ -37,7 +37,6 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
     /// Held weakly: the engine holds the programs that hold the unit.
     private let sink = Mutex(WeakParameterSink())
     private let bypassFlag: UnsafeMutablePointer<Atomic<Bool>>
-    private var bridge: KernelStorage<BridgedKernel>?
     private var pullBuffers: AudioBufferList?
     private var pullTime: Int64 = .min
 
@@ -74,23 +73,17 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
     /// Frees what `allocateRenderResources` made. Thread: control.
     open func deallocateRenderResources() {}
     /// The unit's kernel while initialized: made in `allocateRenderResources`, freed in
-    /// `deallocateRenderResources`. A unit without one is run through `render(_:)` by a
-    /// bridging kernel. Thread: control.
+    /// `deallocateRenderResources`. Every unit has one, even one with nothing to render:
+    /// `initialize` refuses a unit without it. Thread: control.
     open var renderKernel: RenderKernel? { nil }
-    /// Renders one slice outside a program: runs the kernel, or (for a unit without one)
-    /// clears the outputs. Thread: the one thread that renders the unit.
-    open func render(_ context: RenderContext) -> RenderStatus {
-        if let kernel = renderKernel {
-            return withUnsafePointer(to: context) { kernel.render($0) }
-        }
-        for bus in 0..<context.outputs.count { context.outputs[bus].clear(frameCount: context.frameCount) }
-        return .ok
+    /// Renders one slice outside a program through the kernel. Thread: the one thread
+    /// that renders the unit.
+    public final func render(_ context: RenderContext) -> RenderStatus {
+        guard let kernel = renderKernel else { return .notInitialized }
+        return withUnsafePointer(to: context) { kernel.render($0) }
     }
     /// Clears DSP state. Thread: audio while rendering, else control.
     open func reset() {}
-    /// Takes a MIDI message at the start of the coming render, for a unit without a
-    /// kernel of its own. Thread: the one thread that renders the unit.
-    open func receiveMIDI(_ event: RenderEvent) {}
     /// Takes a parameter change into the DSP state, ramping over `rampFrames`.
     /// Thread: audio while rendering, else control.
     open func parameterDidChange(index: Int, value: Float, rampFrames: Int) {}
@@ -287,8 +280,9 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
         sampleRate = all.first?.sampleRate ?? sampleRate
         try validateConfiguration()
         try allocateRenderResources()
-        if renderKernel == nil {
-            bridge = KernelStorage(BridgedKernel(unit: self), render: { BridgedKernel.renderInSegments($0, $1) }, reset: { BridgedKernel.reset($0) })
+        guard renderKernel != nil else {
+            deallocateRenderResources()
+            throw .failedToInitialize("it made no render kernel: a unit makes one in allocateRenderResources (docs/render-contract.md)", unit: name)
         }
         for index in parameters.indices where !parameters[index].flags.contains(.output) {
             parameterDidChange(index: index, value: values[index], rampFrames: 0)
@@ -299,7 +293,6 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
     public func uninitialize() {
         guard isInitialized else { return }
         deallocateRenderResources()
-        bridge = nil
         pullBuffers = nil
         isInitialized = false
     }
@@ -316,7 +309,7 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
 
     public var realtime: UnitRealtime {
         precondition(isInitialized, "\(name) has no kernel before initialize")
-        return UnitRealtime(unitID: unitID, kernel: renderKernel ?? bridge!.kernel, values: values.view, bypass: bypassFlag)
+        return UnitRealtime(unitID: unitID, kernel: renderKernel!, values: values.view, bypass: bypassFlag)
     }
 
     // MARK: - Properties
@@ -474,14 +467,3 @@ struct WeakParameterSink {
     weak var sink: (any ParameterEventSink)?
 }
 
-/// Runs a unit that has no kernel of its own through its class methods. Thread: audio.
-struct BridgedKernel: UnitKernel {
-    unowned(unsafe) let unit: AudioUnitBase
-
-    mutating func process(_ context: RenderContext) -> RenderStatus { unit.render(context) }
-    mutating func setParameter(index: Int, value: Float, rampFrames: Int) {
-        unit.applyParameterEvent(index: index, value: value, rampFrames: rampFrames)
-    }
-    mutating func receiveMIDI(_ event: RenderEvent) { unit.receiveMIDI(event) }
-    mutating func reset() { unit.reset() }
-}

@@ -5,17 +5,8 @@ import TrellisCore
 /// reads it, so an observer sees every frame in order.
 public protocol BusObserver: AnyObject, Sendable {
     /// The observer's real-time half, which the program calls; valid while the observer
-    /// lives. Nil for an observer that has none: the program then calls `observe` through
-    /// a bridge (tests do this; Trellis' own observers all have kernels). Thread: control.
-    var observerKernel: ObserverKernel? { get }
-    /// Sees `frameCount` frames of the bus, for an observer without a kernel. Must not
-    /// write them, allocate, lock or block. Thread: audio.
-    func observe(_ bus: AudioBuffers, frameCount: Int, timeStamp: AudioTimeStamp)
-}
-
-extension BusObserver {
-    public var observerKernel: ObserverKernel? { nil }
-    public func observe(_ bus: AudioBuffers, frameCount: Int, timeStamp: AudioTimeStamp) {}
+    /// lives. Thread: control.
+    var observerKernel: ObserverKernel { get }
 }
 
 /// What an observer is shown in one call. Thread: audio.
@@ -55,13 +46,3 @@ public struct ObserverKernel: BitwiseCopyable, @unchecked Sendable {
     }
 }
 
-/// Runs an observer that has no kernel through its `observe` method. Thread: audio.
-struct BridgedObserver {
-    unowned(unsafe) let observer: any BusObserver
-
-    static let entry: ObserveFunction = { state, slice in
-        let slice = slice.assumingMemoryBound(to: ObservedSlice.self).pointee
-        state.assumingMemoryBound(to: BridgedObserver.self).pointee.observer
-            .observe(slice.bus, frameCount: slice.frameCount, timeStamp: slice.timeStamp)
-    }
-}

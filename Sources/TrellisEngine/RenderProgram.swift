@@ -30,8 +30,6 @@ public final class RenderProgram: @unchecked Sendable {
     /// Controllers mapped to parameters and bypasses.
     let midiMappings: MIDIMappingTable
     private let observers: UnsafeMutablePointer<ObserverKernel>
-    /// Bridges for observers without a kernel of their own.
-    private let bridgedObservers: UnsafeMutablePointer<BridgedObserver>
     /// The MIDI buffers (owned by `midiStorage`, which the audio thread never touches),
     /// what feeds each unit's MIDI inputs and each MIDI sink, and the memory in which a
     /// unit's parameter events and MIDI are merged into one list.
@@ -212,11 +210,8 @@ public final class RenderProgram: @unchecked Sendable {
         }.first ?? -1
 
         observers = .allocate(capacity: max(1, plan.observers.count))
-        bridgedObservers = .allocate(capacity: max(1, plan.observers.count))
         for (index, entry) in plan.observers.enumerated() {
-            (bridgedObservers + index).initialize(to: BridgedObserver(observer: entry.observer))
-            (observers + index).initialize(to: entry.observer.observerKernel
-                ?? ObserverKernel(state: UnsafeMutableRawPointer(bridgedObservers + index), observe: BridgedObserver.entry))
+            (observers + index).initialize(to: entry.observer.observerKernel)
         }
     }
 
@@ -236,7 +231,6 @@ public final class RenderProgram: @unchecked Sendable {
         automation.deallocate()
         midiMappings.deallocate()
         observers.deallocate()
-        bridgedObservers.deallocate()
         midiSourceTable.deallocate()
         midiSinkTable.deallocate()
         for lane in 0..<laneCount {

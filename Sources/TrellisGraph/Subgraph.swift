@@ -14,6 +14,7 @@ public final class Subgraph: AudioUnitBase, @unchecked Sendable {
 
     public let graph: Graph
     private var program: RenderProgram?
+    private var storage: KernelStorage<SubgraphKernel>?
     /// The MIDI port nodes inside, as buses: each side's count and names.
     private let midiInputNames: [String]
     private let midiOutputNames: [String]
@@ -73,22 +74,47 @@ public final class Subgraph: AudioUnitBase, @unchecked Sendable {
         do {
             try graph.prepareAsSubgraph(sampleRate: sampleRate, maximumFrames: maximumFramesPerSlice)
             let plan = try GraphCompiler(graph: graph).compile()
-            program = RenderProgram(plan: plan, maximumFrames: maximumFramesPerSlice)
+            let program = RenderProgram(plan: plan, maximumFrames: maximumFramesPerSlice)
+            self.program = program
+            storage = KernelStorage(SubgraphKernel(program: Unmanaged.passUnretained(program).toOpaque()),
+                                    render: { SubgraphKernel.render($0, $1) }, reset: { SubgraphKernel.reset($0) })
         } catch {
             throw .failedToInitialize("\(error)", unit: name)
         }
     }
 
-    public override func deallocateRenderResources() { program = nil }
+    public override func deallocateRenderResources() {
+        storage = nil
+        program = nil
+    }
 
     public override func reset() { program?.reset() }
 
     /// Standalone rendering; inside a graph the compiler inlines the subgraph instead.
-    public override func render(_ context: RenderContext) -> RenderStatus {
-        guard let program else { return .notInitialized }
+    public override var renderKernel: RenderKernel? { storage?.kernel }
+}
+
+/// Runs a subgraph's own program, for a subgraph rendered on its own. Thread: audio.
+struct SubgraphKernel {
+    /// An `Unmanaged<RenderProgram>`: the subgraph holds the program while the kernel lives.
+    let program: UnsafeMutableRawPointer
+
+    #if TRELLIS_CHECK_REALTIME
+    @_noAllocation @_noLocks
+    #endif
+    static func render(_ state: UnsafeMutableRawPointer, _ context: UnsafeRawPointer) -> UInt8 {
+        let program = state.assumingMemoryBound(to: SubgraphKernel.self).pointee.program
+        let context = context.assumingMemoryBound(to: RenderContext.self).pointee
         // One that only sends MIDI has no audio to give; on its own, its ports are the backend's.
-        guard context.outputs.count > 0 else { return .ok }
-        let input = context.inputs.count > 0 ? context.inputs[0] : .empty
-        return program.run(frameCount: context.frameCount, timeStamp: context.timeStamp, input: input, output: context.outputs[0])
+        guard context.outputs.count > 0 else { return RenderStatus.ok.rawValue }
+        let input = context.inputs.count > 0 ? context.inputs[0] : AudioBuffers(channelPointers: nil, channelCount: 0)
+        return Unmanaged<RenderProgram>.fromOpaque(program)._withUnsafeGuaranteedRef { program in
+            program.run(frameCount: context.frameCount, timeStamp: context.timeStamp, input: input, output: context.outputs[0])
+        }.rawValue
+    }
+
+    static func reset(_ state: UnsafeMutableRawPointer) {
+        Unmanaged<RenderProgram>.fromOpaque(state.assumingMemoryBound(to: SubgraphKernel.self).pointee.program)
+            ._withUnsafeGuaranteedRef { $0.reset() }
     }
 }

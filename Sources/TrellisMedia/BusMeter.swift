@@ -13,7 +13,7 @@ public final class BusMeter: BusObserver, @unchecked Sendable {
     }
 
     /// The program runs the meter's banks directly. Thread: control.
-    public var observerKernel: ObserverKernel? { kernel.observerKernel }
+    public var observerKernel: ObserverKernel { kernel.observerKernel }
 
     /// Meters a slice outside a program. Thread: audio.
     public func observe(_ bus: AudioBuffers, frameCount: Int, timeStamp: AudioTimeStamp) {

@@ -244,7 +244,7 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
     }
 
     /// The program runs the recorder's kernel directly. Thread: control.
-    public var observerKernel: ObserverKernel? {
+    public var observerKernel: ObserverKernel {
         ObserverKernel(state: UnsafeMutableRawPointer(kernel), observe: { RecorderKernel.observe($0, $1) })
     }
 

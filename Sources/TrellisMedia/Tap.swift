@@ -70,7 +70,7 @@ public final class Tap: BusObserver, OfflineStreaming, @unchecked Sendable {
     }
 
     /// The program runs the tap's kernel directly. Thread: control.
-    public var observerKernel: ObserverKernel? {
+    public var observerKernel: ObserverKernel {
         ObserverKernel(state: UnsafeMutableRawPointer(kernel), observe: { TapKernel.observe($0, $1) })
     }
 

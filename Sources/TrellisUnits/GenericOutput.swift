@@ -38,7 +38,7 @@ public final class GraphInput: AudioUnitBase, @unchecked Sendable {
     public static let description = ComponentDescription(
         type: ComponentType.output, subtype: BuiltInSubtype.graphInput, manufacturer: Manufacturer.trellis)
 
-    private var storage: KernelStorage<GraphInputKernel>?
+    private var storage: KernelStorage<IdleKernel>?
 
     public init(channelCount: Int = 2) {
         super.init(description: Self.description, shortName: "input", inputs: [], outputs: [channelCount], fixedScopes: [.input])
@@ -47,7 +47,7 @@ public final class GraphInput: AudioUnitBase, @unchecked Sendable {
     public override var role: UnitRole { .graphInput }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        storage = KernelStorage(GraphInputKernel(), render: { GraphInputKernel.render($0, $1) }, reset: { GraphInputKernel.reset($0) })
+        storage = KernelStorage(IdleKernel(), render: { IdleKernel.render($0, $1) }, reset: { IdleKernel.reset($0) })
     }
 
     public override func deallocateRenderResources() { storage = nil }

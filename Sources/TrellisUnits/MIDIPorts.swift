@@ -1,19 +1,36 @@
 import TrellisCore
 
+/// What both MIDI port nodes are: a backend's MIDI port by number, with no audio, whose
+/// MIDI the program moves itself, so its kernel does nothing.
+public class MIDIPortNode: AudioUnitBase, @unchecked Sendable {
+    /// The backend's MIDI port, 0-based, in the order the session declares them.
+    public let port: Int
+    private var storage: KernelStorage<IdleKernel>?
+
+    init(port: Int, description: ComponentDescription, shortName: String) {
+        self.port = port
+        super.init(description: description, shortName: shortName, inputs: [], outputs: [])
+    }
+
+    public override func allocateRenderResources() throws(AudioUnitError) {
+        storage = KernelStorage(IdleKernel(), render: { IdleKernel.render($0, $1) }, reset: { IdleKernel.reset($0) })
+    }
+
+    public override func deallocateRenderResources() { storage = nil }
+
+    public override var renderKernel: RenderKernel? { storage?.kernel }
+}
+
 /// Where one of the backend's MIDI input ports enters a graph (a JACK MIDI input named
 /// under `jack: midi-inputs:`): a node with one MIDI output bus and no audio. The
 /// program copies the port's events of each cycle into that bus; the node itself never
 /// renders. Offline, the port carries nothing.
-public final class MIDIInputPort: AudioUnitBase, @unchecked Sendable {
+public final class MIDIInputPort: MIDIPortNode, @unchecked Sendable {
     public static let description = ComponentDescription(
         type: ComponentType.output, subtype: BuiltInSubtype.midiInputPort, manufacturer: Manufacturer.trellis)
 
-    /// The backend's MIDI input port, 0-based, in the order the session declares them.
-    public let port: Int
-
     public init(port: Int) {
-        self.port = port
-        super.init(description: Self.description, shortName: "midi-input", inputs: [], outputs: [])
+        super.init(port: port, description: Self.description, shortName: "midi-input")
     }
 
     public override var role: UnitRole { .midiInputPort(port) }
@@ -25,16 +42,12 @@ public final class MIDIInputPort: AudioUnitBase, @unchecked Sendable {
 /// output named under `jack: midi-outputs:`): a node with one MIDI input bus, which
 /// any number of MIDI outputs may feed (merged in time order). Offline, what reaches
 /// it goes nowhere.
-public final class MIDIOutputPort: AudioUnitBase, @unchecked Sendable {
+public final class MIDIOutputPort: MIDIPortNode, @unchecked Sendable {
     public static let description = ComponentDescription(
         type: ComponentType.output, subtype: BuiltInSubtype.midiOutputPort, manufacturer: Manufacturer.trellis)
 
-    /// The backend's MIDI output port, 0-based, in the order the session declares them.
-    public let port: Int
-
     public init(port: Int) {
-        self.port = port
-        super.init(description: Self.description, shortName: "midi-output", inputs: [], outputs: [])
+        super.init(port: port, description: Self.description, shortName: "midi-output")
     }
 
     public override var role: UnitRole { .midiOutputPort(port) }

@@ -18,8 +18,9 @@ struct PassThroughKernel: UnitKernel {
     }
 }
 
-/// Does nothing: the engine fills the graph input's buses before the program runs.
-struct GraphInputKernel: UnitKernel {
+/// Does nothing: the engine fills the graph input's buses before the program runs, and
+/// the program moves the MIDI of the MIDI port nodes, which have no audio.
+struct IdleKernel: UnitKernel {
     mutating func process(_ context: RenderContext) -> RenderStatus { .ok }
 
     #if TRELLIS_CHECK_REALTIME

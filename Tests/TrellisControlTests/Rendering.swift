@@ -2,6 +2,7 @@ import Foundation
 import TrellisAudioFile
 import TrellisCore
 import TrellisGraph
+import TrellisOffline
 
 /// Renders `frames` frames of a graph offline and returns the first channel.
 func renderOffline(_ graph: Graph, frames: Int) throws -> [Float] {

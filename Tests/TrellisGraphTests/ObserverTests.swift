@@ -4,14 +4,50 @@ import TrellisEngine
 import TrellisGraph
 import TrellisUnits
 
-/// Keeps what it is shown, for comparing with what the graph outputs.
+/// Keeps the first channel it is shown and each slice's time, up to its capacity, for
+/// comparing with what the graph outputs.
 final class Recording: BusObserver, @unchecked Sendable {
-    var samples: [Float] = []
-    var times: [Int64] = []
-    init() { samples.reserveCapacity(1 << 16) }
-    func observe(_ bus: AudioBuffers, frameCount: Int, timeStamp: AudioTimeStamp) {
-        samples.append(contentsOf: UnsafeBufferPointer(start: bus[0], count: frameCount))
-        times.append(timeStamp.sampleTime)
+    struct Memory {
+        let samples: UnsafeMutablePointer<Float>
+        let times: UnsafeMutablePointer<Int64>
+        let capacity: Int
+        var sampleCount = 0
+        var timeCount = 0
+    }
+    private let memory: UnsafeMutablePointer<Memory>
+
+    init(capacity: Int = 1 << 18) {
+        memory = .allocate(capacity: 1)
+        memory.initialize(to: Memory(samples: .allocate(capacity: capacity), times: .allocate(capacity: capacity), capacity: capacity))
+    }
+
+    deinit {
+        memory.pointee.samples.deallocate()
+        memory.pointee.times.deallocate()
+        memory.deallocate()
+    }
+
+    var samples: [Float] { Array(UnsafeBufferPointer(start: memory.pointee.samples, count: memory.pointee.sampleCount)) }
+    var times: [Int64] { Array(UnsafeBufferPointer(start: memory.pointee.times, count: memory.pointee.timeCount)) }
+
+    /// Forgets what it kept. Thread: the test's, while nothing renders.
+    func clear() {
+        memory.pointee.sampleCount = 0
+        memory.pointee.timeCount = 0
+    }
+
+    var observerKernel: ObserverKernel {
+        ObserverKernel(state: UnsafeMutableRawPointer(memory)) { state, slice in
+            let memory = state.assumingMemoryBound(to: Memory.self)
+            let slice = slice.assumingMemoryBound(to: ObservedSlice.self).pointee
+            let count = min(slice.frameCount, memory.pointee.capacity - memory.pointee.sampleCount)
+            (memory.pointee.samples + memory.pointee.sampleCount).update(from: slice.bus[0], count: count)
+            memory.pointee.sampleCount += count
+            if memory.pointee.timeCount < memory.pointee.capacity {
+                memory.pointee.times[memory.pointee.timeCount] = slice.timeStamp.sampleTime
+                memory.pointee.timeCount += 1
+            }
+        }
     }
 }
 

@@ -3,6 +3,7 @@ import Testing
 import TrellisAudioFile
 import TrellisCore
 import TrellisGraph
+import TrellisOffline
 import TrellisUnits
 
 @Suite("Offline render")

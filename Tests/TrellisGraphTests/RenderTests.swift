@@ -130,7 +130,7 @@ struct RenderTests {
 
         try graph.unit(sub).setProperty(.bypassEffect, .bool(true), scope: .global, element: 0)
         try graph.recompile()
-        inner.samples = []
+        inner.clear()
         let bypassed = pull(graph, frames: 4096, slice: 256, start: 4096)
         let next = sine(frequency: 440, amplitude: 0.5, frames: 8192)
         #expect(maxDifference(bypassed[0], Array(next[4096...])) < 1e-5)

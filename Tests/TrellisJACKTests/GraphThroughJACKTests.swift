@@ -5,6 +5,7 @@ import TrellisCore
 import TrellisEngine
 import TrellisGraph
 @testable import TrellisJACK
+import TrellisOffline
 import TrellisUnits
 
 extension JACKIntegration {

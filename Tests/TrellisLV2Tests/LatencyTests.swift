@@ -3,6 +3,7 @@ import Testing
 import TrellisCore
 import TrellisGraph
 import TrellisLV2
+import TrellisOffline
 import TrellisUnits
 
 @Suite("Plugin latency, known before the first program and followed when it changes")

@@ -5,6 +5,7 @@ import TrellisCore
 import TrellisGraph
 import TrellisLV2
 import TrellisMedia
+import TrellisOffline
 import TrellisSession
 import TrellisUnits
 

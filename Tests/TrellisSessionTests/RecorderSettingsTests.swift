@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrellisAudioFile
 import TrellisGraph
+import TrellisOffline
 import TrellisSession
 
 @Suite("A session recorder's sample type and dither")

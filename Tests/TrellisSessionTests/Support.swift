@@ -58,12 +58,28 @@ func loadError(_ text: String, name: String = "test.yaml", in folder: String? = 
 /// A unit with one on/off parameter and a pass-through, for `on`/`off` decoding.
 final class Switch: AudioUnitBase, @unchecked Sendable {
     static let description = ComponentDescription(type: ComponentType.effect, subtype: "swch", manufacturer: "test")
+    private var storage: KernelStorage<PassThrough>?
 
     init() {
         super.init(description: Self.description, shortName: "switch", inputs: [2], outputs: [2])
         declareParameter(ParameterInfo(
             address: ParameterAddress(0), identifier: "enabled", name: "Enabled", unit: .boolean,
             range: 0...1, defaultValue: 0, flags: [.readable, .writable, .toggled]))
+    }
+
+    override func allocateRenderResources() throws(AudioUnitError) {
+        storage = KernelStorage(PassThrough(), render: { PassThrough.renderInSegments($0, $1) }, reset: { PassThrough.reset($0) })
+    }
+
+    override func deallocateRenderResources() { storage = nil }
+
+    override var renderKernel: RenderKernel? { storage?.kernel }
+
+    struct PassThrough: UnitKernel {
+        mutating func process(_ context: RenderContext) -> RenderStatus {
+            context.outputs[0].copy(from: context.inputs[0], frameCount: context.frameCount)
+            return .ok
+        }
     }
 }
 

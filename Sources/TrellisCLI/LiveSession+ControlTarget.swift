@@ -1,12 +1,12 @@
+import TrellisControl
 import TrellisCore
-import TrellisJACK
 import TrellisLive
 import TrellisSession
 
 extension LiveSession: ControlTarget {
     public var registry: ComponentRegistry { session.graph.registry }
 
-    public var jackHead: JACKHeadNode? { head }
+    public var liveBackend: (any LiveBackend)? { head }
 
     public func withGraphLocked(_ body: () -> Void) {
         withGraph { _ in body() }

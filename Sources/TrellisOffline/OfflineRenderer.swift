@@ -2,6 +2,7 @@ import TrellisAudioFile
 import TrellisCore
 import TrellisUnits
 import TrellisEngine
+import TrellisGraph
 
 /// Renders a graph into a file, from optional input files, as fast as the machine
 /// allows: an `OfflineBackend` run by a `GraphDriver`, the same program on the same

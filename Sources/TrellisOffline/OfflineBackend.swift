@@ -2,6 +2,7 @@ import Synchronization
 import TrellisAudioFile
 import TrellisCore
 import TrellisEngine
+import TrellisGraph
 
 /// What an offline render does: how many frames, in slices of what length, from which
 /// inputs into which writer, waiting for which streaming units.
