@@ -50,13 +50,13 @@ open class AVAudioNode: @unchecked Sendable {
     /// The parameter the unit names `identifier`, clamped into its range as Apple's
     /// audio units clamp.
     func set(_ identifier: String, _ value: Float) {
-        guard let info = unit.parameters.first(where: { $0.identifier == identifier }) else { return }
+        guard let info = try? unit.parameter(named: identifier) else { return }
         let clamped = min(max(value.isNaN ? info.defaultValue : value, info.range.lowerBound), info.range.upperBound)
         try? unit.setParameter(info.address, clamped, rampFrames: 0)
     }
 
     func value(_ identifier: String) -> Float {
-        guard let info = unit.parameters.first(where: { $0.identifier == identifier }) else { return 0 }
+        guard let info = try? unit.parameter(named: identifier) else { return 0 }
         return (try? unit.parameterValue(info.address)) ?? info.defaultValue
     }
 }

@@ -22,7 +22,7 @@ public final class AVAudioSinkNode: AVAudioNode, @unchecked Sendable {
 
 /// The unit of a sink node: one input, no output, its kernel calling the block.
 final class SinkBlockUnit: AudioUnitBase, @unchecked Sendable {
-    static let description = ComponentDescription(type: ComponentType.effect, subtype: "snkb", manufacturer: Manufacturer.trellis)
+    static let componentDescription = ComponentDescription(type: ComponentType.effect, subtype: "snkb", manufacturer: Manufacturer.trellis)
 
     /// The block, kept alive here; the kernel reaches it unretained.
     private let box: SinkBlockBox
@@ -32,7 +32,7 @@ final class SinkBlockUnit: AudioUnitBase, @unchecked Sendable {
 
     init(channels: Int, block: @escaping AVAudioSinkNodeReceiverBlock) {
         box = SinkBlockBox(block: block)
-        super.init(description: Self.description, shortName: "sink-block", inputs: [channels], outputs: [])
+        super.init(description: Self.componentDescription, shortName: "sink-block", inputs: [channels], outputs: [])
     }
 
     deinit { storage = nil }

@@ -34,7 +34,7 @@ public final class AVAudioSourceNode: AVAudioNode, @unchecked Sendable {
 
 /// The unit of a source node: no input, one output, its kernel calling the block.
 final class SourceBlockUnit: AudioUnitBase, @unchecked Sendable {
-    static let description = ComponentDescription(type: ComponentType.generator, subtype: "srcb", manufacturer: Manufacturer.trellis)
+    static let componentDescription = ComponentDescription(type: ComponentType.generator, subtype: "srcb", manufacturer: Manufacturer.trellis)
 
     /// The block, kept alive here; the kernel reaches it unretained.
     private let box: SourceBlockBox
@@ -48,7 +48,7 @@ final class SourceBlockUnit: AudioUnitBase, @unchecked Sendable {
         memory = BlockCallMemory(maximumBuffers: channels)
         silence = .allocate(capacity: 1)
         silence.initialize(to: ObjCBool(false))
-        super.init(description: Self.description, shortName: "source-block", inputs: [], outputs: [channels])
+        super.init(description: Self.componentDescription, shortName: "source-block", inputs: [], outputs: [channels])
     }
 
     deinit {

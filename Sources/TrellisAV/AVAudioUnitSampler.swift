@@ -112,7 +112,7 @@ public final class AVAudioUnitSampler: AVAudioUnitMIDIInstrument, @unchecked Sen
         }
         let fresh = Sampler()
         for identifier in ["masterGain", "globalTuning", "stereoPan", "polyphony"] {
-            guard let info = fresh.parameters.first(where: { $0.identifier == identifier }) else { continue }
+            guard let info = try? fresh.parameter(named: identifier) else { continue }
             try? fresh.setParameter(info.address, value(identifier), rampFrames: 0)
         }
         do { try fresh.loadContent(path: path) } catch { throw AVAudioError(.file, "\(error)") }

@@ -8,7 +8,7 @@ import TrellisCore
 /// Thread: `send` and `takeDone` from the node's control side (one thread at a time);
 /// the kernel on the audio thread.
 final class ScheduledPlayerUnit: AudioUnitBase, @unchecked Sendable {
-    static let description = ComponentDescription(type: ComponentType.generator, subtype: "splr", manufacturer: Manufacturer.trellis)
+    static let componentDescription = ComponentDescription(type: ComponentType.generator, subtype: "splr", manufacturer: Manufacturer.trellis)
 
     private let commands = SPSCRing<PlayerCommand>(capacity: 256)
     private let done = SPSCRing<PlayerRegionDone>(capacity: 512)
@@ -33,7 +33,7 @@ final class ScheduledPlayerUnit: AudioUnitBase, @unchecked Sendable {
         clock = PlayerClock(values: values)
         rate = .allocate(capacity: 1)
         rate.initialize(to: PlayerRateSettings())
-        super.init(description: Self.description, shortName: "player-node", inputs: [], outputs: [channels])
+        super.init(description: Self.componentDescription, shortName: "player-node", inputs: [], outputs: [channels])
     }
 
     deinit {

@@ -55,7 +55,7 @@ struct UnitsCommand: ParsableCommand {
             let kind = component.kind.padding(toLength: 16, withPad: " ", startingAt: 0)
             let uri = component.uri.map { "  <\($0)>" } ?? ""
             let problem = component.problem.map { "  [cannot load: \($0)]" } ?? ""
-            print("\(component.description)  \(name)  \(kind)  \(component.displayName)\(uri)\(problem)")
+            print("\(component.componentDescription)  \(name)  \(kind)  \(component.displayName)\(uri)\(problem)")
         }
     }
 }

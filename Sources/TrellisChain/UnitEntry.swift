@@ -12,7 +12,7 @@ public struct UnitEntry: Codable {
     public var problem: String?
 
     public init(_ component: Component) {
-        triple = component.description.description
+        triple = component.componentDescription.description
         name = component.shortName
         displayName = component.displayName
         kind = component.kind

@@ -102,7 +102,7 @@ public struct UnitInfo: Codable {
     }
 
     public init(component: Component, unit: any AudioUnit) {
-        triple = component.description.description
+        triple = component.componentDescription.description
         name = component.shortName
         displayName = component.displayName
         kind = component.kind

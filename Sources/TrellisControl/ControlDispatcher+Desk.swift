@@ -86,13 +86,13 @@ extension ControlDispatcher {
         let chosen = all.filter { component in
             guard component.problem == nil else { return false }
             guard let needle, !needle.isEmpty else { return true }
-            return [component.shortName, component.displayName, component.description.description, component.uri ?? ""]
+            return [component.shortName, component.displayName, component.componentDescription.description, component.uri ?? ""]
                 .contains { $0.lowercased().contains(needle) }
         }
         let values = chosen.map { component -> ControlValue in
             .object([
                 ("name", .string(component.uri.map { "lv2:" + $0 } ?? component.shortName)), ("shortName", .string(component.shortName)),
-                ("displayName", .string(component.displayName)), ("triple", .string(component.description.description)),
+                ("displayName", .string(component.displayName)), ("triple", .string(component.componentDescription.description)),
                 ("kind", .string(component.kind)), ("origin", .string("\(component.origin)")),
             ])
         }

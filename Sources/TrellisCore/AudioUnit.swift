@@ -150,18 +150,16 @@ public protocol AudioUnit: AnyObject, Sendable {
     var parameters: [ParameterInfo] { get }
     /// Thread: any.
     func parameterValue(_ address: ParameterAddress) throws(AudioUnitError) -> Float
-    /// Rejects values outside the parameter's range. While the unit is rendering, the
-    /// change travels to the audio thread through the engine's queue. Thread: any.
-    func setParameter(_ address: ParameterAddress, _ value: Float, rampFrames: Int) throws(AudioUnitError)
+    /// The one control-side change: rejects a read-only parameter and a value outside its
+    /// range; while the unit is rendering, the change travels to the audio thread through
+    /// the engine's queue, to apply at `sampleTime` (the next cycle when nil). Thread: any.
+    func setParameter(_ address: ParameterAddress, _ value: Float, rampFrames: Int, atSampleTime sampleTime: Int64?) throws(AudioUnitError)
     /// Calls `listener` on the setting thread after a parameter changes. Thread: control.
     @discardableResult
     func addParameterListener(_ listener: @escaping @Sendable (ParameterInfo, Float) -> Void) -> ListenerToken
     /// Applies a change at the current position of a render outside a program.
     /// Thread: the one thread that renders the unit.
     func applyParameterEvent(index: Int, value: Float, rampFrames: Int)
-    /// Set by the engine while the unit belongs to a running program; held weakly (the
-    /// engine holds the programs that hold the unit). Thread: control.
-    var parameterSink: (any ParameterEventSink)? { get set }
 
     /// Processing delay in frames at the current sample rate. Thread: any.
     var latencyFrames: Int { get }

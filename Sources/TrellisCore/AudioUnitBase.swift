@@ -151,16 +151,6 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
         return index
     }
 
-    /// Finds a parameter by identifier or name, case-insensitively. Thread: control.
-    public func parameter(named identifier: String) throws(AudioUnitError) -> ParameterInfo {
-        let lowered = identifier.lowercased()
-        if let found = parameters.first(where: { $0.identifier.lowercased() == lowered || $0.name.lowercased() == lowered }) {
-            return found
-        }
-        let suggestions = Suggestions.closest(to: identifier, among: parameters.map(\.identifier))
-        throw .unknownParameter(identifier, unit: name, suggestions: suggestions)
-    }
-
     /// Publishes a value the unit computed (a meter). Thread: audio.
     @inline(__always)
     public func publishOutputValue(index: Int, _ value: Float) {
@@ -173,20 +163,24 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
         values[try index(of: address)]
     }
 
-    public func setParameter(_ address: ParameterAddress, _ value: Float, rampFrames: Int = 0) throws(AudioUnitError) {
+    /// The one way a parameter changes from the control side (`ctl`, OSC, the web desk,
+    /// sessions, the Swift API): checked here once, then carried by the engine to the
+    /// audio thread, where the kernel applies it at `sampleTime` (the next cycle when
+    /// nil) and the value store takes it. A change now reads back at once; a scheduled
+    /// one once it applies. While nothing renders the unit, the change is made at once.
+    public func setParameter(_ address: ParameterAddress, _ value: Float, rampFrames: Int, atSampleTime sampleTime: Int64?) throws(AudioUnitError) {
         let index = try index(of: address)
         let info = parameters[index]
-        guard info.isWritable else { throw .readOnlyParameter(info.identifier, unit: name) }
-        guard value.isFinite, info.range.contains(value) else {
-            throw .parameterValueOutOfRange(parameter: info.identifier, value: value, range: info.range, unit: name)
-        }
+        try info.checkSettable(value, unit: name)
         let previous = values[index]
-        values[index] = value
-        let event = ParameterEvent(unitID: unitID, index: Int32(index), value: value, rampFrames: Int32(clamping: max(0, rampFrames)))
+        if sampleTime == nil { values[index] = value }
+        let event = ParameterEvent(
+            unitID: unitID, index: Int32(index), value: value, rampFrames: Int32(clamping: max(0, rampFrames)), sampleTime: sampleTime ?? .min)
         switch sink.withLock({ $0.sink?.enqueue(event) }) ?? .notRendering {
         case .queued:
-            break
+            if sampleTime != nil { return }
         case .notRendering:
+            values[index] = value
             parameterDidChange(index: index, value: value, rampFrames: 0)
         case .full:
             values[index] = previous
@@ -195,9 +189,9 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
         for listener in parameterListeners.values { listener(info, value) }
     }
 
-    /// Sets a parameter by identifier. Thread: any.
+    /// Sets a parameter by name (`parameter(named:)`). Thread: any.
     public func setParameter(named identifier: String, _ value: Float, rampFrames: Int = 0) throws(AudioUnitError) {
-        try setParameter(try parameter(named: identifier).address, value, rampFrames: rampFrames)
+        try setParameter(try parameter(named: identifier).address, value, rampFrames: rampFrames, atSampleTime: nil)
     }
 
     public func applyParameterEvent(index: Int, value: Float, rampFrames: Int) {
@@ -205,9 +199,11 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
         parameterDidChange(index: index, value: value, rampFrames: rampFrames)
     }
 
-    public var parameterSink: (any ParameterEventSink)? {
-        get { sink.withLock { $0.sink } }
-        set { sink.withLock { $0.sink = newValue } }
+    /// Where `setParameter` sends changes while the unit is in a published program: the
+    /// graph's engine, set when it publishes one and cleared when it uninitializes; held
+    /// weakly. Thread: control.
+    public func routeParameterChanges(to sink: (any ParameterEventSink)?) {
+        self.sink.withLock { $0.sink = sink }
     }
 
     @discardableResult

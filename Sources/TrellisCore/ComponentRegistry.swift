@@ -8,7 +8,7 @@ public struct Component: Sendable {
         case subgraph
     }
 
-    public var description: ComponentDescription
+    public var componentDescription: ComponentDescription
     /// The name sessions and the command line use, e.g. `eq`.
     public var shortName: String
     /// A readable name, e.g. "N-Band EQ".
@@ -30,7 +30,7 @@ public struct Component: Sendable {
         problem: String? = nil,
         factory: @escaping @Sendable () throws(AudioUnitError) -> any AudioUnit
     ) {
-        self.description = description
+        self.componentDescription = description
         self.shortName = shortName
         self.displayName = displayName
         self.origin = origin
@@ -40,7 +40,7 @@ public struct Component: Sendable {
     }
 
     /// A readable kind, from the type code: "effect", "mixer", ...
-    public var kind: String { ComponentType.name(of: description.type) }
+    public var kind: String { ComponentType.name(of: componentDescription.type) }
 }
 
 /// Where every unit kind is found: by exact description, by a description with
@@ -68,13 +68,13 @@ public final class ComponentRegistry: Sendable {
     public func register(_ component: Component) throws(RegistryError) {
         let name = component.shortName.lowercased()
         let conflict: RegistryError? = state.withLock { state in
-            if let existing = state.descriptions[component.description] {
-                return .duplicateDescription(component.description, existing: existing)
+            if let existing = state.descriptions[component.componentDescription] {
+                return .duplicateDescription(component.componentDescription, existing: existing)
             }
             if state.lowercasedNames.contains(name) { return .duplicateName(component.shortName) }
             if let uri = component.uri, state.uris.contains(uri) { return .duplicateName(uri) }
             state.components.append(component)
-            state.descriptions[component.description] = component.shortName
+            state.descriptions[component.componentDescription] = component.shortName
             state.lowercasedNames.insert(name)
             if let uri = component.uri { state.uris.insert(uri) }
             return nil
@@ -105,14 +105,14 @@ public final class ComponentRegistry: Sendable {
     /// Every registered component, sorted by type, then subtype, then manufacturer.
     public var components: [Component] {
         state.withLock { $0.components }.sorted {
-            ($0.description.type, $0.description.subtype, $0.description.manufacturer)
-                < ($1.description.type, $1.description.subtype, $1.description.manufacturer)
+            ($0.componentDescription.type, $0.componentDescription.subtype, $0.componentDescription.manufacturer)
+                < ($1.componentDescription.type, $1.componentDescription.subtype, $1.componentDescription.manufacturer)
         }
     }
 
     /// Every component a description matches, zero fields being wildcards, in order.
     public func components(matching query: ComponentDescription) -> [Component] {
-        components.filter { query.matches($0.description) }
+        components.filter { query.matches($0.componentDescription) }
     }
 
     /// The component with exactly this description (or the first match of a wildcard query).
@@ -120,7 +120,7 @@ public final class ComponentRegistry: Sendable {
         if let found = components(matching: query).first { return found }
         if let resolved = resolve(query.description) { return resolved }
         throw .unknownDescription(query, suggestions: Suggestions.closest(
-            to: query.description, among: components.map(\.description.description)))
+            to: query.description, among: components.map(\.componentDescription.description)))
     }
 
     /// Finds a component by short name (case-insensitive), by `type:subtype:manufacturer`

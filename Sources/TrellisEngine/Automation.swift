@@ -51,10 +51,11 @@ struct AutomationTable {
     let laneCount: Int
     let points: UnsafeMutablePointer<AutomationPoint>
 
-    init(_ plan: [AutomationLane], slot: (UInt64) -> Int32) {
+    /// The table in `memory` (the program's). Thread: control.
+    init(_ plan: [AutomationLane], in memory: Arena, slot: (UInt64) -> Int32) {
         let usable = plan.filter { !$0.points.isEmpty && slot($0.unitID) >= 0 }
-        lanes = .allocate(capacity: max(1, usable.count))
-        points = .allocate(capacity: max(1, usable.reduce(0) { $0 + $1.points.count }))
+        lanes = memory.take(usable.count)
+        points = memory.take(usable.reduce(0) { $0 + $1.points.count })
         var next = 0
         for (index, lane) in usable.enumerated() {
             lanes[index] = Lane(slot: slot(lane.unitID), parameter: lane.parameter, start: next, count: lane.points.count, stepped: lane.stepped)
@@ -64,11 +65,6 @@ struct AutomationTable {
             }
         }
         laneCount = usable.count
-    }
-
-    func deallocate() {
-        lanes.deallocate()
-        points.deallocate()
     }
 
     /// Appends this cycle's automation events to `due` (up to `capacity`). Nothing while

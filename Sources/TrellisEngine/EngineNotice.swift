@@ -44,7 +44,7 @@ public struct EngineNotice: Sendable {
 public struct UnitLabel: Sendable, Hashable {
     /// The node's name in the program, e.g. `mix/fx1` for a node inside a subgraph.
     public var node: String
-    public var description: ComponentDescription
+    public var componentDescription: ComponentDescription
     /// The rate the unit runs at; 0 when it reports none.
     public var sampleRate: Double
     /// Its MIDI output buses' names.
@@ -52,7 +52,7 @@ public struct UnitLabel: Sendable, Hashable {
 
     public init(node: String, description: ComponentDescription, sampleRate: Double, midiOutputs: [String] = []) {
         self.node = node
-        self.description = description
+        self.componentDescription = description
         self.sampleRate = sampleRate
         self.midiOutputs = midiOutputs
     }

@@ -49,55 +49,28 @@ struct EngineProcess {
     /// asked for always use the crew then.
     var parallelAllowed = true
 
+    /// Its tables and flags in `memory` (the engine's). Thread: control.
     init(
         retired: SPSCRingEnd<UnsafeMutablePointer<ProgramHandoff>>, queue: SPSCRingEnd<ParameterEvent>,
-        notifications: SPSCRingEnd<EngineNotification>, transportCommands: SPSCRingEnd<TransportCommand>
+        notifications: SPSCRingEnd<EngineNotification>, transportCommands: SPSCRingEnd<TransportCommand>, in memory: Arena
     ) {
         self.transportCommands = transportCommands
-        learn = .allocate(capacity: 1)
-        learn.initialize(to: MIDILearnState())
-        transportMirror = .allocate(capacity: 1)
-        transportMirror.initialize(to: TransportMirror())
-        transportApplied = .allocate(capacity: 1)
-        transportApplied.initialize(to: Atomic(0))
-        pending = .allocate(capacity: 1)
-        pending.initialize(to: Atomic(nil))
-        adopted = .allocate(capacity: 1)
-        adopted.initialize(to: Atomic(0))
-        cycleGate = .allocate(capacity: 1)
-        cycleGate.initialize(to: Atomic(0))
-        cyclesStarted = .allocate(capacity: 1)
-        cyclesStarted.initialize(to: Atomic(0))
+        learn = memory.place(MIDILearnState())
+        transportMirror = memory.place(TransportMirror())
+        transportApplied = memory.takeAtomics(1, initial: 0)
+        pending = memory.takeAtomics(1, initial: nil)
+        adopted = memory.takeAtomics(1, initial: 0)
+        cycleGate = memory.takeAtomics(1, initial: 0)
+        cyclesStarted = memory.takeAtomics(1, initial: 0)
         self.retired = retired
         self.queue = queue
         self.notifications = notifications
         clock = TransportClock()
         transportMirror.pointee.store(clock.time)
-        waiting = .allocate(capacity: Self.capacity)
-        due = .allocate(capacity: Self.capacity)
-        scratch = .allocate(capacity: Self.capacity)
-        events = .allocate(capacity: Self.capacity)
-    }
-
-    func free() {
-        transportMirror.deinitialize(count: 1)
-        transportMirror.deallocate()
-        learn.deinitialize(count: 1)
-        learn.deallocate()
-        transportApplied.deinitialize(count: 1)
-        transportApplied.deallocate()
-        pending.deinitialize(count: 1)
-        pending.deallocate()
-        adopted.deinitialize(count: 1)
-        adopted.deallocate()
-        cycleGate.deinitialize(count: 1)
-        cycleGate.deallocate()
-        cyclesStarted.deinitialize(count: 1)
-        cyclesStarted.deallocate()
-        waiting.deallocate()
-        due.deallocate()
-        scratch.deallocate()
-        events.deallocate()
+        waiting = memory.take(Self.capacity)
+        due = memory.take(Self.capacity)
+        scratch = memory.take(Self.capacity)
+        events = memory.take(Self.capacity)
     }
 
     /// Adopts a pending program, gathers the cycle's kernel events and runs the current
@@ -270,15 +243,10 @@ struct EngineProcess {
 /// state is the audio thread's while a backend renders.
 final class EngineProcessStorage: @unchecked Sendable {
     let state: UnsafeMutablePointer<EngineProcess>
+    /// The state and everything it points at.
+    private let memory = Arena()
 
-    init(_ process: EngineProcess) {
-        state = .allocate(capacity: 1)
-        state.initialize(to: process)
-    }
-
-    deinit {
-        state.pointee.free()
-        state.deinitialize(count: 1)
-        state.deallocate()
+    init(_ make: (Arena) -> EngineProcess) {
+        state = memory.place(make(memory))
     }
 }

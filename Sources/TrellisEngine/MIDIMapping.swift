@@ -48,9 +48,10 @@ struct MIDIMappingTable {
     let entries: UnsafeMutablePointer<Entry>
     let count: Int
 
-    init(_ mappings: [MIDIMapping], slot: (UInt64) -> Int32, bypass: (UInt64) -> UnsafePointer<Atomic<Bool>>?) {
+    /// The table in `memory` (the program's). Thread: control.
+    init(_ mappings: [MIDIMapping], in memory: Arena, slot: (UInt64) -> Int32, bypass: (UInt64) -> UnsafePointer<Atomic<Bool>>?) {
         let usable = mappings.filter { slot($0.unitID) >= 0 }
-        entries = .allocate(capacity: max(1, usable.count))
+        entries = memory.take(usable.count)
         for (index, mapping) in usable.enumerated() {
             var parameter: Int32 = -1
             var flag: UnsafePointer<Atomic<Bool>>?
@@ -64,8 +65,6 @@ struct MIDIMappingTable {
         }
         count = usable.count
     }
-
-    func deallocate() { entries.deallocate() }
 
     /// Turns the cycle's control changes into parameter events at their frames (and
     /// bypasses set at once). Thread: audio.

@@ -208,7 +208,7 @@ public struct ProgramPlan: Sendable {
 /// and a poisoned filter's last frame is non-finite too, so a probe finds it for a few
 /// loads instead of a pass over every sample. What reaches the graph's output is
 /// checked in full there (`emitOutput`), so nothing non-finite is written or played.
-public enum OutputCheck: UInt8, Sendable {
+public enum OutputCheck: UInt8, Sendable, BitwiseCopyable {
     case none, lastFrames, everySample
 
     public init(for unit: any AudioUnit) {

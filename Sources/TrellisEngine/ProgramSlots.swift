@@ -28,7 +28,7 @@ public struct DueEvent: BitwiseCopyable {
 }
 
 /// One unit's place in a program: its kernel and buses, as plain memory.
-struct UnitSlot {
+struct UnitSlot: BitwiseCopyable {
     let unit: UnitRealtime
     let inputs: BusBuffers
     let outputs: BusBuffers

@@ -46,8 +46,10 @@ public final class RenderEngine: RenderSource, ParameterEventSink, @unchecked Se
         notifications = SPSCRing(capacity: 1024)
         finishing = FinishService(retired: retired, notifications: notifications)
         events = SPSCRing(capacity: eventCapacity)
-        processStorage = EngineProcessStorage(EngineProcess(
-            retired: retired.end, queue: events.end, notifications: notifications.end, transportCommands: transportCommands.end))
+        let (retiredEnd, eventsEnd, notificationsEnd, commandsEnd) = (retired.end, events.end, notifications.end, transportCommands.end)
+        processStorage = EngineProcessStorage { memory in
+            EngineProcess(retired: retiredEnd, queue: eventsEnd, notifications: notificationsEnd, transportCommands: commandsEnd, in: memory)
+        }
         process = processStorage.state
     }
 

@@ -5,6 +5,8 @@ import TrellisCore
 /// audio thread, or on any single thread for an offline render.
 public final class RenderProgram: @unchecked Sendable {
     public let plan: ProgramPlan
+    /// Every table and buffer below, freed together when the program goes.
+    private let memory: Arena
     public let maximumFrames: Int
 
     private let pool: UnsafeMutablePointer<Float>
@@ -78,9 +80,10 @@ public final class RenderProgram: @unchecked Sendable {
     public init(plan: ProgramPlan, maximumFrames: Int, continuing previous: RenderProgram? = nil, parallelism: Parallelism = .off) {
         self.plan = plan
         self.maximumFrames = maximumFrames
+        let memory = Arena()
+        self.memory = memory
         let stride = (maximumFrames + 15) & ~15
-        pool = .allocate(capacity: (plan.bufferCount + 1) * stride)
-        pool.initialize(repeating: 0, count: (plan.bufferCount + 1) * stride)
+        pool = memory.take((plan.bufferCount + 1) * stride, repeating: 0)
         let pool = self.pool, silence = pool + plan.bufferCount * stride
         self.silence = silence
 
@@ -89,10 +92,10 @@ public final class RenderProgram: @unchecked Sendable {
         }
 
         totalChannels = plan.buses.reduce(0) { $0 + $1.channelCount }
-        channelTable = .allocate(capacity: max(1, 2 * totalChannels))
-        busViews = .allocate(capacity: max(1, plan.buses.count))
+        channelTable = memory.take(2 * totalChannels)
+        busViews = memory.take(plan.buses.count)
         let viewed = Set(plan.buses.compactMap(\.viewOf))
-        repointable = .allocate(capacity: max(1, plan.buses.count))
+        repointable = memory.take(plan.buses.count)
         for bus in plan.buses.indices { (repointable + bus).initialize(to: !viewed.contains(bus)) }
         var next = 0
         for (index, bus) in plan.buses.enumerated() {
@@ -109,27 +112,25 @@ public final class RenderProgram: @unchecked Sendable {
         totalUnitChannels = plan.units.reduce(0) { total, unit in
             total + (unit.inputs + unit.outputs).reduce(0) { $0 + plan.buses[$1].channelCount }
         }
-        unitViews = .allocate(capacity: max(1, totalUnitBuses))
-        segmentViews = .allocate(capacity: max(1, totalUnitBuses))
-        segmentChannels = .allocate(capacity: max(1, totalUnitChannels))
-        segmentChannels.initialize(repeating: silence, count: max(1, totalUnitChannels))
-        slots = .allocate(capacity: max(1, plan.units.count))
+        unitViews = memory.take(totalUnitBuses)
+        segmentViews = memory.take(totalUnitBuses)
+        segmentChannels = memory.take(max(1, totalUnitChannels), repeating: silence)
+        slots = memory.take(plan.units.count)
         let midiStorage = MIDIBufferStorage(count: plan.midiBufferCount, capacity: Self.midiCapacity)
         self.midiStorage = midiStorage
         midiBuffers = midiStorage.buses
         let sourceEntries = plan.units.flatMap { $0.midiInputs } .map { MIDISourceEntry(buffer: Int32($0.buffer), bus: Int32($0.bus)) }
             + plan.midiSinks.flatMap { $0.sources }.map { MIDISourceEntry(buffer: Int32($0), bus: 0) }
-        midiSourceTable = .allocate(capacity: max(1, sourceEntries.count))
-        midiSourceTable.initialize(from: sourceEntries, count: sourceEntries.count)
+        midiSourceTable = memory.copy(sourceEntries)
         let widestMerge = (plan.units.map { $0.midiInputs.count } + plan.midiSinks.map { $0.sources.count }).max() ?? 0
         mergeCapacity = plan.units.contains { !$0.midiInputs.isEmpty }
             ? Self.eventCapacity + widestMerge * Self.midiCapacity : 1
         laneCount = parallelism.threads
         laneRings = (1..<max(1, laneCount)).map { _ in SPSCRing(capacity: 256) }
-        lanes = .allocate(capacity: laneCount)
+        lanes = memory.take(laneCount)
         for lane in 0..<laneCount {
             (lanes + lane).initialize(to: RenderLane(
-                mergeRuns: .allocate(capacity: widestMerge + 1), merged: .allocate(capacity: mergeCapacity),
+                mergeRuns: memory.take(widestMerge + 1), merged: memory.take(mergeCapacity),
                 faults: lane == 0 ? nil : laneRings[lane - 1].end))
         }
         // A graph whose steps form one chain has nothing to share out.
@@ -139,7 +140,7 @@ public final class RenderProgram: @unchecked Sendable {
         }
         scheduleState = schedule?.state
         schedulesAlways = schedule != nil && parallelism.choice == .always
-        cycleSlot = .allocate(capacity: 1)
+        cycleSlot = memory.take(1)
         var nextSource = 0
         var viewIndex = 0, segmentChannel = 0
         for (index, planned) in plan.units.enumerated() {
@@ -165,15 +166,14 @@ public final class RenderProgram: @unchecked Sendable {
                 eventSlot: Int32(planned.eventsOf ?? index)))
             nextSource += planned.midiInputs.count
         }
-        midiSinkTable = .allocate(capacity: max(1, plan.midiSinks.count))
+        midiSinkTable = memory.take(plan.midiSinks.count)
         for (index, sink) in plan.midiSinks.enumerated() {
             (midiSinkTable + index).initialize(to: MIDISinkEntry(
                 port: Int32(sink.port), sourceStart: Int32(nextSource), sourceCount: Int32(sink.sources.count)))
             nextSource += sink.sources.count
         }
 
-        operations = .allocate(capacity: max(1, plan.operations.count))
-        operations.initialize(from: plan.operations, count: plan.operations.count)
+        operations = memory.copy(plan.operations)
 
         var available = previous?.delayStorage ?? []
         delayStorage = plan.delays.map { delay in
@@ -182,7 +182,7 @@ public final class RenderProgram: @unchecked Sendable {
             }
             return DelayLineStorage(key: delay.key, frames: delay.frames, channelCount: delay.channelCount)
         }
-        delayLines = .allocate(capacity: max(1, plan.delays.count))
+        delayLines = memory.take(plan.delays.count)
         for (index, storage) in delayStorage.enumerated() {
             (delayLines + index).initialize(to: DelayLineState(storage))
         }
@@ -191,13 +191,12 @@ public final class RenderProgram: @unchecked Sendable {
         let entries = plan.units.enumerated().filter { $1.eventsOf == nil }
             .map { UnitLookupEntry(unitID: $1.unit.unitID, slot: Int32($0)) }
             .sorted { $0.unitID < $1.unitID }
-        lookup = .allocate(capacity: max(1, entries.count))
-        lookup.initialize(from: entries, count: entries.count)
+        lookup = memory.copy(entries)
         lookupCount = entries.count
         let table = Dictionary(entries.map { ($0.unitID, $0.slot) }, uniquingKeysWith: { first, _ in first })
-        automation = AutomationTable(plan.automation) { table[$0] ?? -1 }
+        automation = AutomationTable(plan.automation, in: memory) { table[$0] ?? -1 }
         let flags = Dictionary(plan.units.map { ($0.unit.unitID, $0.unit) }, uniquingKeysWith: { first, _ in first })
-        midiMappings = MIDIMappingTable(plan.midiMappings, slot: { table[$0] ?? -1 }, bypass: { flags[$0].map { $0.isInitialized ? $0.realtime.bypass : nil } ?? nil })
+        midiMappings = MIDIMappingTable(plan.midiMappings, in: memory, slot: { table[$0] ?? -1 }, bypass: { flags[$0].map { $0.isInitialized ? $0.realtime.bypass : nil } ?? nil })
 
         unitCount = plan.units.count
         operationCount = plan.operations.count
@@ -209,36 +208,10 @@ public final class RenderProgram: @unchecked Sendable {
             return nil
         }.first ?? -1
 
-        observers = .allocate(capacity: max(1, plan.observers.count))
+        observers = memory.take(plan.observers.count)
         for (index, entry) in plan.observers.enumerated() {
             (observers + index).initialize(to: entry.observer.observerKernel)
         }
-    }
-
-    deinit {
-        pool.deallocate()
-        channelTable.deallocate()
-        busViews.deallocate()
-        repointable.deallocate()
-        slots.deinitialize(count: plan.units.count)
-        slots.deallocate()
-        unitViews.deallocate()
-        segmentViews.deallocate()
-        segmentChannels.deallocate()
-        operations.deallocate()
-        delayLines.deallocate()
-        lookup.deallocate()
-        automation.deallocate()
-        midiMappings.deallocate()
-        observers.deallocate()
-        midiSourceTable.deallocate()
-        midiSinkTable.deallocate()
-        for lane in 0..<laneCount {
-            lanes[lane].mergeRuns.deallocate()
-            lanes[lane].merged.deallocate()
-        }
-        lanes.deallocate()
-        cycleSlot.deallocate()
     }
 
     /// How the program's schedule runs now and what measuring found; nil without one

@@ -5,7 +5,7 @@ extension EngineNotice {
     /// How a session names the notice's unit: `lv2:URI`, a short name, or the triple;
     /// nil for engine-wide notices. Thread: any.
     public func unitKey(in registry: ComponentRegistry) -> String? {
-        guard let description = unit?.description else { return nil }
+        guard let description = unit?.componentDescription else { return nil }
         guard let component = registry.components(matching: description).first else { return description.description }
         if let uri = component.uri { return "lv2:" + uri }
         return component.shortName
@@ -26,7 +26,7 @@ extension EngineNotice {
     /// The notice as a person reads it, e.g. `node fx1 (lv2:http://plugin.org.uk/swh-plugins/const)
     /// produced non-finite samples from 0.00 s; silenced`. Thread: any.
     public func text(registry: ComponentRegistry) -> String {
-        let node = unit.map { "node \($0.node) (\(unitKey(in: registry) ?? $0.description.description))" } ?? "unit #\(unitID)"
+        let node = unit.map { "node \($0.node) (\(unitKey(in: registry) ?? $0.componentDescription.description))" } ?? "unit #\(unitID)"
         let when = seconds.map { String(decimals: 2, $0) + " s" } ?? "sample \(sampleTime)"
         switch (kind, message) {
         case (.nonFiniteOutput, _) where unit == nil && unitID == 0:
@@ -61,7 +61,7 @@ extension EngineNotice {
         var fields: [(String, NoticeField)] = [("kind", .text("\(kind)"))]
         if let unit {
             fields.append(("node", .text(unit.node)))
-            fields.append(("unit", .text(unitKey(in: registry) ?? unit.description.description)))
+            fields.append(("unit", .text(unitKey(in: registry) ?? unit.componentDescription.description)))
         }
         if sampleTime >= 0 { fields.append(("sampleTime", .number(Double(sampleTime)))) }
         if let seconds { fields.append(("seconds", .number(seconds))) }

@@ -24,17 +24,17 @@ extension Graph {
     public func setAutomation(_ node: NodeID, _ identifier: String, _ lane: ParameterLane?) throws(GraphError) {
         let found = try self.node(node)
         let unit = found.unit
-        guard let index = unit.parameters.firstIndex(where: { $0.identifier == identifier || $0.name == identifier }) else {
+        guard let index = unit.parameterIndex(named: identifier) else {
             throw .unit(node: found.name, .unknownParameter(identifier, unit: unit.name, suggestions: Suggestions.closest(to: identifier, among: unit.parameters.map(\.identifier))))
         }
         let info = unit.parameters[index]
         if let lane {
-            guard info.isWritable else { throw .unit(node: found.name, .readOnlyParameter(identifier, unit: unit.name)) }
             guard !lane.points.isEmpty, lane.points.count <= ParameterLane.pointLimit else {
                 throw .subgraph(node: found.name, reason: "an automation lane has 1 to \(ParameterLane.pointLimit) points")
             }
-            for point in lane.points where !(point.value.isFinite && info.range.contains(point.value)) || point.frame < 0 {
-                throw .unit(node: found.name, .parameterValueOutOfRange(parameter: info.identifier, value: point.value, range: info.range, unit: unit.name))
+            for point in lane.points {
+                do { try info.checkSettable(point.value, unit: unit.name) } catch { throw .unit(node: found.name, error) }
+                if point.frame < 0 { throw .subgraph(node: found.name, reason: "an automation point at frame \(point.frame) is before the start") }
             }
         }
         try edit { model throws(GraphError) in

@@ -31,18 +31,19 @@ public struct ControllerMapping: Sendable, Equatable {
 extension Graph {
     /// Maps a controller to a parameter (or bypass), replacing what mapped that target.
     public func map(_ mapping: ControllerMapping) throws(GraphError) {
+        var mapping = mapping
         let found = try node(mapping.node)
         guard (0...127).contains(mapping.controller), (mapping.channel.map { (0...15).contains($0) } ?? true) else {
             throw .subgraph(node: found.name, reason: "a controller is 0 to 127 and a channel 1 to 16")
         }
         if let identifier = mapping.parameter {
-            guard let info = found.unit.parameters.first(where: { $0.identifier == identifier }) else {
-                throw .unit(node: found.name, .unknownParameter(identifier, unit: found.unit.name, suggestions: Suggestions.closest(to: identifier, among: found.unit.parameters.map(\.identifier))))
-            }
-            guard info.isWritable else { throw .unit(node: found.name, .readOnlyParameter(identifier, unit: found.unit.name)) }
-            for value in [mapping.minimum, mapping.maximum].compactMap({ $0 }) where !info.range.contains(value) {
-                throw .unit(node: found.name, .parameterValueOutOfRange(parameter: identifier, value: value, range: info.range, unit: found.unit.name))
-            }
+            do {
+                let info = try found.unit.parameter(named: identifier)
+                for value in [mapping.minimum ?? info.range.lowerBound, mapping.maximum ?? info.range.upperBound] {
+                    try info.checkSettable(value, unit: found.unit.name)
+                }
+                mapping.parameter = info.identifier
+            } catch { throw .unit(node: found.name, error) }
         }
         try edit { model in
             model.controllerMappings.removeAll { $0.node == mapping.node && $0.parameter == mapping.parameter }
@@ -73,7 +74,7 @@ extension Graph {
             guard let identifier = mapping.parameter else {
                 return MIDIMapping(port: mapping.port, channel: mapping.channel, controller: mapping.controller, unitID: unit.unitID, target: .bypass)
             }
-            guard let index = unit.parameters.firstIndex(where: { $0.identifier == identifier }) else { return nil }
+            guard let index = unit.parameterIndex(named: identifier) else { return nil }
             let range = unit.parameters[index].range
             return MIDIMapping(port: mapping.port, channel: mapping.channel, controller: mapping.controller, unitID: unit.unitID,
                                target: .parameter(Int32(index)), minimum: mapping.minimum ?? range.lowerBound, maximum: mapping.maximum ?? range.upperBound)

@@ -326,7 +326,7 @@ public final class Graph: @unchecked Sendable {
         published = nil
         plan = nil
         for node in nodes {
-            node.unit.parameterSink = nil
+            (node.unit as? AudioUnitBase)?.routeParameterChanges(to: nil)
             node.unit.uninitialize()
         }
         isInitialized = false
@@ -388,15 +388,11 @@ public final class Graph: @unchecked Sendable {
         }
     }
 
-    /// Sets a parameter of a node by identifier; while rendering the change lands on the
-    /// audio thread at the next cycle, ramped over `rampFrames`. Thread: any but audio.
+    /// Sets a parameter of a node, named as every path names it (`parameter(named:)`),
+    /// through the unit's one control-side change: while rendering it lands on the audio
+    /// thread at the next cycle, ramped over `rampFrames`. Thread: any but audio.
     public func setParameter(_ node: NodeID, _ identifier: String, _ value: Float, rampFrames: Int = 0) throws(GraphError) {
-        let unit = try self.node(node).unit
-        let name = try self.node(node).name
-        guard let info = unit.parameters.first(where: { $0.identifier == identifier || $0.name == identifier }) else {
-            throw .unit(node: name, .unknownParameter(identifier, unit: unit.name, suggestions: Suggestions.closest(to: identifier, among: unit.parameters.map(\.identifier))))
-        }
-        do { try unit.setParameter(info.address, value, rampFrames: rampFrames) } catch { throw .unit(node: name, error) }
+        try changeParameter(node, identifier, value, rampFrames: rampFrames, atSampleTime: nil)
     }
 
     /// Schedules a parameter change for the exact frame `sampleTime` of the render
@@ -405,21 +401,15 @@ public final class Graph: @unchecked Sendable {
     public func scheduleParameter(
         _ node: NodeID, _ identifier: String, _ value: Float, atSampleTime sampleTime: Int64, rampFrames: Int = 0
     ) throws(GraphError) {
+        try changeParameter(node, identifier, value, rampFrames: rampFrames, atSampleTime: sampleTime)
+    }
+
+    private func changeParameter(_ node: NodeID, _ identifier: String, _ value: Float, rampFrames: Int, atSampleTime sampleTime: Int64?) throws(GraphError) {
         let found = try self.node(node)
-        guard let index = found.unit.parameters.firstIndex(where: { $0.identifier == identifier || $0.name == identifier }) else {
-            throw .unit(node: found.name, .unknownParameter(identifier, unit: found.unit.name, suggestions: Suggestions.closest(to: identifier, among: found.unit.parameters.map(\.identifier))))
-        }
-        let info = found.unit.parameters[index]
-        guard info.isWritable else { throw .unit(node: found.name, .readOnlyParameter(identifier, unit: found.unit.name)) }
-        guard value.isFinite, info.range.contains(value) else {
-            throw .unit(node: found.name, .parameterValueOutOfRange(parameter: info.identifier, value: value, range: info.range, unit: found.unit.name))
-        }
-        let event = ParameterEvent(unitID: found.unit.unitID, index: Int32(index), value: value, rampFrames: Int32(clamping: rampFrames), sampleTime: sampleTime)
-        switch engine.enqueue(event) {
-        case .queued: break
-        case .notRendering: try setParameter(node, identifier, value, rampFrames: rampFrames)
-        case .full: throw .unit(node: found.name, .parameterQueueFull(identifier, unit: found.unit.name))
-        }
+        do {
+            let info = try found.unit.parameter(named: identifier)
+            try found.unit.setParameter(info.address, value, rampFrames: rampFrames, atSampleTime: sampleTime)
+        } catch { throw .unit(node: found.name, error) }
     }
 
     // MARK: - Latency
@@ -491,7 +481,7 @@ public final class Graph: @unchecked Sendable {
         published = program
         settledReport = settled
         self.plan = plan
-        for unit in plan.units.map(\.unit) { unit.parameterSink = engine }
+        for unit in plan.units.map(\.unit) { (unit as? AudioUnitBase)?.routeParameterChanges(to: engine) }
         engine.collectRetired()
     }
 

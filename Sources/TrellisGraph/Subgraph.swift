@@ -9,7 +9,7 @@ import TrellisUnits
 /// graph's compiler inlines it, so a subgraph costs nothing at run time; rendered on
 /// its own, it runs its own compiled program (and its MIDI ports are the backend's).
 public final class Subgraph: AudioUnitBase, @unchecked Sendable {
-    public static let description = ComponentDescription(
+    public static let componentDescription = ComponentDescription(
         type: ComponentType.output, subtype: BuiltInSubtype.subgraph, manufacturer: Manufacturer.trellis)
 
     public let graph: Graph
@@ -34,7 +34,7 @@ public final class Subgraph: AudioUnitBase, @unchecked Sendable {
             (0..<node.unit.elementCount(.output)).map { (try? node.unit.format(scope: .output, element: $0).channelCount) ?? 2 }
         } ?? []
         let outputChannels = output.first.map { (try? $0.unit.format(scope: .input, element: 0).channelCount) ?? 2 }
-        super.init(description: Self.description, shortName: name, inputs: inputChannels, outputs: outputChannels.map { [$0] } ?? [])
+        super.init(description: Self.componentDescription, shortName: name, inputs: inputChannels, outputs: outputChannels.map { [$0] } ?? [])
     }
 
     /// The MIDI port nodes' names by port, each side numbered 0, 1, ... without a gap.

@@ -33,7 +33,9 @@ extension JACKHeadNode {
                 events.append(.warning(.disconnectionFailed(from: ours, to: peer, code: code)))
             }
             control.pending.remove(PortLink(port: port, peer: peer))
-            rescanLinks(&control, events: &events)
+            // The server's port lists may show the link until its next cycle: one broken
+            // here is gone now, whatever they say.
+            rescanLinks(&control, events: &events, broken: code == 0 ? [PortLink(port: port, peer: peer)] : [])
             // Broken on purpose: not made again when the peer comes back.
             control.vanished[PortLink(port: port, peer: peer)] = nil
             return true
@@ -92,7 +94,7 @@ extension JACKHeadNode {
 
     /// Reads our ports' connections from the server and reports the difference from what
     /// was known as route changes.
-    func rescanLinks(_ control: inout ControlState, events: inout [JACKEvent]) {
+    func rescanLinks(_ control: inout ControlState, events: inout [JACKEvent], broken: Set<PortLink> = []) {
         guard let client = control.client else { return }
         var current: Set<PortLink> = []
         for kind in JACKPortKind.all {
@@ -108,6 +110,7 @@ extension JACKHeadNode {
                 jack_free(list)
             }
         }
+        current.subtract(broken)
         let name = control.clientName, now = HostClock.now()
         control.vanished = control.vanished.filter { now &- $0.value < Self.vanishedMemory }
         for gone in control.links.subtracting(current).sorted(by: Self.order) {

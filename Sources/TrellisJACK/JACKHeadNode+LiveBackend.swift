@@ -48,7 +48,7 @@ extension JACKHeadNode: LiveBackend, PortConnecting {
     }
 
     public func connections() -> [PortConnection] {
-        status(peek: true).connections.map { PortConnection(port: $0.port, peer: $0.peer) }
+        status(peek: true).connections
     }
 }
 

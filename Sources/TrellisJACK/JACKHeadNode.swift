@@ -57,7 +57,7 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
         var phase = JACKStatus.Phase.stopped
         var clientName = ""
         var interruptions = 0
-        var connections: [JACKConnection] = []
+        var connections: [PortConnection] = []
     }
 
     struct PortLink: Hashable {
@@ -348,7 +348,7 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
     func publishInfo(_ control: borrowing ControlState) {
         let name = control.clientName.isEmpty ? configuration.clientName : control.clientName
         let connections = control.links
-            .map { JACKConnection(port: "\(name):\($0.port)", peer: $0.peer) }
+            .map { PortConnection(port: "\(name):\($0.port)", peer: $0.peer) }
             .sorted { ($0.port, $0.peer) < ($1.port, $1.peer) }
         let phase = control.phase
         info.withLock { info in

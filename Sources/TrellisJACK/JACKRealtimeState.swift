@@ -13,6 +13,8 @@ final class JACKRealtimeState: @unchecked Sendable {
     /// How the process thread reaches the source: its entry, or a bridge to `render`.
     private let entry: RenderEntry
     private let bridge: UnsafeMutablePointer<BridgedRenderSource>
+    /// The port and channel tables, meters and text below, freed with the state.
+    private let memory = Arena()
     let prepare: BackendPrepare
 
     let inputCount: Int
@@ -108,16 +110,12 @@ final class JACKRealtimeState: @unchecked Sendable {
         outputCount = configuration.outputChannels
         midiCount = configuration.midiInputs
         midiOutputCount = configuration.midiOutputs
-        inputPorts = .allocate(capacity: max(1, inputCount))
-        inputPorts.initialize(repeating: nil, count: max(1, inputCount))
-        outputPorts = .allocate(capacity: max(1, outputCount))
-        outputPorts.initialize(repeating: nil, count: max(1, outputCount))
-        midiPorts = .allocate(capacity: max(1, midiCount))
-        midiPorts.initialize(repeating: nil, count: max(1, midiCount))
-        midiOutputPorts = .allocate(capacity: max(1, midiOutputCount))
-        midiOutputPorts.initialize(repeating: nil, count: max(1, midiOutputCount))
-        inputTable = .allocate(capacity: max(1, inputCount))
-        outputTable = .allocate(capacity: max(1, outputCount))
+        inputPorts = memory.take(max(1, inputCount), repeating: nil)
+        outputPorts = memory.take(max(1, outputCount), repeating: nil)
+        midiPorts = memory.take(max(1, midiCount), repeating: nil)
+        midiOutputPorts = memory.take(max(1, midiOutputCount), repeating: nil)
+        inputTable = memory.take(inputCount)
+        outputTable = memory.take(outputCount)
         midi = MIDIEventList(eventCapacity: configuration.midiEventCapacity, byteCapacity: configuration.midiByteCapacity)
         midiInputView = midi.view
         midiWriter = midi.writer
@@ -126,25 +124,13 @@ final class JACKRealtimeState: @unchecked Sendable {
         processEvents = SPSCRing(capacity: 256)
         processEventsEnd = processEvents.end
         notificationEvents = SPSCRing(capacity: 1024)
-        peakBits = .allocate(capacity: max(1, outputCount))
-        for channel in 0..<max(1, outputCount) {
-            (peakBits + channel).initialize(to: Atomic(0))
-        }
-        lossReasonText = .allocate(capacity: lossReasonCapacity)
-        lossReasonText.initialize(repeating: 0, count: lossReasonCapacity)
+        peakBits = memory.takeAtomics(outputCount, initial: 0)
+        lossReasonText = memory.take(lossReasonCapacity, repeating: 0)
     }
 
     deinit {
+        bridge.deinitialize(count: 1)
         bridge.deallocate()
-        inputPorts.deallocate()
-        outputPorts.deallocate()
-        midiPorts.deallocate()
-        midiOutputPorts.deallocate()
-        inputTable.deallocate()
-        outputTable.deallocate()
-        peakBits.deinitialize(count: max(1, outputCount))
-        peakBits.deallocate()
-        lossReasonText.deallocate()
         timebase.deallocate()
     }
 

@@ -1,4 +1,5 @@
 import Glibc
+import TrellisCore
 
 /// A snapshot of a head node for the CLI's status line and for tests. Thread: any (a plain value).
 public struct JACKStatus: Sendable {
@@ -36,7 +37,7 @@ public struct JACKStatus: Sendable {
     public var freewheeling: Bool
     public var interruptionCount: Int
     /// Our ports' current connections.
-    public var connections: [JACKConnection]
+    public var connections: [PortConnection]
     /// Whether idle CPUs are kept responsive for the cycle's wakes (see `CPULatencyPolicy`).
     public var cpuLatency: CPULatencyState
 
@@ -44,17 +45,4 @@ public struct JACKStatus: Sendable {
     public var outputPeaksDecibels: [Float] {
         outputPeaks.map { $0 > 0 ? max(-160, 20 * log10f($0)) : -160 }
     }
-}
-
-/// One connection between one of our ports and another port, both by full name.
-public struct JACKConnection: Sendable, Hashable, CustomStringConvertible {
-    public var port: String
-    public var peer: String
-
-    public init(port: String, peer: String) {
-        self.port = port
-        self.peer = peer
-    }
-
-    public var description: String { "\(port) <-> \(peer)" }
 }

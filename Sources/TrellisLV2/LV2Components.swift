@@ -98,7 +98,7 @@ public enum LV2Components {
             }
             register(into: registry, world: world, catalog: catalog, names: names, checks: checks)
             if let description = try? ComponentDescription(key) {
-                return registry.components.first { description.matches($0.description) }
+                return registry.components.first { description.matches($0.componentDescription) }
             }
             return nil
         }

@@ -77,7 +77,7 @@ struct LV2Kernel {
         instance: UnsafeMutablePointer<LilvInstance>, layout: LV2PortLayout, portCount: Int,
         parameters: [ParameterInfo], values: ParameterValues, maximumFrames: Int, atomCapacity: Int,
         urids: URIDMap, worker: LV2WorkerResponder?, queuedMIDI: SPSCRingEnd<MIDIMessage>,
-        sentMIDI: SPSCRingEnd<LV2SentMIDI>
+        sentMIDI: SPSCRingEnd<LV2SentMIDI>, in memory: Arena
     ) {
         let descriptor = instance.pointee.lv2_descriptor!.pointee
         handle = instance.pointee.lv2_handle
@@ -89,25 +89,22 @@ struct LV2Kernel {
         let propertyParameters = layout.properties.indices.map { number in
             parameters.firstIndex { Int($0.address.id) == portCount + number } ?? 0
         }
-        properties = PatchMessages(properties: layout.properties, parameterIndices: propertyParameters, urids: urids)
+        properties = PatchMessages(properties: layout.properties, parameterIndices: propertyParameters, urids: urids, in: memory)
         patchInputSlot = layout.patchInput.flatMap { layout.atomInputs.firstIndex(of: $0) } ?? -1
         patchOutputSlot = layout.patchOutput.flatMap { layout.atomOutputs.firstIndex(of: $0) } ?? -1
         self.worker = worker
         self.queuedMIDI = queuedMIDI
         self.sentMIDI = sentMIDI
-        gate = .allocate(capacity: 1)
-        gate.initialize(to: Atomic(0))
-        droppedMIDI = .allocate(capacity: 1)
-        droppedMIDI.initialize(to: Atomic(0))
+        gate = memory.takeAtomics(1, initial: 0)
+        droppedMIDI = memory.takeAtomics(1, initial: 0)
 
-        controls = .allocate(capacity: max(1, portCount))
-        controls.initialize(repeating: 0, count: max(1, portCount))
+        controls = memory.take(portCount, repeating: 0)
         parameterCount = parameters.count
-        parameterPorts = .allocate(capacity: max(1, parameters.count))
-        parameterIsOutput = .allocate(capacity: max(1, parameters.count))
-        rampStep = .allocate(capacity: max(1, parameters.count))
-        rampTarget = .allocate(capacity: max(1, parameters.count))
-        rampRemaining = .allocate(capacity: max(1, parameters.count))
+        parameterPorts = memory.take(parameters.count)
+        parameterIsOutput = memory.take(parameters.count)
+        rampStep = memory.take(parameters.count)
+        rampTarget = memory.take(parameters.count)
+        rampRemaining = memory.take(parameters.count)
         for (index, parameter) in parameters.enumerated() {
             parameterPorts[index] = Int32(parameter.address.id)
             parameterIsOutput[index] = parameter.flags.contains(.output)
@@ -117,23 +114,21 @@ struct LV2Kernel {
             if Int(parameter.address.id) < portCount { controls[Int(parameter.address.id)] = values[index] }
         }
 
-        inputBuses = PortTable(layout.inputBuses.map(\.ports))
-        outputBuses = PortTable(layout.outputBuses.map(\.ports))
-        silence = .allocate(capacity: maximumFrames)
-        silence.initialize(repeating: 0, count: maximumFrames)
-        sink = .allocate(capacity: maximumFrames)
-        sink.initialize(repeating: 0, count: maximumFrames)
+        inputBuses = PortTable(layout.inputBuses.map(\.ports), in: memory)
+        outputBuses = PortTable(layout.outputBuses.map(\.ports), in: memory)
+        silence = memory.take(maximumFrames, repeating: 0)
+        sink = memory.take(maximumFrames, repeating: 0)
 
         self.atomCapacity = atomCapacity
-        atomInputs = PortBuffers(count: layout.atomInputs.count, capacity: atomCapacity)
-        atomOutputs = PortBuffers(count: layout.atomOutputs.count, capacity: atomCapacity)
-        readBack = PortBuffers(count: layout.atomOutputs.count, capacity: atomCapacity)
+        atomInputs = PortBuffers(count: layout.atomInputs.count, capacity: atomCapacity, in: memory)
+        atomOutputs = PortBuffers(count: layout.atomOutputs.count, capacity: atomCapacity, in: memory)
+        readBack = PortBuffers(count: layout.atomOutputs.count, capacity: atomCapacity, in: memory)
         midiInputCount = layout.midiInputs.count
-        midiInputSlots = .allocate(capacity: max(1, layout.midiInputs.count))
+        midiInputSlots = memory.take(layout.midiInputs.count)
         for (bus, port) in layout.midiInputs.enumerated() {
             midiInputSlots[bus] = Int32(layout.atomInputs.firstIndex(of: port) ?? 0)
         }
-        midiOutputBuses = .allocate(capacity: max(1, layout.atomOutputs.count))
+        midiOutputBuses = memory.take(layout.atomOutputs.count)
         for (slot, port) in layout.atomOutputs.enumerated() {
             midiOutputBuses[slot] = Int32(layout.midiOutputs.firstIndex(of: port) ?? -1)
         }
@@ -141,17 +136,17 @@ struct LV2Kernel {
         chunkType = urids.map(LV2URI.atomChunk)
         midiType = urids.map(LV2URI.midiEvent)
         timeSlotCount = layout.timeInputs.count
-        timeSlots = .allocate(capacity: max(1, timeSlotCount))
+        timeSlots = memory.take(timeSlotCount)
         for (index, port) in layout.timeInputs.enumerated() { timeSlots[index] = Int32(layout.atomInputs.firstIndex(of: port) ?? 0) }
-        timeWriter = TimePositionWriter(urids: urids)
+        timeWriter = TimePositionWriter(urids: urids, in: memory)
         timeControlCount = layout.timeControls.count
-        timeControlPorts = .allocate(capacity: max(1, timeControlCount))
-        timeControls = .allocate(capacity: max(1, timeControlCount))
+        timeControlPorts = memory.take(timeControlCount)
+        timeControls = memory.take(timeControlCount)
         for (index, designated) in layout.timeControls.enumerated() {
             timeControlPorts[index] = Int32(designated.port)
             (timeControls + index).initialize(to: designated.control)
         }
-        events = .allocate(capacity: Self.eventCapacity)
+        events = memory.take(Self.eventCapacity)
         for port in layout.controlPorts { connectFunction(handle, UInt32(port), controls + port) }
     }
 
@@ -170,35 +165,6 @@ struct LV2Kernel {
 
     /// Thread: control, before rendering.
     func connect(port: Int, to buffer: UnsafeMutableRawPointer?) { connectFunction(handle, UInt32(port), buffer) }
-
-    /// Frees what `init` allocated. Thread: control.
-    func free() {
-        controls.deallocate()
-        parameterPorts.deallocate()
-        parameterIsOutput.deallocate()
-        rampStep.deallocate()
-        rampTarget.deallocate()
-        rampRemaining.deallocate()
-        silence.deallocate()
-        sink.deallocate()
-        events.deallocate()
-        midiInputSlots.deallocate()
-        midiOutputBuses.deallocate()
-        timeSlots.deallocate()
-        timeControlPorts.deallocate()
-        timeControls.deallocate()
-        timeWriter.deallocate()
-        inputBuses.deallocate()
-        outputBuses.deallocate()
-        atomInputs.deallocate()
-        atomOutputs.deallocate()
-        readBack.deallocate()
-        properties.deallocate()
-        gate.deinitialize(count: 1)
-        gate.deallocate()
-        droppedMIDI.deinitialize(count: 1)
-        droppedMIDI.deallocate()
-    }
 
     /// Takes a parameter change; ramps run in sub-blocks of `subBlockFrames`.
     /// Thread: audio while rendering, else control.
@@ -435,11 +401,10 @@ struct PortTable {
     private let starts: UnsafeMutablePointer<Int32>
     private let ports: UnsafeMutablePointer<Int32>
 
-    init(_ buses: [[Int]]) {
+    init(_ buses: [[Int]], in memory: Arena) {
         busCount = buses.count
-        starts = .allocate(capacity: buses.count + 1)
-        let total = buses.reduce(0) { $0 + $1.count }
-        ports = .allocate(capacity: max(1, total))
+        starts = memory.take(buses.count + 1)
+        ports = memory.take(buses.reduce(0) { $0 + $1.count })
         var position = 0
         for (bus, list) in buses.enumerated() {
             starts[bus] = Int32(position)
@@ -451,10 +416,6 @@ struct PortTable {
     @inline(__always) func channelCount(_ bus: Int) -> Int { Int(starts[bus + 1] - starts[bus]) }
     @inline(__always) func port(_ bus: Int, _ channel: Int) -> Int { Int(ports[Int(starts[bus]) + channel]) }
 
-    func deallocate() {
-        starts.deallocate()
-        ports.deallocate()
-    }
 }
 
 /// One raw buffer per atom port.
@@ -462,18 +423,10 @@ struct PortBuffers {
     let count: Int
     let buffers: UnsafeMutablePointer<UnsafeMutableRawPointer>
 
-    init(count: Int, capacity: Int) {
+    init(count: Int, capacity: Int, in memory: Arena) {
         self.count = count
-        buffers = .allocate(capacity: max(1, count))
-        for slot in 0..<count {
-            buffers[slot] = .allocate(byteCount: capacity, alignment: 16)
-            buffers[slot].initializeMemory(as: UInt8.self, repeating: 0, count: capacity)
-        }
-    }
-
-    func deallocate() {
-        for slot in 0..<count { buffers[slot].deallocate() }
-        buffers.deallocate()
+        buffers = memory.take(count)
+        for slot in 0..<count { buffers[slot] = UnsafeMutableRawPointer(memory.take(capacity, repeating: UInt8(0))) }
     }
 }
 

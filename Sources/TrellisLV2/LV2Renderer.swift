@@ -13,6 +13,8 @@ import TrellisCore
 /// takes the gate or, when the control side holds it, outputs silence for that cycle.
 final class LV2Renderer: @unchecked Sendable {
     let kernel: UnsafeMutablePointer<LV2Kernel>
+    /// The kernel and every table and buffer it reaches.
+    private let memory = Arena()
     let queuedMIDI = SPSCRing<MIDIMessage>(capacity: 1024)
     /// What the plugin sent on its MIDI outputs, for the finish service.
     let sentMIDI = SPSCRing<LV2SentMIDI>(capacity: 4096)
@@ -28,19 +30,12 @@ final class LV2Renderer: @unchecked Sendable {
     ) {
         atomInputPorts = layout.atomInputs
         atomOutputPorts = layout.atomOutputs
-        kernel = .allocate(capacity: 1)
-        kernel.initialize(to: LV2Kernel(
+        kernel = memory.place(LV2Kernel(
             instance: instance, layout: layout, portCount: portCount, parameters: parameters, values: values.view,
             maximumFrames: maximumFrames, atomCapacity: atomCapacity, urids: urids, worker: worker?.responder,
-            queuedMIDI: queuedMIDI.end, sentMIDI: sentMIDI.end))
+            queuedMIDI: queuedMIDI.end, sentMIDI: sentMIDI.end, in: memory))
 
         kernel.pointee.connectControlsAndAtoms(atomInputPorts: atomInputPorts, atomOutputPorts: atomOutputPorts)
-    }
-
-    deinit {
-        kernel.pointee.free()
-        kernel.deinitialize(count: 1)
-        kernel.deallocate()
     }
 
     /// The kernel as a program holds it. Thread: control.

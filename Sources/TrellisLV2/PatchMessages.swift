@@ -43,20 +43,18 @@ struct PatchMessages {
         }
     }
 
-    /// `parameterIndices[i]` is the parameter of `properties[i]`.
-    init(properties: [LV2PropertyInfo], parameterIndices: [Int], urids: URIDMap) {
+    /// `parameterIndices[i]` is the parameter of `properties[i]`; the tables in `memory`
+    /// (the kernel's).
+    init(properties: [LV2PropertyInfo], parameterIndices: [Int], urids: URIDMap, in memory: Arena) {
         uris = URIs(urids)
         count = properties.count
-        keys = .allocate(capacity: max(1, count))
-        types = .allocate(capacity: max(1, count))
-        parameters = .allocate(capacity: max(1, count))
-        pending = .allocate(capacity: max(1, count))
-        pending.initialize(repeating: 0, count: max(1, count))
-        dirty = .allocate(capacity: max(1, count))
-        dirty.initialize(repeating: false, count: max(1, count))
-        askAll = .allocate(capacity: 1)
-        askAll.initialize(to: count > 0)
-        scratch = .allocate(byteCount: 64, alignment: 8)
+        keys = memory.take(count)
+        types = memory.take(count)
+        parameters = memory.take(count)
+        pending = memory.take(count, repeating: 0)
+        dirty = memory.take(count, repeating: false)
+        askAll = memory.take(1, repeating: count > 0)
+        scratch = UnsafeMutableRawPointer(memory.take(64, of: UInt8.self))
         for (slot, property) in properties.enumerated() {
             keys[slot] = urids.map(property.uri)
             parameters[slot] = Int32(parameterIndices[slot])
@@ -70,15 +68,6 @@ struct PatchMessages {
         }
     }
 
-    func deallocate() {
-        keys.deallocate()
-        types.deallocate()
-        parameters.deallocate()
-        pending.deallocate()
-        dirty.deallocate()
-        askAll.deallocate()
-        scratch.deallocate()
-    }
 
     /// Thread: audio while rendering, else control.
     @inline(__always)

@@ -5,14 +5,15 @@ import TrellisCore
 /// beatsPerBar and beatsPerMinute. The object is laid out by hand in memory allocated
 /// once (an object body: id and type, then each property's key, context, atom header
 /// and value, padded to 8 bytes), so writing allocates nothing. Thread: audio for
-/// `write`, control for `init` and `deallocate`.
+/// `write`, control for `init`.
 struct TimePositionWriter {
     private let objectType, positionType, longType, floatType, doubleType, intType: UInt32
     private let frameKey, speedKey, barKey, barBeatKey, beatKey, beatUnitKey, beatsPerBarKey, tempoKey: UInt32
     private let scratch: UnsafeMutableRawPointer
     static let scratchSize = 256
 
-    init(urids: URIDMap) {
+    /// Its scratch in `memory` (the kernel's).
+    init(urids: URIDMap, in memory: Arena) {
         objectType = urids.map(LV2URI.atomObject)
         positionType = urids.map(LV2URI.timePosition)
         longType = urids.map(LV2URI.atomLong)
@@ -27,11 +28,8 @@ struct TimePositionWriter {
         beatUnitKey = urids.map(LV2URI.timeBeatUnit)
         beatsPerBarKey = urids.map(LV2URI.timeBeatsPerBar)
         tempoKey = urids.map(LV2URI.timeBeatsPerMinute)
-        scratch = .allocate(byteCount: Self.scratchSize, alignment: 8)
-        scratch.initializeMemory(as: UInt8.self, repeating: 0, count: Self.scratchSize)
+        scratch = UnsafeMutableRawPointer(memory.take(Self.scratchSize, repeating: UInt8(0)))
     }
-
-    func deallocate() { scratch.deallocate() }
 
     /// One property: key, context 0, the value's atom header, the value padded to 8.
     @inline(__always)

@@ -22,7 +22,7 @@ import TrellisEngine
 /// Offline rendering: call `waitForStreaming(frameCount:)` (the `OfflineStreaming`
 /// hook) before every cycle, on the rendering thread; then the output never underruns.
 public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unchecked Sendable {
-    public static let description = ComponentDescription(
+    public static let componentDescription = ComponentDescription(
         type: ComponentType.generator, subtype: BuiltInSubtype.filePlayer, manufacturer: Manufacturer.trellis)
     public static let volumeParameter = ParameterAddress(0)
     public static let panParameter = ParameterAddress(1)
@@ -88,7 +88,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
     /// the unit is uninitialized), starting at 2. Thread: control.
     public init(channelCount: Int? = nil) {
         followsFile = channelCount == nil
-        super.init(description: Self.description, shortName: "player", inputs: [], outputs: [channelCount ?? 2])
+        super.init(description: Self.componentDescription, shortName: "player", inputs: [], outputs: [channelCount ?? 2])
         declareParameter(ParameterInfo(
             address: Self.volumeParameter, identifier: "volume", name: "Volume", unit: .linearGain,
             range: 0...1, defaultValue: 1, flags: [.readable, .writable, .ramped]))

@@ -17,7 +17,7 @@ import TrellisEngine
 /// Offline rendering: call `waitForStreaming(frameCount:)` before every cycle (the
 /// `OfflineStreaming` hook) so the ring never overflows, and `stop()` after the last.
 public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @unchecked Sendable {
-    public static let description = ComponentDescription(
+    public static let componentDescription = ComponentDescription(
         type: ComponentType.output, subtype: "rcrd", manufacturer: Manufacturer.trellis)
     static let slotFrames = 256
 
@@ -53,7 +53,7 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
         self.meter = meter
         kernel = .allocate(capacity: 1)
         kernel.initialize(to: RecorderKernel(shared: shared, events: events.end, meter: meter.banks))
-        super.init(description: Self.description, shortName: "recorder", inputs: [channelCount], outputs: [channelCount])
+        super.init(description: Self.componentDescription, shortName: "recorder", inputs: [channelCount], outputs: [channelCount])
         if sampleRate != 48_000 { try? setSampleRate(sampleRate) }
     }
 

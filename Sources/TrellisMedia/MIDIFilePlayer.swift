@@ -10,7 +10,7 @@ import TrellisCore
 ///
 /// Thread: control for loading and settings; the kernel runs on the audio thread.
 public final class MIDIFilePlayer: AudioUnitBase, @unchecked Sendable {
-    public static let description = ComponentDescription(
+    public static let componentDescription = ComponentDescription(
         type: ComponentType.generator, subtype: BuiltInSubtype.midiFilePlayer, manufacturer: Manufacturer.trellis)
 
     public private(set) var song: StandardMIDIFile?
@@ -26,7 +26,7 @@ public final class MIDIFilePlayer: AudioUnitBase, @unchecked Sendable {
     }()
 
     public init() {
-        super.init(description: Self.description, shortName: "midi-player", inputs: [], outputs: [], fixedScopes: [.input, .output])
+        super.init(description: Self.componentDescription, shortName: "midi-player", inputs: [], outputs: [], fixedScopes: [.input, .output])
         declareParameter(ParameterInfo(
             address: ParameterAddress(0), identifier: "start", name: "Start", unit: .seconds,
             range: 0...86_400, defaultValue: 0, flags: [.readable, .writable]))

@@ -8,9 +8,9 @@ import TrellisTimePitch
 /// time-pitch and varispeed units (which hand their rate to the player feeding them).
 public enum MediaUnits {
     public static let components: [Component] = [
-        Component(description: FilePlayer.description, shortName: "player", displayName: "File Player") { FilePlayer() },
-        Component(description: FileRecorder.description, shortName: "recorder", displayName: "File Recorder") { FileRecorder() },
-        Component(description: MIDIFilePlayer.description, shortName: "midi-player", displayName: "MIDI File Player") { MIDIFilePlayer() },
+        Component(description: FilePlayer.componentDescription, shortName: "player", displayName: "File Player") { FilePlayer() },
+        Component(description: FileRecorder.componentDescription, shortName: "recorder", displayName: "File Recorder") { FileRecorder() },
+        Component(description: MIDIFilePlayer.componentDescription, shortName: "midi-player", displayName: "MIDI File Player") { MIDIFilePlayer() },
         Component(description: Sampler.componentDescription, shortName: "sampler", displayName: "Sampler") { Sampler() },
         Component(description: TimePitch.componentDescription, shortName: "timepitch", displayName: "Time-Pitch") { TimePitch() },
         Component(description: Varispeed.componentDescription, shortName: "varispeed", displayName: "Varispeed") { Varispeed() },

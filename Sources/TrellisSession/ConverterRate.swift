@@ -17,7 +17,7 @@ extension GraphBody {
     ) throws(SessionError) {
         for node in nodes {
             guard case .unit(let key) = node.source,
-                  (try? registry.component(named: key))?.description == Converter.componentDescription,
+                  (try? registry.component(named: key))?.componentDescription == Converter.componentDescription,
                   let setting = node.parameters.first(where: { $0.name.lowercased() == "rate" }),
                   // A rate out of range is refused where the parameter is set, at its value.
                   let rate = Double(setting.value), rate >= 1_000, rate <= 768_000 else { continue }

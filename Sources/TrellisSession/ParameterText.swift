@@ -100,8 +100,6 @@ public enum ParameterText {
 
     /// The parameter a session names: by identifier (an LV2 symbol) or display name.
     public static func find(_ name: String, in unit: any AudioUnit) -> ParameterInfo? {
-        let lowered = name.lowercased()
-        return unit.parameters.first { $0.identifier.lowercased() == lowered }
-            ?? unit.parameters.first { $0.name.lowercased() == lowered }
+        unit.parameterIndex(named: name).map { unit.parameters[$0] }
     }
 }

@@ -8,7 +8,7 @@ import TrellisCore
 /// It renders its first input bus to its first output bus unchanged when both have the
 /// same width (a pass-through), and silence everywhere else; it outputs no MIDI.
 public final class PlaceholderUnit: AudioUnitBase, @unchecked Sendable {
-    public static let description = ComponentDescription(
+    public static let componentDescription = ComponentDescription(
         type: ComponentType.effect, subtype: "plhd", manufacturer: Manufacturer.trellis)
 
     /// The node exactly as the session wrote it.
@@ -23,7 +23,7 @@ public final class PlaceholderUnit: AudioUnitBase, @unchecked Sendable {
         self.spec = spec
         self.reason = reason
         midiBuses = (midiInputs, midiOutputs)
-        super.init(description: Self.description, shortName: "placeholder", inputs: inputs, outputs: outputs)
+        super.init(description: Self.componentDescription, shortName: "placeholder", inputs: inputs, outputs: outputs)
     }
 
     public override func midiBusCount(_ scope: Scope) -> Int {

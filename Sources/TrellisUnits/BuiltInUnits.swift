@@ -4,12 +4,12 @@ import TrellisCore
 public enum BuiltInUnits {
     /// The basic units: tone, generic output, graph input, gain, splitter, merger.
     public static let basic: [Component] = [
-        Component(description: ToneGenerator.description, shortName: "tone", displayName: "Tone Generator") { ToneGenerator() },
-        Component(description: GenericOutput.description, shortName: "output", displayName: "Generic Output") { GenericOutput() },
-        Component(description: GraphInput.description, shortName: "input", displayName: "Graph Input") { GraphInput() },
-        Component(description: Gain.description, shortName: "gain", displayName: "Gain") { Gain() },
-        Component(description: Splitter.description, shortName: "splitter", displayName: "Splitter") { Splitter() },
-        Component(description: Merger.description, shortName: "merger", displayName: "Merger") { Merger() },
+        Component(description: ToneGenerator.componentDescription, shortName: "tone", displayName: "Tone Generator") { ToneGenerator() },
+        Component(description: GenericOutput.componentDescription, shortName: "output", displayName: "Generic Output") { GenericOutput() },
+        Component(description: GraphInput.componentDescription, shortName: "input", displayName: "Graph Input") { GraphInput() },
+        Component(description: Gain.componentDescription, shortName: "gain", displayName: "Gain") { Gain() },
+        Component(description: Splitter.componentDescription, shortName: "splitter", displayName: "Splitter") { Splitter() },
+        Component(description: Merger.componentDescription, shortName: "merger", displayName: "Merger") { Merger() },
     ]
 
     /// Registers every built-in unit: the basic ones and the DSP units. Thread: control.

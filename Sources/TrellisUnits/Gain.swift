@@ -3,7 +3,7 @@ import TrellisCore
 /// A smoothed gain in decibels on every channel of one bus: the smallest effect, and
 /// the unit that benchmarks and tests chain by the dozen.
 public final class Gain: AudioUnitBase, @unchecked Sendable {
-    public static let description = ComponentDescription(
+    public static let componentDescription = ComponentDescription(
         type: ComponentType.effect, subtype: BuiltInSubtype.gain, manufacturer: Manufacturer.trellis)
 
     public static let gainParameter = ParameterAddress(0)
@@ -11,7 +11,7 @@ public final class Gain: AudioUnitBase, @unchecked Sendable {
     private var storage: KernelStorage<GainKernel>?
 
     public init(channelCount: Int = 2) {
-        super.init(description: Self.description, shortName: "gain", inputs: [channelCount], outputs: [channelCount])
+        super.init(description: Self.componentDescription, shortName: "gain", inputs: [channelCount], outputs: [channelCount])
         declareParameter(ParameterInfo(
             address: Self.gainParameter, identifier: "gain", name: "Gain", unit: .decibels,
             range: -120...24, defaultValue: 0, flags: [.readable, .writable, .ramped]))

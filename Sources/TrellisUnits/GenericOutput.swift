@@ -3,13 +3,13 @@ import TrellisCore
 /// The end of a graph that an application pulls (Core Audio's generic output): its
 /// input bus is what the graph produces, passed to its output unchanged.
 public final class GenericOutput: AudioUnitBase, @unchecked Sendable {
-    public static let description = ComponentDescription(
+    public static let componentDescription = ComponentDescription(
         type: ComponentType.output, subtype: BuiltInSubtype.genericOutput, manufacturer: Manufacturer.trellis)
 
     private var storage: KernelStorage<PassThroughKernel>?
 
     public init(channelCount: Int = 2) {
-        super.init(description: Self.description, shortName: "output", inputs: [channelCount], outputs: [channelCount])
+        super.init(description: Self.componentDescription, shortName: "output", inputs: [channelCount], outputs: [channelCount])
     }
 
     public override var role: UnitRole { .graphOutput }
@@ -35,13 +35,13 @@ public final class GenericOutput: AudioUnitBase, @unchecked Sendable {
 /// an input file, for a subgraph the buses of the node that holds it. The engine fills
 /// its output buses before the program runs; rendering it does nothing else.
 public final class GraphInput: AudioUnitBase, @unchecked Sendable {
-    public static let description = ComponentDescription(
+    public static let componentDescription = ComponentDescription(
         type: ComponentType.output, subtype: BuiltInSubtype.graphInput, manufacturer: Manufacturer.trellis)
 
     private var storage: KernelStorage<IdleKernel>?
 
     public init(channelCount: Int = 2) {
-        super.init(description: Self.description, shortName: "input", inputs: [], outputs: [channelCount], fixedScopes: [.input])
+        super.init(description: Self.componentDescription, shortName: "input", inputs: [], outputs: [channelCount], fixedScopes: [.input])
     }
 
     public override var role: UnitRole { .graphInput }

@@ -26,11 +26,11 @@ public class MIDIPortNode: AudioUnitBase, @unchecked Sendable {
 /// program copies the port's events of each cycle into that bus; the node itself never
 /// renders. Offline, the port carries nothing.
 public final class MIDIInputPort: MIDIPortNode, @unchecked Sendable {
-    public static let description = ComponentDescription(
+    public static let componentDescription = ComponentDescription(
         type: ComponentType.output, subtype: BuiltInSubtype.midiInputPort, manufacturer: Manufacturer.trellis)
 
     public init(port: Int) {
-        super.init(port: port, description: Self.description, shortName: "midi-input")
+        super.init(port: port, description: Self.componentDescription, shortName: "midi-input")
     }
 
     public override var role: UnitRole { .midiInputPort(port) }
@@ -43,11 +43,11 @@ public final class MIDIInputPort: MIDIPortNode, @unchecked Sendable {
 /// any number of MIDI outputs may feed (merged in time order). Offline, what reaches
 /// it goes nowhere.
 public final class MIDIOutputPort: MIDIPortNode, @unchecked Sendable {
-    public static let description = ComponentDescription(
+    public static let componentDescription = ComponentDescription(
         type: ComponentType.output, subtype: BuiltInSubtype.midiOutputPort, manufacturer: Manufacturer.trellis)
 
     public init(port: Int) {
-        super.init(port: port, description: Self.description, shortName: "midi-output")
+        super.init(port: port, description: Self.componentDescription, shortName: "midi-output")
     }
 
     public override var role: UnitRole { .midiOutputPort(port) }

@@ -6,13 +6,13 @@ import TrellisCore
 ///
 /// Thread: `send` from one control thread at a time; the kernel on the audio thread.
 public final class MIDISource: AudioUnitBase, @unchecked Sendable {
-    public static let description = ComponentDescription(type: ComponentType.generator, subtype: "mdsr", manufacturer: Manufacturer.trellis)
+    public static let componentDescription = ComponentDescription(type: ComponentType.generator, subtype: "mdsr", manufacturer: Manufacturer.trellis)
 
     private let queue = SPSCRing<MIDIMessage>(capacity: 1_024)
     private var storage: KernelStorage<MIDISourceKernel>?
 
     public init() {
-        super.init(description: Self.description, shortName: "midi-source", inputs: [], outputs: [])
+        super.init(description: Self.componentDescription, shortName: "midi-source", inputs: [], outputs: [])
     }
 
     public override func midiBusCount(_ scope: Scope) -> Int { scope == .output ? 1 : 0 }

@@ -3,14 +3,14 @@ import TrellisCore
 /// Fan-out: copies its one input bus to each of its output buses. The number of
 /// outputs is the output element count (default 2).
 public final class Splitter: AudioUnitBase, @unchecked Sendable {
-    public static let description = ComponentDescription(
+    public static let componentDescription = ComponentDescription(
         type: ComponentType.formatConverter, subtype: BuiltInSubtype.splitter, manufacturer: Manufacturer.trellis)
 
     private var storage: KernelStorage<SplitterKernel>?
 
     public init(channelCount: Int = 2, outputs: Int = 2) {
         super.init(
-            description: Self.description, shortName: "splitter",
+            description: Self.componentDescription, shortName: "splitter",
             inputs: [channelCount], outputs: Array(repeating: channelCount, count: outputs), fixedScopes: [.input])
     }
 
@@ -33,14 +33,14 @@ public final class Splitter: AudioUnitBase, @unchecked Sendable {
 /// Fan-in by channels: joins its input buses, in order, into one output bus whose
 /// channel count is their sum. The number of inputs is the input element count.
 public final class Merger: AudioUnitBase, @unchecked Sendable {
-    public static let description = ComponentDescription(
+    public static let componentDescription = ComponentDescription(
         type: ComponentType.formatConverter, subtype: BuiltInSubtype.merger, manufacturer: Manufacturer.trellis)
 
     private var storage: KernelStorage<MergerKernel>?
 
     public init(inputs: [Int] = [1, 1]) {
         super.init(
-            description: Self.description, shortName: "merger",
+            description: Self.componentDescription, shortName: "merger",
             inputs: inputs, outputs: [inputs.reduce(0, +)], fixedScopes: [.output])
     }
 

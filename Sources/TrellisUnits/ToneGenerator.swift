@@ -8,7 +8,7 @@ public final class ToneGenerator: AudioUnitBase, @unchecked Sendable {
         public var name: String { ["sine", "square", "saw", "noise"][rawValue] }
     }
 
-    public static let description = ComponentDescription(
+    public static let componentDescription = ComponentDescription(
         type: ComponentType.generator, subtype: BuiltInSubtype.toneGenerator, manufacturer: Manufacturer.trellis)
 
     public enum Parameter {
@@ -22,7 +22,7 @@ public final class ToneGenerator: AudioUnitBase, @unchecked Sendable {
     private var noiseState: UInt64 = 0x9E37_79B9_7F4A_7C15
 
     public init(channelCount: Int = 2) {
-        super.init(description: Self.description, shortName: "tone", inputs: [], outputs: [channelCount], fixedScopes: [.input, .output])
+        super.init(description: Self.componentDescription, shortName: "tone", inputs: [], outputs: [channelCount], fixedScopes: [.input, .output])
         declareParameter(ParameterInfo(
             address: Parameter.waveform, identifier: "waveform", name: "Waveform", unit: .indexed,
             range: 0...3, defaultValue: 0, flags: [.readable, .writable, .enumeration, .integer],

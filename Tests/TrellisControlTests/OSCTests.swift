@@ -46,8 +46,8 @@ final class OSCTestClient {
 /// Runs liblo's `oscsend` (a program outside Trellis) once.
 func oscsend(_ port: Int, _ path: String, _ types: String, _ arguments: [String]) throws {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["oscsend", "127.0.0.1", String(port), path, types] + arguments
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+    process.arguments = ["-s", "KILL", "10", "oscsend", "127.0.0.1", String(port), path, types] + arguments
     try process.run()
     process.waitUntilExit()
     #expect(process.terminationStatus == 0, "oscsend \(path) failed")
@@ -101,20 +101,33 @@ struct OSCTests {
         server.start()
         defer { server.stop() }
         let socket = try viaSocket.client()
+        // What a rig shows: its nodes and connections, and the parameters of the three nodes.
+        func state(_ ask: (String) throws -> String) throws -> [String] {
+            try ["list", "params tone1", "params trim", "params boost"].map(ask)
+        }
+        var after: [[String]] = []
         for line in ["add boost gain channels=1 gain=3", "disconnect trim out", "connect trim boost", "connect boost out",
                      "set tone1 freq 440", "set trim gain -4.5", "set tone1 waveform square", "bypass boost on"] {
             #expect(try socket.request(line).hasPrefix("ok"), "\(line)")
+            after.append(try state { try socket.request($0) })
         }
-        try oscsend(server.port, "/trellis/add", "sssss", [secret.text, "boost", "gain", "channels=1", "gain=3"])
-        try oscsend(server.port, "/trellis/disconnect", "sss", [secret.text, "trim", "out"])
-        try oscsend(server.port, "/trellis/connect", "sss", [secret.text, "trim", "boost"])
-        try oscsend(server.port, "/trellis/connect", "sss", [secret.text, "boost", "out"])
-        try oscsend(server.port, "/trellis/set", "sssf", [secret.text, "tone1", "freq", "440"])
-        try oscsend(server.port, "/trellis/set", "sssf", [secret.text, "trim", "gain", "-4.5"])
-        try oscsend(server.port, "/trellis/set", "ssss", [secret.text, "tone1", "waveform", "square"])
-        try oscsend(server.port, "/trellis/bypass", "ssT", [secret.text, "boost"])
-        // Messages run in order: once this one is answered, the ones before have run.
-        #expect(try OSCTestClient(port: server.port).request("/trellis/hello", [.string(secret.text)])[1] == "ok")
+        let messages: [(String, String, [String])] = [
+            ("/trellis/add", "sssss", [secret.text, "boost", "gain", "channels=1", "gain=3"]),
+            ("/trellis/disconnect", "sss", [secret.text, "trim", "out"]),
+            ("/trellis/connect", "sss", [secret.text, "trim", "boost"]),
+            ("/trellis/connect", "sss", [secret.text, "boost", "out"]),
+            ("/trellis/set", "sssf", [secret.text, "tone1", "freq", "440"]),
+            ("/trellis/set", "sssf", [secret.text, "trim", "gain", "-4.5"]),
+            ("/trellis/set", "ssss", [secret.text, "tone1", "waveform", "square"]),
+            ("/trellis/bypass", "ssT", [secret.text, "boost"]),
+        ]
+        // Each oscsend is a client of its own, and an add runs as a job: the next message
+        // goes once the session shows what the socket's session showed after the same edit.
+        for (step, (path, types, arguments)) in messages.enumerated() {
+            try oscsend(server.port, path, types, arguments)
+            let deadline = Date().addingTimeInterval(20)
+            while try state({ try viaOSC.ask($0) }) != after[step], Date() < deadline { usleep(20_000) }
+        }
 
         #expect(try socket.request("list") == viaOSC.ask("list"))
         for node in ["tone1", "trim", "boost"] {

@@ -8,14 +8,14 @@ struct RegistryTests {
 
     @Test("a component is found by its exact description")
     func exactDescription() throws {
-        let component = try registry.component(matching: ToneGenerator.description)
+        let component = try registry.component(matching: ToneGenerator.componentDescription)
         #expect(component.shortName == "tone")
     }
 
     @Test("a component is found by short name, case-insensitively")
     func shortName() throws {
-        #expect(try registry.component(named: "TONE").description == ToneGenerator.description)
-        #expect(try registry.component(named: "Splitter").description == Splitter.description)
+        #expect(try registry.component(named: "TONE").componentDescription == ToneGenerator.componentDescription)
+        #expect(try registry.component(named: "Splitter").componentDescription == Splitter.componentDescription)
     }
 
     @Test("a component is found by its triple written as text")
@@ -45,7 +45,7 @@ struct RegistryTests {
 
     @Test("registering a second component with the same description or name is refused")
     func duplicates() {
-        let again = Component(description: ToneGenerator.description, shortName: "tone2", displayName: "Again") { ToneGenerator() }
+        let again = Component(description: ToneGenerator.componentDescription, shortName: "tone2", displayName: "Again") { ToneGenerator() }
         #expect { try registry.register(again) } throws: { "\($0)".contains("already registered as tone") }
         let sameName = Component(description: ComponentDescription(type: "augn", subtype: "tonx", manufacturer: "trls"), shortName: "Tone", displayName: "Again") { ToneGenerator() }
         #expect(throws: RegistryError.self) { try registry.register(sameName) }

@@ -33,7 +33,7 @@ extension JACKIntegration {
             try rig.head.disconnect(port: "out_1", from: "system:playback_1")
             #expect(try connectionsReportedByJackLsp(of: "trellis:out_1", server: server) == [])
             try rig.log.wait(for: .routeChanged(JACKRouteChange(port: "trellis:out_1", peer: "system:playback_1", connected: false)))
-            #expect(rig.head.status().connections == [JACKConnection(port: "trellis:out_2", peer: "system:playback_2")])
+            #expect(rig.head.status().connections == [PortConnection(port: "trellis:out_2", peer: "system:playback_2")])
         }
 
         @Test("A rule with a pattern pairs our ports with the matching ports in order")

@@ -10,7 +10,7 @@ struct RegistryTests {
         let world = LV2World()
         let added = LV2Components.register(into: registry, world: world)
         #expect(added == world.pluginURIs.count)
-        let descriptions = registry.components.map(\.description)
+        let descriptions = registry.components.map(\.componentDescription)
         #expect(Set(descriptions).count == descriptions.count)
         #expect(Set(registry.components.map { $0.shortName.lowercased() }).count == descriptions.count)
     }
@@ -20,8 +20,8 @@ struct RegistryTests {
         let first = ComponentRegistry(), second = ComponentRegistry()
         LV2Components.register(into: first, world: LV2World())
         LV2Components.register(into: second, world: LV2World())
-        let a = Dictionary(uniqueKeysWithValues: first.components.map { ($0.uri!, $0.description) })
-        let b = Dictionary(uniqueKeysWithValues: second.components.map { ($0.uri!, $0.description) })
+        let a = Dictionary(uniqueKeysWithValues: first.components.map { ($0.uri!, $0.componentDescription) })
+        let b = Dictionary(uniqueKeysWithValues: second.components.map { ($0.uri!, $0.componentDescription) })
         #expect(a == b)
     }
 
@@ -33,7 +33,7 @@ struct RegistryTests {
         LV2Components.addResolver(to: lazy, world: LV2World())
         for uri in [Fixture.amp, Fixture.epiano, "http://plugin.org.uk/swh-plugins/plate"] {
             let resolved = try lazy.component(named: "lv2:" + uri)
-            #expect(resolved.description == full.components.first { $0.uri == uri }?.description)
+            #expect(resolved.componentDescription == full.components.first { $0.uri == uri }?.componentDescription)
         }
         #expect(lazy.components.count == 3)
     }
@@ -51,7 +51,7 @@ struct RegistryTests {
             (Fixture.sampler, ComponentType.instrument),
         ]
         for (uri, type) in expected {
-            #expect(try registry.component(named: uri).description.type == type, "\(uri)")
+            #expect(try registry.component(named: uri).componentDescription.type == type, "\(uri)")
         }
     }
 

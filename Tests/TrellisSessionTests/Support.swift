@@ -32,7 +32,7 @@ func temporaryFolder() throws -> String {
 func testRegistry() -> ComponentRegistry {
     let registry = BuiltInUnits.registry()
     try! MediaUnits.register(into: registry)
-    try! registry.register(Component(description: Switch.description, shortName: "switch", displayName: "Test Switch") { Switch() })
+    try! registry.register(Component(description: Switch.componentDescription, shortName: "switch", displayName: "Test Switch") { Switch() })
     return registry
 }
 
@@ -57,11 +57,11 @@ func loadError(_ text: String, name: String = "test.yaml", in folder: String? = 
 
 /// A unit with one on/off parameter and a pass-through, for `on`/`off` decoding.
 final class Switch: AudioUnitBase, @unchecked Sendable {
-    static let description = ComponentDescription(type: ComponentType.effect, subtype: "swch", manufacturer: "test")
+    static let componentDescription = ComponentDescription(type: ComponentType.effect, subtype: "swch", manufacturer: "test")
     private var storage: KernelStorage<PassThrough>?
 
     init() {
-        super.init(description: Self.description, shortName: "switch", inputs: [2], outputs: [2])
+        super.init(description: Self.componentDescription, shortName: "switch", inputs: [2], outputs: [2])
         declareParameter(ParameterInfo(
             address: ParameterAddress(0), identifier: "enabled", name: "Enabled", unit: .boolean,
             range: 0...1, defaultValue: 0, flags: [.readable, .writable, .toggled]))

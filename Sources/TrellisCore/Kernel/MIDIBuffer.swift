@@ -80,31 +80,19 @@ public struct MIDIBuses: BitwiseCopyable, @unchecked Sendable {
 public final class MIDIBufferStorage: @unchecked Sendable {
     public let count: Int
     public let capacity: Int
-    private let events: UnsafeMutablePointer<RenderEvent>
-    private let counters: UnsafeMutablePointer<Int>
-    private let drops: UnsafeMutablePointer<Int>
+    private let memory = Arena()
     private let views: UnsafeMutablePointer<MIDIBuffer>
 
     public init(count: Int, capacity: Int) {
         self.count = count
         self.capacity = capacity
-        events = .allocate(capacity: max(1, count * capacity))
-        counters = .allocate(capacity: max(1, count))
-        counters.initialize(repeating: 0, count: max(1, count))
-        drops = .allocate(capacity: max(1, count))
-        drops.initialize(repeating: 0, count: max(1, count))
-        views = .allocate(capacity: max(1, count))
+        let events = memory.take(count * capacity, of: RenderEvent.self)
+        let counters = memory.take(count, repeating: 0), drops = memory.take(count, repeating: 0)
+        views = memory.take(count)
         for index in 0..<count {
             (views + index).initialize(to: MIDIBuffer(
                 events: events + index * capacity, counter: counters + index, capacity: capacity, dropped: drops + index))
         }
-    }
-
-    deinit {
-        events.deallocate()
-        counters.deallocate()
-        drops.deallocate()
-        views.deallocate()
     }
 
     /// Every buffer, in order. Thread: any.

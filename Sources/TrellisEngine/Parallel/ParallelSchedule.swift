@@ -6,17 +6,13 @@ import TrellisCore
 final class ParallelSchedule: @unchecked Sendable {
     let graph: TaskGraph
     let state: UnsafeMutablePointer<ScheduleState>
+    /// The state and every table it points at.
+    private let memory = Arena()
 
     init(_ graph: TaskGraph, choice: Parallelism.Choice, lanes: Int) {
         self.graph = graph
-        state = .allocate(capacity: 1)
-        state.initialize(to: ScheduleState(graph, choice: choice, lanes: lanes))
-    }
-
-    deinit {
-        state.pointee.free()
-        state.deinitialize(count: 1)
-        state.deallocate()
+        state = memory.take(1)
+        state.initialize(to: ScheduleState(graph, choice: choice, lanes: lanes, in: memory))
     }
 
     /// The schedule for the listing: its tasks, and what running it decided so far.
@@ -138,20 +134,21 @@ struct ScheduleState {
     static let predictedGain: (UInt64, UInt64) = (4, 5)
     static let measuredGain: (UInt64, UInt64) = (9, 10)
 
-    init(_ graph: TaskGraph, choice: Parallelism.Choice, lanes: Int) {
+    /// The tables in `memory` (the schedule's). Thread: control.
+    init(_ graph: TaskGraph, choice: Parallelism.Choice, lanes: Int, in memory: Arena) {
         let tasks = graph.tasks
         taskCount = tasks.count
         let homes = max(1, lanes)
         laneCount = homes
         let rootTasks = tasks.indices.filter { tasks[$0].waitsFor.isEmpty }
         let byLane = (0..<homes).map { lane in rootTasks.enumerated().filter { $0.offset % homes == lane }.map(\.element) }
-        roots = .allocate(capacity: max(1, rootTasks.count))
-        rootStart = .allocate(capacity: laneCount + 1)
-        rootNext = .allocate(capacity: laneCount)
+        roots = memory.take(rootTasks.count)
+        rootStart = memory.take(laneCount + 1)
+        rootNext = memory.takeAtomics(laneCount, initial: 0)
         var nextRoot = 0
         for (lane, homed) in byLane.enumerated() {
             rootStart[lane] = nextRoot
-            (rootNext + lane).initialize(to: Atomic(nextRoot))
+            rootNext[lane].store(nextRoot, ordering: .relaxed)
             for task in homed {
                 roots[nextRoot] = Int32(task)
                 nextRoot += 1
@@ -160,12 +157,12 @@ struct ScheduleState {
         rootStart[laneCount] = nextRoot
         let stepCount = tasks.reduce(0) { $0 + $1.steps.count }
         let edgeCount = tasks.reduce(0) { $0 + $1.successors.count }
-        stepStart = .allocate(capacity: taskCount + 1)
-        steps = .allocate(capacity: max(1, stepCount))
-        successorStart = .allocate(capacity: taskCount + 1)
-        successors = .allocate(capacity: max(1, edgeCount))
-        initialWaits = .allocate(capacity: max(1, taskCount))
-        taskOfStep = .allocate(capacity: max(1, stepCount))
+        stepStart = memory.take(taskCount + 1)
+        steps = memory.take(stepCount)
+        successorStart = memory.take(taskCount + 1)
+        successors = memory.take(edgeCount)
+        initialWaits = memory.take(taskCount)
+        taskOfStep = memory.take(stepCount)
         var nextStep = 0, nextSuccessor = 0
         for (index, task) in tasks.enumerated() {
             stepStart[index] = Int32(nextStep)
@@ -183,46 +180,15 @@ struct ScheduleState {
         }
         stepStart[taskCount] = Int32(nextStep)
         successorStart[taskCount] = Int32(nextSuccessor)
-        waits = .allocate(capacity: max(1, taskCount))
-        queue = .allocate(capacity: max(1, taskCount))
-        for index in 0..<max(1, taskCount) {
-            (waits + index).initialize(to: Atomic(0))
-            (queue + index).initialize(to: Atomic(-1))
-        }
-        counters = .allocate(capacity: 3)
-        for index in 0..<3 { (counters + index).initialize(to: Atomic(0)) }
-        cost = .allocate(capacity: max(1, taskCount))
-        cost.initialize(repeating: 0, count: max(1, taskCount))
-        earliest = .allocate(capacity: max(1, taskCount))
-        samples = .allocate(capacity: Self.timedCycles)
-        published = .allocate(capacity: 6)
-        for index in 0..<6 { (published + index).initialize(to: Atomic(0)) }
+        waits = memory.takeAtomics(taskCount, initial: 0)
+        queue = memory.takeAtomics(taskCount, initial: -1)
+        counters = memory.takeAtomics(3, initial: 0)
+        cost = memory.take(taskCount, repeating: 0)
+        earliest = memory.take(taskCount)
+        samples = memory.take(Self.timedCycles)
+        published = memory.takeAtomics(6, initial: 0)
         phase = choice == .always ? .parallel : .warming
         published[0].store(phase == .parallel ? ScheduleReport.Mode.parallel.rawValue : 0, ordering: .relaxed)
-    }
-
-    func free() {
-        stepStart.deallocate()
-        steps.deallocate()
-        successorStart.deallocate()
-        successors.deallocate()
-        initialWaits.deallocate()
-        taskOfStep.deallocate()
-        roots.deallocate()
-        rootStart.deallocate()
-        rootNext.deinitialize(count: laneCount)
-        rootNext.deallocate()
-        waits.deinitialize(count: max(1, taskCount))
-        waits.deallocate()
-        queue.deinitialize(count: max(1, taskCount))
-        queue.deallocate()
-        counters.deinitialize(count: 3)
-        counters.deallocate()
-        cost.deallocate()
-        earliest.deallocate()
-        samples.deallocate()
-        published.deinitialize(count: 6)
-        published.deallocate()
     }
 
     var report: ScheduleReport {

@@ -33,35 +33,16 @@ struct CrewState {
     static let anticipation: UInt64 = 100_000
     static let patience: UInt64 = 150_000
 
-    init(workerCount: Int, anticipates: Bool = false) {
+    /// Each word on a cache line of its own in `memory` (the crew's). Thread: control.
+    init(workerCount: Int, anticipates: Bool = false, in memory: Arena) {
         self.workerCount = workerCount
         self.anticipates = anticipates
-        nextPost = .allocate(capacity: 1)
-        nextPost.initialize(to: Atomic(0))
-        lastPost = .allocate(capacity: 1)
-        lastPost.initialize(to: 0)
-        generation = .allocate(capacity: 1)
-        generation.initialize(to: Atomic(0))
-        job = .allocate(capacity: 1)
-        job.initialize(to: Atomic(nil))
-        inside = .allocate(capacity: 1)
-        inside.initialize(to: Atomic(0))
-        stopping = .allocate(capacity: 1)
-        stopping.initialize(to: Atomic(false))
-    }
-
-    func free() {
-        generation.deinitialize(count: 1)
-        generation.deallocate()
-        job.deinitialize(count: 1)
-        job.deallocate()
-        inside.deinitialize(count: 1)
-        inside.deallocate()
-        stopping.deinitialize(count: 1)
-        stopping.deallocate()
-        nextPost.deinitialize(count: 1)
-        nextPost.deallocate()
-        lastPost.deallocate()
+        nextPost = memory.takeAtomics(1, initial: 0)
+        lastPost = memory.take(1, repeating: 0)
+        generation = memory.takeAtomics(1, initial: 0)
+        job = memory.takeAtomics(1, initial: nil)
+        inside = memory.takeAtomics(1, initial: 0)
+        stopping = memory.takeAtomics(1, initial: false)
     }
 
     private var futexWord: UnsafeMutablePointer<UInt32> {
@@ -156,6 +137,8 @@ public struct WorkerHooks: Sendable {
 /// thread. Started and stopped on the control side while no cycle runs.
 final class RenderCrew: @unchecked Sendable {
     let state: CrewState
+    /// The words of `state`; freed after `deinit` has joined the workers.
+    private let memory = Arena()
     private var threads: [pthread_t] = []
 
     /// Starts `workerCount` workers, on lanes 1 through `workerCount`, with `starter`
@@ -163,7 +146,7 @@ final class RenderCrew: @unchecked Sendable {
     /// Workers started by a backend's `starter` (a live server's real-time threads)
     /// anticipate its cycles (`CrewState.work`).
     init(workerCount: Int, starter: WorkerThreadStarter?, hooks: WorkerHooks?) {
-        state = CrewState(workerCount: workerCount, anticipates: starter != nil)
+        state = CrewState(workerCount: workerCount, anticipates: starter != nil, in: memory)
         for lane in stride(from: 1, through: workerCount, by: 1) {
             let context = Unmanaged.passRetained(WorkerBody(state: state, lane: lane, hooks: hooks)).toOpaque()
             if let started = starter?(WorkerBody.entry, context) {
@@ -187,7 +170,6 @@ final class RenderCrew: @unchecked Sendable {
 
     deinit {
         stop()
-        state.free()
     }
 
     private final class WorkerBody {
