@@ -45,30 +45,17 @@ struct BiquadEQEngine {
     private let settledPlainCount: UnsafeMutablePointer<Int>
     private let blends: UnsafeMutablePointer<(band: Int, start: Double, step: Double)>
 
-    /// Thread: control.
-    init(bandCapacity: Int, channelCount: Int, sampleRate: Double) {
+    /// Its bands and filter states in `memory` (its kernel's). Thread: control.
+    init(bandCapacity: Int, channelCount: Int, sampleRate: Double, in memory: Arena) {
         self.bandCapacity = bandCapacity
         self.channelCount = channelCount
         self.sampleRate = sampleRate
         bandCount = bandCapacity
-        bands = .allocate(capacity: bandCapacity)
-        bands.initialize(repeating: Band(), count: bandCapacity)
-        let stateCount = (channelCount + 1) / 2 * bandCapacity * 8
-        states = .allocate(capacity: max(1, stateCount))
-        states.initialize(repeating: 0, count: max(1, stateCount))
-        plainBands = .allocate(capacity: bandCapacity)
-        settledPlainCount = .allocate(capacity: 1)
-        settledPlainCount.initialize(to: -1)
-        blends = .allocate(capacity: bandCapacity)
-    }
-
-    /// Thread: control.
-    func deallocate() {
-        bands.deallocate()
-        states.deallocate()
-        plainBands.deallocate()
-        settledPlainCount.deallocate()
-        blends.deallocate()
+        bands = memory.take(bandCapacity, repeating: Band())
+        states = memory.take((channelCount + 1) / 2 * bandCapacity * 8, repeating: 0)
+        plainBands = memory.take(bandCapacity)
+        settledPlainCount = memory.take(1, repeating: -1)
+        blends = memory.take(bandCapacity)
     }
 
     @inline(__always)

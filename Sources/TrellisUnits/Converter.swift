@@ -84,20 +84,12 @@ public final class Converter: AudioUnitBase, @unchecked Sendable {
         if let problem = active.validate(inputs: inputChannels, outputs: outputChannels) {
             throw .failedToInitialize("its channel map does not fit: \(problem)", unit: name)
         }
-        let table = UnsafeMutablePointer<Int>.allocate(capacity: max(1, outputChannels))
-        for (channel, entry) in active.entries.enumerated() { table[channel] = entry }
-        storage = KernelStorage(ConverterKernel(table: table, outputChannels: outputChannels),
-                                render: { ConverterKernel.render($0, $1) }, reset: { ConverterKernel.reset($0) })
+        storage = KernelStorage(render: { ConverterKernel.render($0, $1) }, reset: { ConverterKernel.reset($0) }) { memory in
+            ConverterKernel(table: memory.copy(active.entries), outputChannels: outputChannels)
+        }
     }
 
-    /// A unit dropped while initialized frees its kernel's memory too.
-    deinit { deallocateRenderResources() }
-
-    public override func deallocateRenderResources() {
-        guard let storage else { return }
-        self.storage = nil
-        storage.pointer.pointee.table.deallocate()
-    }
+    public override func deallocateRenderResources() { storage = nil }
 
     public override var renderKernel: RenderKernel? { storage?.kernel }
 }

@@ -37,22 +37,17 @@ public final class Delay: AudioUnitBase, @unchecked Sendable {
         let channels = try matchingChannelCount()
         var ringSize = 1
         while ringSize < Int(Double(Self.maximumDelaySeconds) * sampleRate) + 4 { ringSize <<= 1 }
-        var kernel = DelayKernel(
-            sampleRate: sampleRate, channels: channels, lines: .allocate(capacity: ringSize * channels),
-            ringSize: ringSize, lowPassStates: .allocate(capacity: channels))
-        kernel.reset()
-        storage = KernelStorage(kernel, render: { DelayKernel.render($0, $1) }, reset: { DelayKernel.reset($0) })
+        let rate = sampleRate
+        storage = KernelStorage(render: { DelayKernel.render($0, $1) }, reset: { DelayKernel.reset($0) }) { memory in
+            var kernel = DelayKernel(
+                sampleRate: rate, channels: channels, lines: memory.take(ringSize * channels), ringSize: ringSize,
+                lowPassStates: memory.take(channels))
+            kernel.reset()
+            return kernel
+        }
     }
 
-    /// A unit dropped while initialized frees its kernel's memory too.
-    deinit { deallocateRenderResources() }
-
-    public override func deallocateRenderResources() {
-        guard let storage else { return }
-        self.storage = nil
-        storage.pointer.pointee.lines.deallocate()
-        storage.pointer.pointee.lowPassStates.deallocate()
-    }
+    public override func deallocateRenderResources() { storage = nil }
 
     public override var renderKernel: RenderKernel? { storage?.kernel }
 

@@ -64,32 +64,19 @@ public final class Distortion: AudioUnitBase, @unchecked Sendable {
         let channels = try matchingChannelCount()
         var ring = 1
         while ring < Oversampler.latency + 1 { ring <<= 1 }
-        let oversamplers = UnsafeMutablePointer<Oversampler>.allocate(capacity: channels)
-        for channel in 0..<channels { (oversamplers + channel).initialize(to: .make()) }
-        let shapers = UnsafeMutablePointer<DistortionShaper>.allocate(capacity: channels)
-        shapers.initialize(repeating: DistortionShaper(), count: channels)
-        var kernel = DistortionKernel(
-            sampleRate: sampleRate, channels: channels, oversamplers: oversamplers, shapers: shapers,
-            dryLines: .allocate(capacity: channels * ring), dryRing: ring,
-            tiltStates: .allocate(capacity: channels), fast: .allocate(capacity: Oversampler.factor))
-        kernel.reset()
-        storage = KernelStorage(kernel, render: { DistortionKernel.render($0, $1) }, reset: { DistortionKernel.reset($0) })
+        let rate = sampleRate
+        storage = KernelStorage(render: { DistortionKernel.render($0, $1) }, reset: { DistortionKernel.reset($0) }) { memory in
+            let oversamplers = memory.take(channels, of: Oversampler.self)
+            for channel in 0..<channels { (oversamplers + channel).initialize(to: .make(in: memory)) }
+            var kernel = DistortionKernel(
+                sampleRate: rate, channels: channels, oversamplers: oversamplers, shapers: memory.take(channels, repeating: DistortionShaper()),
+                dryLines: memory.take(channels * ring), dryRing: ring, tiltStates: memory.take(channels), fast: memory.take(Oversampler.factor))
+            kernel.reset()
+            return kernel
+        }
     }
 
-    /// A unit dropped while initialized frees its kernel's memory too.
-    deinit { deallocateRenderResources() }
-
-    public override func deallocateRenderResources() {
-        guard let storage else { return }
-        self.storage = nil
-        let kernel = storage.pointer.pointee
-        for channel in 0..<kernel.channels { kernel.oversamplers[channel].deallocate() }
-        kernel.oversamplers.deallocate()
-        kernel.shapers.deallocate()
-        kernel.dryLines.deallocate()
-        kernel.tiltStates.deallocate()
-        kernel.fast.deallocate()
-    }
+    public override func deallocateRenderResources() { storage = nil }
 
     public override var renderKernel: RenderKernel? { storage?.kernel }
 

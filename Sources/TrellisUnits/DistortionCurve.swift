@@ -1,7 +1,7 @@
 /// The distortion's curves. Each leaves the signal as it is at drive 0 and grows harsher
 /// as drive rises to 1; the smooth ones (soft clip, tube) keep a full-scale input at full
 /// scale. Thread: any.
-public enum DistortionCurve: Int, CaseIterable, Sendable {
+public enum DistortionCurve: Int, CaseIterable, Sendable, BitwiseCopyable {
     case softClip, hardClip, tube, fold, bitCrush, decimate
 
     public var name: String {

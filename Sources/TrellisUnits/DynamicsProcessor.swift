@@ -49,22 +49,16 @@ public final class DynamicsProcessor: AudioUnitBase, @unchecked Sendable {
 
     public override func allocateRenderResources() throws(AudioUnitError) {
         let channels = try matchingChannelCount()
-        var kernel = DynamicsProcessorKernel(
-            sampleRate: sampleRate, channels: channels, envelopes: .allocate(capacity: channels),
-            work: .allocate(capacity: maximumFramesPerSlice), values: values.view)
-        kernel.reset()
-        storage = KernelStorage(kernel, render: { DynamicsProcessorKernel.render($0, $1) }, reset: { DynamicsProcessorKernel.reset($0) })
+        let rate = sampleRate, frames = maximumFramesPerSlice, values = values.view
+        storage = KernelStorage(render: { DynamicsProcessorKernel.render($0, $1) }, reset: { DynamicsProcessorKernel.reset($0) }) { memory in
+            var kernel = DynamicsProcessorKernel(
+                sampleRate: rate, channels: channels, envelopes: memory.take(channels), work: memory.take(frames), values: values)
+            kernel.reset()
+            return kernel
+        }
     }
 
-    /// A unit dropped while initialized frees its kernel's memory too.
-    deinit { deallocateRenderResources() }
-
-    public override func deallocateRenderResources() {
-        guard let storage else { return }
-        self.storage = nil
-        storage.pointer.pointee.envelopes.deallocate()
-        storage.pointer.pointee.work.deallocate()
-    }
+    public override func deallocateRenderResources() { storage = nil }
 
     public override var renderKernel: RenderKernel? { storage?.kernel }
 

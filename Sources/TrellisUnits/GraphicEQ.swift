@@ -57,31 +57,19 @@ public final class GraphicEQ: AudioUnitBase, @unchecked Sendable {
     }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        let engine = BiquadEQEngine(bandCapacity: 31, channelCount: try matchingChannelCount(), sampleRate: sampleRate)
-        let sliders = UnsafeMutablePointer<Float>.allocate(capacity: 31)
-        for band in 0..<31 { sliders[band] = values[band + 1] }
-        let centres = UnsafeMutablePointer<Float>.allocate(capacity: 62)
-        for band in 0..<31 {
-            centres[band] = band < 10 ? Self.octaveCentres[band] : Self.thirdOctaveCentres[band]
-            centres[31 + band] = Self.thirdOctaveCentres[band]
+        let channels = try matchingChannelCount(), rate = sampleRate
+        let sliders = (1...31).map { values[$0] }, isThirdOctave = values[0] >= 0.5
+        let centres = (0..<31).map { $0 < 10 ? Self.octaveCentres[$0] : Self.thirdOctaveCentres[$0] } + Self.thirdOctaveCentres.prefix(31)
+        storage = KernelStorage(render: { GraphicEQKernel.render($0, $1) }, reset: { GraphicEQKernel.reset($0) }) { memory in
+            var kernel = GraphicEQKernel(
+                engine: BiquadEQEngine(bandCapacity: 31, channelCount: channels, sampleRate: rate, in: memory), isThirdOctave: isThirdOctave,
+                sliders: memory.copy(sliders), centres: UnsafePointer(memory.copy(centres)), octaveQ: Self.octaveQ, thirdOctaveQ: Self.thirdOctaveQ)
+            kernel.layBands(rampFrames: 0)
+            return kernel
         }
-        var kernel = GraphicEQKernel(engine: engine, isThirdOctave: values[0] >= 0.5, sliders: sliders, centres: UnsafePointer(centres),
-                                     octaveQ: Self.octaveQ, thirdOctaveQ: Self.thirdOctaveQ)
-        kernel.layBands(rampFrames: 0)
-        storage = KernelStorage(kernel, render: { GraphicEQKernel.render($0, $1) }, reset: { GraphicEQKernel.reset($0) })
     }
 
-    /// A unit dropped while initialized frees its kernel's memory too.
-    deinit { deallocateRenderResources() }
-
-    public override func deallocateRenderResources() {
-        guard let storage else { return }
-        self.storage = nil
-        let kernel = storage.pointer.pointee
-        kernel.engine.deallocate()
-        kernel.sliders.deallocate()
-        kernel.centres.deallocate()
-    }
+    public override func deallocateRenderResources() { storage = nil }
 
     public override var renderKernel: RenderKernel? { storage?.kernel }
 

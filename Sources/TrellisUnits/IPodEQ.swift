@@ -38,20 +38,18 @@ public final class IPodEQ: AudioUnitBase, @unchecked Sendable {
     }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        let engine = BiquadEQEngine(bandCapacity: 10, channelCount: try matchingChannelCount(), sampleRate: sampleRate)
-        for band in 0..<10 {
-            engine.setFrequency(band: band, Self.bandFrequencies[band], rampFrames: 0)
-            engine.setQ(band: band, Self.bandQ, rampFrames: 0)
+        let channels = try matchingChannelCount(), rate = sampleRate, gainTable = gainTable
+        storage = KernelStorage(render: { IPodEQKernel.render($0, $1) }, reset: { IPodEQKernel.reset($0) }) { memory in
+            let engine = BiquadEQEngine(bandCapacity: 10, channelCount: channels, sampleRate: rate, in: memory)
+            for band in 0..<10 {
+                engine.setFrequency(band: band, Self.bandFrequencies[band], rampFrames: 0)
+                engine.setQ(band: band, Self.bandQ, rampFrames: 0)
+            }
+            return IPodEQKernel(engine: engine, gainTable: gainTable, curveCount: Self.curves.count)
         }
-        storage = KernelStorage(IPodEQKernel(engine: engine, gainTable: gainTable, curveCount: Self.curves.count),
-                                render: { IPodEQKernel.render($0, $1) }, reset: { IPodEQKernel.reset($0) })
     }
 
-    public override func deallocateRenderResources() {
-        guard let storage else { return }
-        self.storage = nil
-        storage.pointer.pointee.engine.deallocate()
-    }
+    public override func deallocateRenderResources() { storage = nil }
 
     public override var renderKernel: RenderKernel? { storage?.kernel }
 

@@ -79,28 +79,16 @@ public final class Mixer3D: AudioUnitBase, @unchecked Sendable {
     public override func allocateRenderResources() throws(AudioUnitError) {
         let layout = SpeakerLayout(channelCount: try format(scope: .output, element: 0).channelCount) ?? .stereo
         let inputCount = elementCount(.input)
-        let size = max(1, inputCount * Mixer3DKernel.stride)
-        let gains = UnsafeMutablePointer<SmoothedValue>.allocate(capacity: size)
-        gains.initialize(repeating: SmoothedValue(0), count: size)
-        let settings = UnsafeMutablePointer<Float>.allocate(capacity: max(1, parameters.count))
-        for index in parameters.indices { settings[index] = values[index] }
-        let kernel = Mixer3DKernel(
-            sampleRate: sampleRate, layout: layout, inputCount: inputCount, gains: gains,
-            scratch: .allocate(capacity: Mixer3DKernel.maximumChannels), settings: settings)
-        storage = KernelStorage(kernel, render: { Mixer3DKernel.render($0, $1) }, reset: { Mixer3DKernel.reset($0) })
+        let rate = sampleRate, current = (0..<parameters.count).map { values[$0] }
+        storage = KernelStorage(render: { Mixer3DKernel.render($0, $1) }, reset: { Mixer3DKernel.reset($0) }) { memory in
+            Mixer3DKernel(
+                sampleRate: rate, layout: layout, inputCount: inputCount,
+                gains: memory.take(max(1, inputCount * Mixer3DKernel.stride), repeating: SmoothedValue(0)),
+                scratch: memory.take(Mixer3DKernel.maximumChannels), settings: memory.copy(current))
+        }
     }
 
-    /// A unit dropped while initialized frees its kernel's memory too.
-    deinit { deallocateRenderResources() }
-
-    public override func deallocateRenderResources() {
-        guard let storage else { return }
-        self.storage = nil
-        let kernel = storage.pointer.pointee
-        kernel.gains.deallocate()
-        kernel.scratch.deallocate()
-        kernel.settings.deallocate()
-    }
+    public override func deallocateRenderResources() { storage = nil }
 
     public override var renderKernel: RenderKernel? { storage?.kernel }
 

@@ -75,24 +75,19 @@ public final class MultichannelMixer: AudioUnitBase, @unchecked Sendable {
 
     public override func allocateRenderResources() throws(AudioUnitError) {
         let inputCount = elementCount(.input)
-        let table = UnsafeMutablePointer<MixerInput>.allocate(capacity: max(1, inputCount))
+        var inputs: [MixerInput] = []
         for element in 0..<inputCount {
             var input = MixerInput()
             input.channels = try format(scope: .input, element: element).channelCount
-            (table + element).initialize(to: input)
+            inputs.append(input)
         }
-        let kernel = MultichannelMixerKernel(sampleRate: sampleRate, inputs: table, inputCount: inputCount, values: values.view)
-        storage = KernelStorage(kernel, render: { MultichannelMixerKernel.render($0, $1) }, reset: { MultichannelMixerKernel.reset($0) })
+        let rate = sampleRate, values = values.view
+        storage = KernelStorage(render: { MultichannelMixerKernel.render($0, $1) }, reset: { MultichannelMixerKernel.reset($0) }) { memory in
+            MultichannelMixerKernel(sampleRate: rate, inputs: memory.copy(inputs), inputCount: inputCount, values: values)
+        }
     }
 
-    /// A unit dropped while initialized frees its kernel's memory too.
-    deinit { deallocateRenderResources() }
-
-    public override func deallocateRenderResources() {
-        guard let storage else { return }
-        self.storage = nil
-        storage.pointer.pointee.inputs.deallocate()
-    }
+    public override func deallocateRenderResources() { storage = nil }
 
     public override var renderKernel: RenderKernel? { storage?.kernel }
 

@@ -1,4 +1,5 @@
 import Glibc
+import TrellisCore
 
 /// Taps of a linear-phase half-band low-pass (cutoff a quarter of its rate), a Kaiser-
 /// windowed sinc with `count` taps (odd) and the window's β. Every other tap but the
@@ -98,17 +99,17 @@ struct Oversampler {
     /// Scratch: 2 + 4 + 8 samples.
     let scratch: UnsafeMutablePointer<Float>
 
-    /// Thread: control (allocates).
-    static func make() -> Oversampler {
-        Oversampler(stages: (stage(taps: tapCounts.0), stage(taps: tapCounts.1), stage(taps: tapCounts.2)),
-                    scratch: .allocate(capacity: 14))
+    /// One in `memory` (its kernel's). Thread: control.
+    static func make(in memory: Arena) -> Oversampler {
+        Oversampler(stages: (stage(taps: tapCounts.0, memory), stage(taps: tapCounts.1, memory), stage(taps: tapCounts.2, memory)),
+                    scratch: memory.take(14))
     }
 
-    private static func stage(taps count: Int) -> HalfbandStage {
+    private static func stage(taps count: Int, _ memory: Arena) -> HalfbandStage {
         let taps = halfbandTaps(count: count, beta: beta)
         func phase(_ pairs: [(Int, Double)]) -> PhaseTaps {
-            let offsets = UnsafeMutablePointer<Int>.allocate(capacity: max(1, pairs.count))
-            let coefficients = UnsafeMutablePointer<Float>.allocate(capacity: max(1, pairs.count))
+            let offsets = memory.take(pairs.count, of: Int.self)
+            let coefficients = memory.take(pairs.count, of: Float.self)
             for (index, pair) in pairs.enumerated() {
                 offsets[index] = pair.0
                 coefficients[index] = Float(pair.1)
@@ -123,23 +124,10 @@ struct Oversampler {
         let upSize = ring(count / 2 + 2), downSize = ring(count + 2)
         var stage = HalfbandStage(
             upPhases: (phase(up0), phase(up1)), downTaps: phase(down),
-            upHistory: .allocate(capacity: upSize), downHistory: .allocate(capacity: downSize),
+            upHistory: memory.take(upSize), downHistory: memory.take(downSize),
             upMask: upSize - 1, downMask: downSize - 1)
         stage.reset()
         return stage
-    }
-
-    /// Thread: control.
-    func deallocate() {
-        for stage in [stages.0, stages.1, stages.2] {
-            for taps in [stage.upPhases.0, stage.upPhases.1, stage.downTaps] {
-                taps.offsets.deallocate()
-                taps.coefficients.deallocate()
-            }
-            stage.upHistory.deallocate()
-            stage.downHistory.deallocate()
-        }
-        scratch.deallocate()
     }
 
     mutating func reset() {

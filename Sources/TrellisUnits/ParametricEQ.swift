@@ -37,18 +37,13 @@ public final class ParametricEQ: AudioUnitBase, @unchecked Sendable {
     }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        let engine = BiquadEQEngine(bandCapacity: Self.maximumBands, channelCount: try matchingChannelCount(), sampleRate: sampleRate)
-        storage = KernelStorage(ParametricEQKernel(engine: engine), render: { ParametricEQKernel.render($0, $1) }, reset: { ParametricEQKernel.reset($0) })
+        let channels = try matchingChannelCount(), rate = sampleRate
+        storage = KernelStorage(render: { ParametricEQKernel.render($0, $1) }, reset: { ParametricEQKernel.reset($0) }) { memory in
+            ParametricEQKernel(engine: BiquadEQEngine(bandCapacity: Self.maximumBands, channelCount: channels, sampleRate: rate, in: memory))
+        }
     }
 
-    /// A unit dropped while initialized frees its kernel's memory too.
-    deinit { deallocateRenderResources() }
-
-    public override func deallocateRenderResources() {
-        guard let storage else { return }
-        self.storage = nil
-        storage.pointer.pointee.engine.deallocate()
-    }
+    public override func deallocateRenderResources() { storage = nil }
 
     public override var renderKernel: RenderKernel? { storage?.kernel }
 

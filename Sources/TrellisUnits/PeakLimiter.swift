@@ -44,26 +44,18 @@ public final class PeakLimiter: AudioUnitBase, @unchecked Sendable {
         let lookahead = latencyFrames
         var ringSize = 1
         while ringSize < longest + 1 { ringSize <<= 1 }
-        var kernel = PeakLimiterKernel(
-            sampleRate: sampleRate, channels: channels, lookahead: lookahead, longest: longest,
-            delayLines: .allocate(capacity: ringSize * channels), ringSize: ringSize,
-            boxValues: .allocate(capacity: longest + 1), minimum: SlidingMinimum(window: lookahead + 1, longest: longest + 1),
-            values: values.view)
-        kernel.reset()
-        storage = KernelStorage(kernel, render: { PeakLimiterKernel.render($0, $1) }, reset: { PeakLimiterKernel.reset($0) })
+        let rate = sampleRate, values = values.view
+        storage = KernelStorage(render: { PeakLimiterKernel.render($0, $1) }, reset: { PeakLimiterKernel.reset($0) }) { memory in
+            var kernel = PeakLimiterKernel(
+                sampleRate: rate, channels: channels, lookahead: lookahead, longest: longest,
+                delayLines: memory.take(ringSize * channels), ringSize: ringSize, boxValues: memory.take(longest + 1),
+                minimum: SlidingMinimum(window: lookahead + 1, longest: longest + 1, in: memory), values: values)
+            kernel.reset()
+            return kernel
+        }
     }
 
-    /// A unit dropped while initialized frees its kernel's memory too.
-    deinit { deallocateRenderResources() }
-
-    public override func deallocateRenderResources() {
-        guard let storage else { return }
-        self.storage = nil
-        let kernel = storage.pointer.pointee
-        kernel.delayLines.deallocate()
-        kernel.boxValues.deallocate()
-        kernel.minimum.deallocate()
-    }
+    public override func deallocateRenderResources() { storage = nil }
 
     public override var renderKernel: RenderKernel? { storage?.kernel }
 

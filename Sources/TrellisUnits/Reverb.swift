@@ -60,28 +60,21 @@ public final class Reverb: AudioUnitBase, @unchecked Sendable {
         guard channels <= 2 else {
             throw .failedToInitialize("the reverb is mono or stereo; its format has \(channels) channels", unit: name)
         }
-        let rings = ReverbKernel.rings(sampleRate: sampleRate)
-        let lines = UnsafeMutablePointer<ReverbKernel.LineState>.allocate(capacity: ReverbKernel.lineCount)
-        lines.initialize(repeating: ReverbKernel.LineState(), count: ReverbKernel.lineCount)
-        var kernel = ReverbKernel(
-            sampleRate: sampleRate, channels: channels, values: values.view,
-            memory: .allocate(capacity: ReverbKernel.memorySize(lineRing: rings.line, diffuserRing: rings.diffuser, preDelayRing: rings.preDelay)),
-            lineRing: rings.line, diffuserRing: rings.diffuser, preDelayRing: rings.preDelay, lines: lines)
-        kernel.startOscillators()
-        kernel.retune()
-        kernel.reset()
-        storage = KernelStorage(kernel, render: { ReverbKernel.render($0, $1) }, reset: { ReverbKernel.reset($0) })
+        let rings = ReverbKernel.rings(sampleRate: sampleRate), rate = sampleRate, values = values.view
+        storage = KernelStorage(render: { ReverbKernel.render($0, $1) }, reset: { ReverbKernel.reset($0) }) { memory in
+            var kernel = ReverbKernel(
+                sampleRate: rate, channels: channels, values: values,
+                memory: memory.take(ReverbKernel.memorySize(lineRing: rings.line, diffuserRing: rings.diffuser, preDelayRing: rings.preDelay)),
+                lineRing: rings.line, diffuserRing: rings.diffuser, preDelayRing: rings.preDelay,
+                lines: memory.take(ReverbKernel.lineCount, repeating: ReverbKernel.LineState()))
+            kernel.startOscillators()
+            kernel.retune()
+            kernel.reset()
+            return kernel
+        }
     }
 
-    /// A unit dropped while initialized frees its kernel's memory too.
-    deinit { deallocateRenderResources() }
-
-    public override func deallocateRenderResources() {
-        guard let storage else { return }
-        self.storage = nil
-        storage.pointer.pointee.memory.deallocate()
-        storage.pointer.pointee.lines.deallocate()
-    }
+    public override func deallocateRenderResources() { storage = nil }
 
     public override var renderKernel: RenderKernel? { storage?.kernel }
 

@@ -1,6 +1,8 @@
+import TrellisCore
+
 /// The minimum of the last `window` values pushed, in amortized constant time (a
-/// monotonic queue). Storage is allocated once. Thread: audio for `push`, control for
-/// `init`/`deallocate`.
+/// monotonic queue), in storage taken once from its kernel's memory. Thread: audio for
+/// `push`, control for `init`.
 struct SlidingMinimum {
     private let values: UnsafeMutablePointer<Float>
     private let stamps: UnsafeMutablePointer<Int>
@@ -11,12 +13,12 @@ struct SlidingMinimum {
     private var count = 0
     private var time = 0
 
-    /// A window of `window` values, which `resize` may change up to `longest`.
-    init(window: Int, longest: Int? = nil) {
+    /// A window of `window` values, which `resize` may change up to `longest`, in `memory`.
+    init(window: Int, longest: Int? = nil, in memory: Arena) {
         self.window = max(1, window)
         capacity = max(self.window, longest ?? 0) + 1
-        values = .allocate(capacity: capacity)
-        stamps = .allocate(capacity: capacity)
+        values = memory.take(capacity)
+        stamps = memory.take(capacity)
     }
 
     /// Starts again, empty, with a window of `window` values (1 to the longest given at
@@ -24,11 +26,6 @@ struct SlidingMinimum {
     mutating func resize(window: Int) {
         self.window = min(max(1, window), capacity - 1)
         reset()
-    }
-
-    func deallocate() {
-        values.deallocate()
-        stamps.deallocate()
     }
 
     mutating func reset() {

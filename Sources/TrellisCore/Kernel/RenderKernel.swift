@@ -107,16 +107,22 @@ extension UnitKernel {
 public final class KernelStorage<Kernel>: @unchecked Sendable {
     public let pointer: UnsafeMutablePointer<Kernel>
     public let kernel: RenderKernel
+    /// The kernel and the buffers and tables it was made with, freed together.
+    private let memory = Arena()
 
-    public init(_ initial: Kernel, render: KernelRenderFunction, reset: KernelResetFunction) {
-        pointer = .allocate(capacity: 1)
-        pointer.initialize(to: initial)
+    public convenience init(_ initial: Kernel, render: KernelRenderFunction, reset: KernelResetFunction) {
+        self.init(render: render, reset: reset) { _ in initial }
+    }
+
+    /// A kernel `make` builds with its buffers and tables taken from `memory`, which
+    /// the storage owns: they go when the storage goes, with nothing to free by hand.
+    public init(render: KernelRenderFunction, reset: KernelResetFunction, make: (_ memory: Arena) -> Kernel) {
+        pointer = memory.place(make(memory))
         kernel = RenderKernel(state: UnsafeMutableRawPointer(pointer), render: render, reset: reset)
     }
 
     deinit {
         pointer.deinitialize(count: 1)
-        pointer.deallocate()
     }
 }
 
