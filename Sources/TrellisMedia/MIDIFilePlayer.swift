@@ -74,27 +74,20 @@ public final class MIDIFilePlayer: AudioUnitBase, @unchecked Sendable {
     public override func allocateRenderResources() throws(AudioUnitError) {
         let song = self.song
         let events = song?.events ?? []
-        let buffer = UnsafeMutablePointer<SongEvent>.allocate(capacity: max(1, events.count))
-        let split = midiBusCount(.output) > 1
-        for (index, event) in events.enumerated() {
-            buffer[index] = SongEvent(frame: TimeContext.frame(clamping: (event.seconds * sampleRate).rounded()), bus: split ? Int32(event.track + 1) : 0, message: event.message)
-        }
-        let buses = midiBusCount(.output)
-        let held = UnsafeMutablePointer<UInt8>.allocate(capacity: buses * 16 * 128)
-        held.initialize(repeating: 0, count: buses * 16 * 128)
+        let split = midiBusCount(.output) > 1, rate = sampleRate
+        let timed = events.map { SongEvent(frame: TimeContext.frame(clamping: ($0.seconds * rate).rounded()), bus: split ? Int32($0.track + 1) : 0, message: $0.message) }
+        let buses = midiBusCount(.output), ended = endedFlag, loops = loopCount
+        let length = TimeContext.frame(clamping: ((song?.length ?? 0) * rate).rounded())
+        let start = TimeContext.frame(clamping: (Double(values[0]) * rate).rounded())
         endedFlag.pointee = false
-        let kernel = MIDIFilePlayerKernel(
-            events: buffer, count: events.count, length: TimeContext.frame(clamping: ((song?.length ?? 0) * sampleRate).rounded()), loops: loopCount,
-            start: TimeContext.frame(clamping: (Double(values[0]) * sampleRate).rounded()), sampleRate: sampleRate, busCount: buses, held: held, ended: endedFlag)
-        storage = KernelStorage(kernel, render: { MIDIFilePlayerKernel.render($0, $1) }, reset: { $0.assumingMemoryBound(to: MIDIFilePlayerKernel.self).pointee.reset() })
+        storage = KernelStorage(render: { MIDIFilePlayerKernel.render($0, $1) }, reset: { $0.assumingMemoryBound(to: MIDIFilePlayerKernel.self).pointee.reset() }) { memory in
+            MIDIFilePlayerKernel(
+                events: memory.copy(timed), count: timed.count, length: length, loops: loops, start: start, sampleRate: rate,
+                busCount: buses, held: memory.take(buses * 16 * 128, repeating: 0), ended: ended)
+        }
     }
 
-    public override func deallocateRenderResources() {
-        guard let storage else { return }
-        self.storage = nil
-        storage.pointer.pointee.events.deallocate()
-        storage.pointer.pointee.held.deallocate()
-    }
+    public override func deallocateRenderResources() { storage = nil }
 
     public override var renderKernel: RenderKernel? { storage?.kernel }
 

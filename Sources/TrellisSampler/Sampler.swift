@@ -18,9 +18,6 @@ public final class Sampler: AudioUnitBase, ContentLoading, @unchecked Sendable {
     private var soundFont: SoundFontSynth?
     private var noteBank: NoteBank?
     private var storage: KernelStorage<SamplerKernel>?
-    private var voiceMemory: UnsafeMutablePointer<NoteVoices.Voice>?
-    private var noteVoices: UnsafeMutablePointer<NoteVoices>?
-    private var scratch: UnsafeMutablePointer<Float>?
 
     /// Thread: control.
     public init() {
@@ -89,34 +86,17 @@ public final class Sampler: AudioUnitBase, ContentLoading, @unchecked Sendable {
         if let path, soundFont.map({ $0.sampleRate != sampleRate }) ?? (noteBank == nil) {
             (soundFont, noteBank) = try Self.bank(at: path, sampleRate: sampleRate, unit: name)
         }
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: maximumFramesPerSlice)
-        self.scratch = scratch
-        var voices: UnsafeMutablePointer<NoteVoices>?
-        if let noteBank {
-            let memory = UnsafeMutablePointer<NoteVoices.Voice>.allocate(capacity: NoteVoices.capacity)
-            memory.initialize(repeating: NoteVoices.Voice(), count: NoteVoices.capacity)
-            voiceMemory = memory
-            voices = .allocate(capacity: 1)
-            voices!.initialize(to: NoteVoices(samples: UnsafePointer(noteBank.samples), map: UnsafePointer(noteBank.map), voices: memory, sampleRate: sampleRate))
-            noteVoices = voices
+        let (noteBank, soundFont, rate, frames) = (noteBank, soundFont, sampleRate, maximumFramesPerSlice)
+        storage = KernelStorage(render: { SamplerKernel.render($0, $1) }, reset: { SamplerKernel.reset($0) }) { memory in
+            let voices = noteBank.map { bank in
+                memory.place(NoteVoices(samples: UnsafePointer(bank.samples), map: UnsafePointer(bank.map),
+                                        voices: memory.take(NoteVoices.capacity, repeating: NoteVoices.Voice()), sampleRate: rate))
+            }
+            return SamplerKernel(synth: soundFont?.synth, fontID: soundFont?.fontID ?? 0, voices: voices, scratch: memory.take(frames))
         }
-        storage = KernelStorage(
-            SamplerKernel(synth: soundFont?.synth, fontID: soundFont?.fontID ?? 0, voices: voices, scratch: scratch),
-            render: { SamplerKernel.render($0, $1) }, reset: { SamplerKernel.reset($0) })
     }
 
-    /// A unit dropped while initialized frees its kernel's memory too.
-    deinit { deallocateRenderResources() }
-
-    public override func deallocateRenderResources() {
-        storage = nil
-        scratch?.deallocate()
-        scratch = nil
-        noteVoices?.deallocate()
-        noteVoices = nil
-        voiceMemory?.deallocate()
-        voiceMemory = nil
-    }
+    public override func deallocateRenderResources() { storage = nil }
 
     public override var renderKernel: RenderKernel? { storage?.kernel }
 

@@ -23,6 +23,8 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, PerChannelInstanc
     private let segmentTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let segmentViews: UnsafeMutablePointer<AudioBuffers>
     private let outputIndexes: UnsafeMutablePointer<Int32>
+    /// The channel tables and views above, for as long as the unit lives.
+    private let memory = Arena()
     private var storage: KernelStorage<MultiMonoKernel>?
     private var meterStorage: KernelStorage<MeterCopyKernel>?
 
@@ -51,12 +53,12 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, PerChannelInstanc
         let first = instances[0]
         let shortName = (first as? AudioUnitBase)?.shortName ?? first.componentDescription.subtype.description
         let channels = instances.count
-        inputTable = .allocate(capacity: channels)
-        outputTable = .allocate(capacity: channels)
-        inputViews = .allocate(capacity: channels)
-        outputViews = .allocate(capacity: channels)
-        segmentTable = .allocate(capacity: 2 * channels)
-        segmentViews = .allocate(capacity: 2 * channels)
+        inputTable = memory.take(channels)
+        outputTable = memory.take(channels)
+        inputViews = memory.take(channels)
+        outputViews = memory.take(channels)
+        segmentTable = memory.take(2 * channels)
+        segmentViews = memory.take(2 * channels)
         for channel in 0..<channels {
             (inputViews + channel).initialize(to: AudioBuffers(channelPointers: UnsafePointer(inputTable + channel), channelCount: 1))
             (outputViews + channel).initialize(to: AudioBuffers(channelPointers: UnsafePointer(outputTable + channel), channelCount: 1))
@@ -68,8 +70,7 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, PerChannelInstanc
         }
         let infos = first.parameters
         outputParameters = infos.indices.filter { !infos[$0].isWritable }
-        outputIndexes = .allocate(capacity: max(1, outputParameters.count))
-        for (position, index) in outputParameters.enumerated() { outputIndexes[position] = Int32(index) }
+        outputIndexes = memory.copy(outputParameters.map { Int32($0) })
         super.init(description: first.componentDescription, shortName: shortName, inputs: [channels], outputs: [channels])
         for (index, info) in infos.enumerated() {
             declareParameter(info)
@@ -89,13 +90,6 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, PerChannelInstanc
 
     deinit {
         deallocateRenderResources()
-        inputTable.deallocate()
-        outputTable.deallocate()
-        inputViews.deallocate()
-        outputViews.deallocate()
-        segmentTable.deallocate()
-        segmentViews.deallocate()
-        outputIndexes.deallocate()
     }
 
     public override var name: String { "\(instances[0].name) ×\(instances.count)" }
@@ -118,14 +112,15 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, PerChannelInstanc
             try instance.setProperty(.maximumFramesPerSlice, .int(maximumFramesPerSlice), scope: .global, element: 0)
             try instance.initialize()
         }
-        let kernels = UnsafeMutablePointer<RenderKernel>.allocate(capacity: instances.count)
-        for (channel, instance) in instances.enumerated() { (kernels + channel).initialize(to: instance.realtime.kernel) }
-        storage = KernelStorage(MultiMonoKernel(
-            instances: kernels, count: instances.count, inputTable: inputTable, outputTable: outputTable,
-            inputViews: inputViews, outputViews: outputViews, segmentViews: segmentViews,
-            firstValues: instances[0].realtime.values, values: values.view,
-            outputIndexes: outputIndexes, outputCount: outputParameters.count),
-            render: { MultiMonoKernel.render($0, $1) }, reset: { MultiMonoKernel.reset($0) })
+        let kernels = instances.map(\.realtime.kernel), firstValues = instances[0].realtime.values, view = values.view
+        let (inputTable, outputTable, inputViews, outputViews, segmentViews) = (inputTable, outputTable, inputViews, outputViews, segmentViews)
+        let (outputIndexes, outputCount) = (outputIndexes, outputParameters.count)
+        storage = KernelStorage(render: { MultiMonoKernel.render($0, $1) }, reset: { MultiMonoKernel.reset($0) }) { memory in
+            MultiMonoKernel(
+                instances: memory.copy(kernels), count: kernels.count, inputTable: inputTable, outputTable: outputTable,
+                inputViews: inputViews, outputViews: outputViews, segmentViews: segmentViews,
+                firstValues: firstValues, values: view, outputIndexes: outputIndexes, outputCount: outputCount)
+        }
         meterStorage = KernelStorage(MeterCopyKernel(
             from: instances[0].realtime.values, to: values.view, indexes: outputIndexes, count: outputParameters.count),
             render: { MeterCopyKernel.render($0, $1) }, reset: { _ in })
@@ -147,7 +142,6 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, PerChannelInstanc
     }
 
     public override func deallocateRenderResources() {
-        storage?.pointer.pointee.instances.deallocate()
         storage = nil
         meterStorage = nil
         for instance in instances { instance.uninitialize() }
