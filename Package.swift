@@ -167,7 +167,7 @@ let package = Package(
         ),
 
         // What test targets share: turns for the suites that run a JACK server.
-        .target(name: "TrellisTestSupport", path: "Tests/TrellisTestSupport"),
+        .target(name: "TrellisTestSupport", dependencies: ["TrellisCore"], path: "Tests/TrellisTestSupport"),
         .testTarget(name: "TrellisCoreTests", dependencies: ["TrellisCore", "TrellisUnits"]),
         .testTarget(name: "TrellisAnalysisTests", dependencies: ["TrellisTestSupport", "TrellisAnalysis", "TrellisAudioFile", "TrellisCore", "CEBUR128"]),
         .testTarget(name: "TrellisAudioFileTests", dependencies: ["TrellisAudioFile", "TrellisCore", "CSndfile", "CAllocationCounter"]),

@@ -4,35 +4,7 @@ import TrellisControl
 import TrellisCore
 import TrellisEngine
 import TrellisGraph
-
-/// One controller message at the first frame of a cycle, as a backend's MIDI input port
-/// delivers it.
-private final class OneController: @unchecked Sendable {
-    private let bytes: UnsafeMutableBufferPointer<UInt8>
-    private let event: UnsafeMutablePointer<MIDIEvent>
-    private let count: UnsafeMutablePointer<Int>
-
-    init(controller: UInt8, value: UInt8) {
-        bytes = .allocate(capacity: 3)
-        _ = bytes.initialize(from: [0xB0, controller, value])
-        event = .allocate(capacity: 1)
-        event.initialize(to: MIDIEvent(frame: 0, port: 0, bytes: UnsafeBufferPointer(bytes)))
-        count = .allocate(capacity: 1)
-        count.initialize(to: 0)
-    }
-
-    deinit {
-        bytes.deallocate()
-        event.deallocate()
-        count.deallocate()
-    }
-
-    var view: MIDIInputView { MIDIInputView(events: UnsafePointer(event), counter: UnsafePointer(count)) }
-    var isArmed: Bool {
-        get { count.pointee == 1 }
-        set { count.pointee = newValue ? 1 : 0 }
-    }
-}
+import TrellisTestSupport
 
 @Suite("One path for a parameter change")
 struct ParameterPathTests {
@@ -58,7 +30,7 @@ struct ParameterPathTests {
         let graph = rig.graph
         let trim = try #require(graph.nodes.first { $0.name == "trim" })
         let frame = Int64(changeSlice * slice)
-        let controller = OneController(controller: 7, value: 127)
+        let controller = OneMIDIMessage([0xB0, 7, 127], frame: 0, armed: false)
         switch path {
         case .midiLearn?:
             try graph.map(ControllerMapping(port: nil, channel: nil, controller: 7, node: trim.id, parameter: "gain", minimum: -40, maximum: target))
