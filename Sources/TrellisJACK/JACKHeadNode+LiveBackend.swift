@@ -36,14 +36,17 @@ extension JACKHeadNode: LiveBackend, PortConnecting {
     /// Connects as a `JACKConnectionRule` of `port` and `peer` does; a connection that
     /// could not be made is an error here, with every warning's words.
     public func makeConnection(port: String, peer: String) throws(PortConnectionError) {
-        let warnings: [JACKWarning]
-        do { warnings = try connect(JACKConnectionRule(ports: port, peers: peer)) } catch { throw PortConnectionError(error.description) }
-        if !warnings.isEmpty { throw PortConnectionError(warnings.map(\.description).joined(separator: "; ")) }
+        try refusingWarnings { () throws(JACKError) in try connect(JACKConnectionRule(ports: port, peers: peer)) }
     }
 
     public func breakConnection(port: String, peer: String) throws(PortConnectionError) {
+        try refusingWarnings { () throws(JACKError) in try disconnect(port: port, from: peer) }
+    }
+
+    /// `attempt`'s error, or every warning it returned, as the connection's error.
+    private func refusingWarnings(_ attempt: () throws(JACKError) -> [JACKWarning]) throws(PortConnectionError) {
         let warnings: [JACKWarning]
-        do { warnings = try disconnect(port: port, from: peer) } catch { throw PortConnectionError(error.description) }
+        do { warnings = try attempt() } catch { throw PortConnectionError(error.description) }
         if !warnings.isEmpty { throw PortConnectionError(warnings.map(\.description).joined(separator: "; ")) }
     }
 
