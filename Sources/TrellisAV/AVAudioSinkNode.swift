@@ -28,23 +28,18 @@ final class SinkBlockUnit: AudioUnitBase, @unchecked Sendable {
     private let box: SinkBlockBox
     /// What the kernel hands the block, made once and freed with the unit.
     private let memory = BlockCallMemory(maximumBuffers: 64)
-    private var storage: KernelStorage<SinkBlockKernel>?
 
     init(channels: Int, block: @escaping AVAudioSinkNodeReceiverBlock) {
         box = SinkBlockBox(block: block)
         super.init(description: Self.componentDescription, shortName: "sink-block", inputs: [channels], outputs: [])
     }
 
-    deinit { storage = nil }
+    deinit { kernelStorage = nil }
 
     override func allocateRenderResources() throws(AudioUnitError) {
-        storage = KernelStorage(SinkBlockKernel(block: Unmanaged.passUnretained(box), call: memory.call),
-                                render: { SinkBlockKernel.render($0, $1) }, reset: { _ in })
+        kernelStorage = KernelStorage(SinkBlockKernel(block: Unmanaged.passUnretained(box), call: memory.call),
+                                      render: { SinkBlockKernel.render($0, $1) }, reset: { _ in })
     }
-
-    override func deallocateRenderResources() { storage = nil }
-
-    override var renderKernel: RenderKernel? { storage?.kernel }
 }
 
 final class SinkBlockBox: @unchecked Sendable {

@@ -41,7 +41,6 @@ final class SourceBlockUnit: AudioUnitBase, @unchecked Sendable {
     /// What the kernel hands the block, made once and freed with the unit.
     private let memory: BlockCallMemory
     private let silence: UnsafeMutablePointer<ObjCBool>
-    private var storage: KernelStorage<SourceBlockKernel>?
 
     init(channels: Int, block: @escaping AVAudioSourceNodeRenderBlock) {
         box = SourceBlockBox(block: block)
@@ -52,18 +51,14 @@ final class SourceBlockUnit: AudioUnitBase, @unchecked Sendable {
     }
 
     deinit {
-        storage = nil
+        kernelStorage = nil
         silence.deallocate()
     }
 
     override func allocateRenderResources() throws(AudioUnitError) {
-        storage = KernelStorage(SourceBlockKernel(block: Unmanaged.passUnretained(box), call: memory.call, silence: silence),
-                                render: { SourceBlockKernel.render($0, $1) }, reset: { _ in })
+        kernelStorage = KernelStorage(SourceBlockKernel(block: Unmanaged.passUnretained(box), call: memory.call, silence: silence),
+                                      render: { SourceBlockKernel.render($0, $1) }, reset: { _ in })
     }
-
-    override func deallocateRenderResources() { storage = nil }
-
-    override var renderKernel: RenderKernel? { storage?.kernel }
 }
 
 final class SourceBlockBox: @unchecked Sendable {

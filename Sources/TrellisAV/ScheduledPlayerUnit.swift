@@ -18,7 +18,6 @@ final class ScheduledPlayerUnit: AudioUnitBase, @unchecked Sendable {
     /// The node's schedule, kept here because it holds the buffers the kernel's regions
     /// point into: they must live as long as any program that runs this unit.
     let schedule = PlayerSchedule()
-    private var storage: KernelStorage<ScheduledPlayerKernel>?
     /// The rate a time effect it feeds asked for, and the memory for reading at it.
     private let rate: UnsafeMutablePointer<PlayerRateSettings>
     private var rateMemory: UnsafeMutablePointer<PlayerRateMemory>?
@@ -37,7 +36,7 @@ final class ScheduledPlayerUnit: AudioUnitBase, @unchecked Sendable {
     }
 
     deinit {
-        storage = nil
+        kernelStorage = nil
         freeRateMemory()
         rate.deinitialize(count: 1)
         rate.deallocate()
@@ -49,17 +48,15 @@ final class ScheduledPlayerUnit: AudioUnitBase, @unchecked Sendable {
     }
 
     override func allocateRenderResources() throws(AudioUnitError) {
-        storage = KernelStorage(ScheduledPlayerKernel(queue: queue, commands: commands.end, done: done.end, clock: clock, rate: rate),
-                                render: { ScheduledPlayerKernel.render($0, $1) }, reset: { _ in })
+        kernelStorage = KernelStorage(ScheduledPlayerKernel(queue: queue, commands: commands.end, done: done.end, clock: clock, rate: rate),
+                                      render: { ScheduledPlayerKernel.render($0, $1) }, reset: { _ in })
         if followed != nil { try makeRateMemory() }
     }
 
     override func deallocateRenderResources() {
-        storage = nil
+        kernelStorage = nil
         freeRateMemory()
     }
-
-    override var renderKernel: RenderKernel? { storage?.kernel }
 
     /// Queues `command` for the next cycle; false when the ring is full.
     func send(_ command: PlayerCommand) -> Bool { commands.push(command) }

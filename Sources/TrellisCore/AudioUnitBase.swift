@@ -70,12 +70,21 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
 
     /// Allocates DSP state for `sampleRate` and `maximumFramesPerSlice`. Thread: control.
     open func allocateRenderResources() throws(AudioUnitError) {}
-    /// Frees what `allocateRenderResources` made. Thread: control.
-    open func deallocateRenderResources() {}
+    /// Frees what `allocateRenderResources` made; by default, lets `kernelStorage` go.
+    /// Thread: control.
+    open func deallocateRenderResources() { kernelStorage = nil }
+    /// The storage of the unit's kernel, set in `allocateRenderResources`: the unit's
+    /// kernel, its reset and (for a `UnitKernel`) its parameter changes come from it
+    /// unless the unit overrides them. Thread: control.
+    public var kernelStorage: (any KernelOwning)?
+    /// The kernel `kernelStorage` holds, as its own type. Thread: control.
+    public func storedKernel<Kernel>(as type: Kernel.Type) -> UnsafeMutablePointer<Kernel>? {
+        (kernelStorage as? KernelStorage<Kernel>)?.pointer
+    }
     /// The unit's kernel while initialized: made in `allocateRenderResources`, freed in
     /// `deallocateRenderResources`. Every unit has one, even one with nothing to render:
     /// `initialize` refuses a unit without it. Thread: control.
-    open var renderKernel: RenderKernel? { nil }
+    open var renderKernel: RenderKernel? { kernelStorage?.kernel }
     /// Renders one slice outside a program through the kernel. Thread: the one thread
     /// that renders the unit.
     public final func render(_ context: RenderContext) -> RenderStatus {
@@ -83,10 +92,12 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
         return withUnsafePointer(to: context) { kernel.render($0) }
     }
     /// Clears DSP state. Thread: audio while rendering, else control.
-    open func reset() {}
+    open func reset() { kernelStorage?.kernel.reset() }
     /// Takes a parameter change into the DSP state, ramping over `rampFrames`.
     /// Thread: audio while rendering, else control.
-    open func parameterDidChange(index: Int, value: Float, rampFrames: Int) {}
+    open func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
+        (kernelStorage as? any UnitKernelOwning)?.setKernelParameter(index: index, value: value, rampFrames: rampFrames)
+    }
     /// Vets a format before it is set; throw to refuse. Thread: control.
     open func validateFormat(_ format: StreamFormat, scope: Scope, element: Int) throws(AudioUnitError) {
         guard format.isCanonical else {

@@ -14,7 +14,6 @@ public final class Subgraph: AudioUnitBase, @unchecked Sendable {
 
     public let graph: Graph
     private var program: RenderProgram?
-    private var storage: KernelStorage<SubgraphKernel>?
     /// The MIDI port nodes inside, as buses: each side's count and names.
     private let midiInputNames: [String]
     private let midiOutputNames: [String]
@@ -76,22 +75,20 @@ public final class Subgraph: AudioUnitBase, @unchecked Sendable {
             let plan = try GraphCompiler(graph: graph).compile()
             let program = RenderProgram(plan: plan, maximumFrames: maximumFramesPerSlice)
             self.program = program
-            storage = KernelStorage(SubgraphKernel(program: Unmanaged.passUnretained(program).toOpaque()),
-                                    render: { SubgraphKernel.render($0, $1) }, reset: { SubgraphKernel.reset($0) })
+            // For rendering on its own; inside a graph the compiler inlines the subgraph.
+            kernelStorage = KernelStorage(SubgraphKernel(program: Unmanaged.passUnretained(program).toOpaque()),
+                                          render: { SubgraphKernel.render($0, $1) }, reset: { SubgraphKernel.reset($0) })
         } catch {
             throw .failedToInitialize("\(error)", unit: name)
         }
     }
 
     public override func deallocateRenderResources() {
-        storage = nil
+        kernelStorage = nil
         program = nil
     }
 
     public override func reset() { program?.reset() }
-
-    /// Standalone rendering; inside a graph the compiler inlines the subgraph instead.
-    public override var renderKernel: RenderKernel? { storage?.kernel }
 }
 
 /// Runs a subgraph's own program, for a subgraph rendered on its own. Thread: audio.

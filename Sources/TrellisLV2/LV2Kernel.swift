@@ -7,7 +7,7 @@ import TrellisCore
 /// here), parameter ramps, bus-to-port tables, atom buffers, the cycle's MIDI, the
 /// ends of the MIDI rings and the worker's responder. Plain memory; every pointer is
 /// owned by `LV2Renderer`.
-struct LV2Kernel {
+struct LV2Kernel: CallKernel {
     struct PendingMIDI: BitwiseCopyable {
         var frame: Int32
         var bus: Int32
@@ -207,8 +207,7 @@ struct LV2Kernel {
     @_noAllocation @_noLocks
     #endif
     static func render(_ state: UnsafeMutableRawPointer, _ context: UnsafeRawPointer) -> UInt8 {
-        state.assumingMemoryBound(to: LV2Kernel.self).pointee
-            .render(context.assumingMemoryBound(to: RenderContext.self).pointee).rawValue
+        renderCall(state, context)
     }
 
     /// Runs the plugin over one call: MIDI of the event list goes into the atom input at

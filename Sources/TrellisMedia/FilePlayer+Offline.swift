@@ -7,7 +7,7 @@ extension FilePlayer {
     /// Returns at once when nothing is prepared.
     /// Thread: the rendering thread, between cycles.
     public func waitForStreaming(frameCount: Int) {
-        guard let kernel = storage?.pointer else { return }
+        guard let kernel = storedKernel(as: FilePlayerKernel.self) else { return }
         let deadline = HostClock.now() + 30_000_000_000
         while shared.prepared.pointee.load(ordering: .acquiring) {
             kernel.pointee.adoptGeneration()

@@ -82,7 +82,6 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
     let events = SPSCRing<PlayerEvent>(capacity: 1024)
 
     /// The render side while initialized.
-    var storage: KernelStorage<FilePlayerKernel>?
 
     /// `channelCount` fixes the output's width; nil follows each loaded file's (while
     /// the unit is uninitialized), starting at 2. Thread: control.
@@ -188,7 +187,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
     }
 
     deinit {
-        storage?.pointer.pointee.ring.deallocate()
+        storedKernel(as: FilePlayerKernel.self)?.pointee.ring.deallocate()
         shared.free()
     }
 
@@ -409,7 +408,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
         let slotFrames = Self.slotFrames
         let wanted = max(bufferDuration * sampleRate, Double(2 * maximumFramesPerSlice))
         let made = FrameRing(slotCount: max(4, Int((wanted / Double(slotFrames)).rounded(.up)) + 1), frameCapacity: slotFrames, channelCount: channels)
-        storage = KernelStorage(
+        kernelStorage = KernelStorage(
             FilePlayerKernel(ring: made, shared: shared, commands: commands.end, events: events.end),
             render: { FilePlayerKernel.render($0, $1) }, reset: { FilePlayerKernel.reset($0) })
         lock.withLock { _ in
@@ -423,13 +422,12 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
     public override func deallocateRenderResources() {
         stop()
         lock.withLock { _ in diskRing = nil }
-        storage?.pointer.pointee.ring.deallocate()
-        storage = nil
+        storedKernel(as: FilePlayerKernel.self)?.pointee.ring.deallocate()
+        kernelStorage = nil
         while commands.pop() != nil {}
     }
 
     /// Thread: control.
-    public override var renderKernel: RenderKernel? { storage?.kernel }
 
     /// Thread: control, while no program runs the kernel.
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
@@ -442,7 +440,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
             return
         }
         let frames = isInitialized ? (rampFrames > 0 ? rampFrames : 64) : 0
-        storage?.pointer.pointee.setGain(index: index, value: value, frames: frames)
+        storedKernel(as: FilePlayerKernel.self)?.pointee.setGain(index: index, value: value, frames: frames)
     }
 
     // MARK: - Helpers (lock held)

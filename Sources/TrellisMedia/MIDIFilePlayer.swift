@@ -18,7 +18,6 @@ public final class MIDIFilePlayer: AudioUnitBase, @unchecked Sendable {
     /// Times the song plays again after the first; -1 without end. Set before the
     /// graph initializes the unit.
     public var loopCount = 0
-    private var storage: KernelStorage<MIDIFilePlayerKernel>?
     private let endedFlag: UnsafeMutablePointer<Bool> = {
         let flag = UnsafeMutablePointer<Bool>.allocate(capacity: 1)
         flag.initialize(to: false)
@@ -80,24 +79,18 @@ public final class MIDIFilePlayer: AudioUnitBase, @unchecked Sendable {
         let length = TimeContext.frame(clamping: ((song?.length ?? 0) * rate).rounded())
         let start = TimeContext.frame(clamping: (Double(values[0]) * rate).rounded())
         endedFlag.pointee = false
-        storage = KernelStorage(render: { MIDIFilePlayerKernel.render($0, $1) }, reset: { $0.assumingMemoryBound(to: MIDIFilePlayerKernel.self).pointee.reset() }) { memory in
+        kernelStorage = KernelStorage(render: { MIDIFilePlayerKernel.render($0, $1) }, reset: { $0.assumingMemoryBound(to: MIDIFilePlayerKernel.self).pointee.reset() }) { memory in
             MIDIFilePlayerKernel(
                 events: memory.copy(timed), count: timed.count, length: length, loops: loops, start: start, sampleRate: rate,
                 busCount: buses, held: memory.take(buses * 16 * 128, repeating: 0), ended: ended)
         }
     }
 
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
-
     /// A new `start` while nothing renders (the kernel takes it from its events while
     /// rendering). Thread: control.
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        guard index == 0, let kernel = storage?.pointer else { return }
+        guard index == 0, let kernel = storedKernel(as: MIDIFilePlayerKernel.self) else { return }
         kernel.pointee.start = TimeContext.frame(clamping: (Double(value) * sampleRate).rounded())
         kernel.pointee.expected = -1
     }
-
-    public override func reset() { storage?.pointer.pointee.reset() }
 }

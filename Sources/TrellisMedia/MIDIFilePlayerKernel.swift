@@ -14,7 +14,7 @@ struct SongEvent {
 /// on bus 0 and on their track's bus, at their frame in the cycle. When the transport
 /// stops or jumps, the notes it left sounding are ended first. Plain memory, allocated
 /// by the unit. Thread: audio.
-struct MIDIFilePlayerKernel {
+struct MIDIFilePlayerKernel: CallKernel {
     let events: UnsafeMutablePointer<SongEvent>
     let count: Int
     /// The song's length in frames, and how often it plays again (-1: without end).
@@ -39,8 +39,7 @@ struct MIDIFilePlayerKernel {
     @_noAllocation @_noLocks
     #endif
     static func render(_ state: UnsafeMutableRawPointer, _ context: UnsafeRawPointer) -> UInt8 {
-        state.assumingMemoryBound(to: MIDIFilePlayerKernel.self).pointee
-            .render(context.assumingMemoryBound(to: RenderContext.self).pointee).rawValue
+        renderCall(state, context)
     }
 
     mutating func reset() {

@@ -17,7 +17,6 @@ public final class Sampler: AudioUnitBase, ContentLoading, @unchecked Sendable {
     public private(set) var contentPath: String?
     private var soundFont: SoundFontSynth?
     private var noteBank: NoteBank?
-    private var storage: KernelStorage<SamplerKernel>?
 
     /// Thread: control.
     public init() {
@@ -87,22 +86,12 @@ public final class Sampler: AudioUnitBase, ContentLoading, @unchecked Sendable {
             (soundFont, noteBank) = try Self.bank(at: path, sampleRate: sampleRate, unit: name)
         }
         let (noteBank, soundFont, rate, frames) = (noteBank, soundFont, sampleRate, maximumFramesPerSlice)
-        storage = KernelStorage(render: { SamplerKernel.render($0, $1) }, reset: { SamplerKernel.reset($0) }) { memory in
+        kernelStorage = KernelStorage(render: { SamplerKernel.render($0, $1) }, reset: { SamplerKernel.reset($0) }) { memory in
             let voices = noteBank.map { bank in
                 memory.place(NoteVoices(samples: UnsafePointer(bank.samples), map: UnsafePointer(bank.map),
                                         voices: memory.take(NoteVoices.capacity, repeating: NoteVoices.Voice()), sampleRate: rate))
             }
             return SamplerKernel(synth: soundFont?.synth, fontID: soundFont?.fontID ?? 0, voices: voices, scratch: memory.take(frames))
         }
-    }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
-
-    public override func reset() { storage?.pointer.pointee.reset() }
-
-    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
     }
 }

@@ -40,15 +40,10 @@ public final class PlaceholderUnit: AudioUnitBase, @unchecked Sendable {
         return input.channelCount == output.channelCount
     }
 
-    private var storage: KernelStorage<PlaceholderKernel>?
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        storage = KernelStorage(PlaceholderKernel(), render: { PlaceholderKernel.render($0, $1) }, reset: { PlaceholderKernel.reset($0) })
+        kernelStorage = KernelStorage(PlaceholderKernel(), render: { PlaceholderKernel.render($0, $1) }, reset: { PlaceholderKernel.reset($0) })
     }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
 }
 
 /// Passes the first input to the first output when they are as wide, and is silent

@@ -15,7 +15,6 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
     public static let componentDescription = ComponentDescription(
         type: ComponentType.formatConverter, subtype: BuiltInSubtype.timePitch, manufacturer: Manufacturer.trellis)
 
-    private var storage: KernelStorage<PitchShiftKernel>?
     /// The real-time pitch shift (which holds its stretcher) and the thread that moves its pitch.
     private var shifter: (core: UnsafeMutablePointer<PitchShifterCore>, mover: PitchMover?)?
     private let linked: UnsafeMutablePointer<Atomic<Bool>>
@@ -66,7 +65,7 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
 
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
         tellSource()
-        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
+        super.parameterDidChange(index: index, value: value, rampFrames: rampFrames)
     }
 
     /// Linked, none; else the real-time pitch shift's FIFO.
@@ -108,11 +107,11 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
         shifter = (core, mover)
         var kernel = PitchShiftKernel(core: core, mover: mover?.isRunning == true ? mover?.semaphore : nil, linked: UnsafePointer(linked))
         kernel.reset()
-        storage = KernelStorage(kernel, render: { PitchShiftKernel.render($0, $1) }, reset: { PitchShiftKernel.reset($0) })
+        kernelStorage = KernelStorage(kernel, render: { PitchShiftKernel.render($0, $1) }, reset: { PitchShiftKernel.reset($0) })
     }
 
     public override func deallocateRenderResources() {
-        storage = nil
+        kernelStorage = nil
         guard let shifter else { return }
         shifter.mover?.stop()
         let stretcher = shifter.core.pointee.stretcher
@@ -125,9 +124,5 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
     public override func offlineRenderDidChange() {
         shifter?.core.pointee.movesInPlace.store(movesPitchInPlace || isOfflineRender, ordering: .relaxed)
     }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
-
-    public override func reset() { storage?.pointer.pointee.reset() }
 }
 

@@ -11,7 +11,6 @@ public final class Varispeed: AudioUnitBase, RateFollowing, @unchecked Sendable 
     public static let componentDescription = ComponentDescription(
         type: ComponentType.formatConverter, subtype: BuiltInSubtype.varispeed, manufacturer: Manufacturer.trellis)
 
-    private var storage: KernelStorage<PassThroughKernel>?
     private weak var source: (any RateSource)?
 
     /// Thread: control.
@@ -42,12 +41,8 @@ public final class Varispeed: AudioUnitBase, RateFollowing, @unchecked Sendable 
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) { tellSource() }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        storage = KernelStorage(PassThroughKernel(), render: { PassThroughKernel.render($0, $1) }, reset: { PassThroughKernel.reset($0) })
+        kernelStorage = KernelStorage(PassThroughKernel(), render: { PassThroughKernel.render($0, $1) }, reset: { PassThroughKernel.reset($0) })
     }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
 }
 
 /// Copies input 0 to output 0. Thread: audio.

@@ -15,7 +15,6 @@ public final class Converter: AudioUnitBase, @unchecked Sendable {
     public static let ditherParameter = ParameterAddress(2)
 
     private var map: ChannelMap?
-    private var storage: KernelStorage<ConverterKernel>?
 
     /// Thread: control.
     public init() {
@@ -84,12 +83,8 @@ public final class Converter: AudioUnitBase, @unchecked Sendable {
         if let problem = active.validate(inputs: inputChannels, outputs: outputChannels) {
             throw .failedToInitialize("its channel map does not fit: \(problem)", unit: name)
         }
-        storage = KernelStorage(render: { ConverterKernel.render($0, $1) }, reset: { ConverterKernel.reset($0) }) { memory in
+        kernelStorage = KernelStorage(render: { ConverterKernel.render($0, $1) }, reset: { ConverterKernel.reset($0) }) { memory in
             ConverterKernel(table: memory.copy(active.entries), outputChannels: outputChannels)
         }
     }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
 }

@@ -12,7 +12,6 @@ public final class Delay: AudioUnitBase, @unchecked Sendable {
         type: ComponentType.effect, subtype: BuiltInSubtype.delay, manufacturer: Manufacturer.trellis)
     public static let maximumDelaySeconds: Float = 2
 
-    private var storage: KernelStorage<DelayKernel>?
 
     /// Thread: control.
     public init() {
@@ -38,22 +37,12 @@ public final class Delay: AudioUnitBase, @unchecked Sendable {
         var ringSize = 1
         while ringSize < Int(Double(Self.maximumDelaySeconds) * sampleRate) + 4 { ringSize <<= 1 }
         let rate = sampleRate
-        storage = KernelStorage(render: { DelayKernel.render($0, $1) }, reset: { DelayKernel.reset($0) }) { memory in
+        kernelStorage = KernelStorage(render: { DelayKernel.render($0, $1) }, reset: { DelayKernel.reset($0) }) { memory in
             var kernel = DelayKernel(
                 sampleRate: rate, channels: channels, lines: memory.take(ringSize * channels), ringSize: ringSize,
                 lowPassStates: memory.take(channels))
             kernel.reset()
             return kernel
         }
-    }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
-
-    public override func reset() { storage?.pointer.pointee.reset() }
-
-    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
     }
 }

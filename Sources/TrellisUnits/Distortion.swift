@@ -33,7 +33,6 @@ public final class Distortion: AudioUnitBase, @unchecked Sendable {
                                                 "preGain": $0.preGain, "wetDryMix": $0.wetDryMix])
     })
 
-    private var storage: KernelStorage<DistortionKernel>?
 
     /// Thread: control.
     public init() {
@@ -65,7 +64,7 @@ public final class Distortion: AudioUnitBase, @unchecked Sendable {
         var ring = 1
         while ring < Oversampler.latency + 1 { ring <<= 1 }
         let rate = sampleRate
-        storage = KernelStorage(render: { DistortionKernel.render($0, $1) }, reset: { DistortionKernel.reset($0) }) { memory in
+        kernelStorage = KernelStorage(render: { DistortionKernel.render($0, $1) }, reset: { DistortionKernel.reset($0) }) { memory in
             let oversamplers = memory.take(channels, of: Oversampler.self)
             for channel in 0..<channels { (oversamplers + channel).initialize(to: .make(in: memory)) }
             var kernel = DistortionKernel(
@@ -74,15 +73,5 @@ public final class Distortion: AudioUnitBase, @unchecked Sendable {
             kernel.reset()
             return kernel
         }
-    }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
-
-    public override func reset() { storage?.pointer.pointee.reset() }
-
-    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
     }
 }

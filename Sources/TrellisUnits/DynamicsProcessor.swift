@@ -9,7 +9,6 @@ public final class DynamicsProcessor: AudioUnitBase, @unchecked Sendable {
     public static let componentDescription = ComponentDescription(
         type: ComponentType.effect, subtype: BuiltInSubtype.dynamicsProcessor, manufacturer: Manufacturer.trellis)
 
-    private var storage: KernelStorage<DynamicsProcessorKernel>?
 
     /// With `keyInput`, input bus 1 is the side-chain key (used while `sidechain` is on);
     /// without, the unit has the one input (the LV2 export). Thread: control.
@@ -50,21 +49,11 @@ public final class DynamicsProcessor: AudioUnitBase, @unchecked Sendable {
     public override func allocateRenderResources() throws(AudioUnitError) {
         let channels = try matchingChannelCount()
         let rate = sampleRate, frames = maximumFramesPerSlice, values = values.view
-        storage = KernelStorage(render: { DynamicsProcessorKernel.render($0, $1) }, reset: { DynamicsProcessorKernel.reset($0) }) { memory in
+        kernelStorage = KernelStorage(render: { DynamicsProcessorKernel.render($0, $1) }, reset: { DynamicsProcessorKernel.reset($0) }) { memory in
             var kernel = DynamicsProcessorKernel(
                 sampleRate: rate, channels: channels, envelopes: memory.take(channels), work: memory.take(frames), values: values)
             kernel.reset()
             return kernel
         }
-    }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
-
-    public override func reset() { storage?.pointer.pointee.reset() }
-
-    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
     }
 }

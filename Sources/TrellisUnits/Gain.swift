@@ -8,7 +8,6 @@ public final class Gain: AudioUnitBase, @unchecked Sendable {
 
     public static let gainParameter = ParameterAddress(0)
 
-    private var storage: KernelStorage<GainKernel>?
 
     public init(channelCount: Int = 2) {
         super.init(description: Self.componentDescription, shortName: "gain", inputs: [channelCount], outputs: [channelCount])
@@ -25,16 +24,12 @@ public final class Gain: AudioUnitBase, @unchecked Sendable {
     }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        storage = KernelStorage(GainKernel(), render: { GainKernel.render($0, $1) }, reset: { GainKernel.reset($0) })
+        kernelStorage = KernelStorage(GainKernel(), render: { GainKernel.render($0, $1) }, reset: { GainKernel.reset($0) })
     }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
 
     /// Initial values (while initializing) land at once; later ones are smoothed.
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        guard let kernel = storage?.pointer else { return }
+        guard let kernel = storedKernel(as: GainKernel.self) else { return }
         if isInitialized {
             kernel.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
         } else {

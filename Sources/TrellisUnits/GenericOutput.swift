@@ -6,8 +6,6 @@ public final class GenericOutput: AudioUnitBase, @unchecked Sendable {
     public static let componentDescription = ComponentDescription(
         type: ComponentType.output, subtype: BuiltInSubtype.genericOutput, manufacturer: Manufacturer.trellis)
 
-    private var storage: KernelStorage<PassThroughKernel>?
-
     public init(channelCount: Int = 2) {
         super.init(description: Self.componentDescription, shortName: "output", inputs: [channelCount], outputs: [channelCount])
     }
@@ -23,12 +21,8 @@ public final class GenericOutput: AudioUnitBase, @unchecked Sendable {
     }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        storage = KernelStorage(PassThroughKernel(), render: { PassThroughKernel.render($0, $1) }, reset: { PassThroughKernel.reset($0) })
+        kernelStorage = KernelStorage(PassThroughKernel(), render: { PassThroughKernel.render($0, $1) }, reset: { PassThroughKernel.reset($0) })
     }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
 }
 
 /// Where a graph's own input enters: for a top-level graph the captured JACK ports or
@@ -38,8 +32,6 @@ public final class GraphInput: AudioUnitBase, @unchecked Sendable {
     public static let componentDescription = ComponentDescription(
         type: ComponentType.output, subtype: BuiltInSubtype.graphInput, manufacturer: Manufacturer.trellis)
 
-    private var storage: KernelStorage<IdleKernel>?
-
     public init(channelCount: Int = 2) {
         super.init(description: Self.componentDescription, shortName: "input", inputs: [], outputs: [channelCount], fixedScopes: [.input])
     }
@@ -47,10 +39,6 @@ public final class GraphInput: AudioUnitBase, @unchecked Sendable {
     public override var role: UnitRole { .graphInput }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        storage = KernelStorage(IdleKernel(), render: { IdleKernel.render($0, $1) }, reset: { IdleKernel.reset($0) })
+        kernelStorage = KernelStorage(IdleKernel(), render: { IdleKernel.render($0, $1) }, reset: { IdleKernel.reset($0) })
     }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
 }

@@ -23,7 +23,6 @@ public final class GraphicEQ: AudioUnitBase, @unchecked Sendable {
 
     public static let bandCountID: UInt32 = 10000
 
-    private var storage: KernelStorage<GraphicEQKernel>?
 
     private static let presetList = FactoryPresetList(IPodEQ.curves.map { curve in
         var values: [String: Float] = ["bands": 0]
@@ -60,22 +59,12 @@ public final class GraphicEQ: AudioUnitBase, @unchecked Sendable {
         let channels = try matchingChannelCount(), rate = sampleRate
         let sliders = (1...31).map { values[$0] }, isThirdOctave = values[0] >= 0.5
         let centres = (0..<31).map { $0 < 10 ? Self.octaveCentres[$0] : Self.thirdOctaveCentres[$0] } + Self.thirdOctaveCentres.prefix(31)
-        storage = KernelStorage(render: { GraphicEQKernel.render($0, $1) }, reset: { GraphicEQKernel.reset($0) }) { memory in
+        kernelStorage = KernelStorage(render: { GraphicEQKernel.render($0, $1) }, reset: { GraphicEQKernel.reset($0) }) { memory in
             var kernel = GraphicEQKernel(
                 engine: BiquadEQEngine(bandCapacity: 31, channelCount: channels, sampleRate: rate, in: memory), isThirdOctave: isThirdOctave,
                 sliders: memory.copy(sliders), centres: UnsafePointer(memory.copy(centres)), octaveQ: Self.octaveQ, thirdOctaveQ: Self.thirdOctaveQ)
             kernel.layBands(rampFrames: 0)
             return kernel
         }
-    }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
-
-    public override func reset() { storage?.pointer.pointee.reset() }
-
-    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
     }
 }

@@ -10,7 +10,6 @@ public final class IPodEQ: AudioUnitBase, @unchecked Sendable {
     private static let presetList = FactoryPresetList(
         curves.enumerated().map { ParameterPreset(name: $0.element.name, values: ["preset": Float($0.offset)]) })
 
-    private var storage: KernelStorage<IPodEQKernel>?
     /// The curves' gains laid out [curve][band], readable on the audio thread without ARC.
     private let gainTable: UnsafeMutablePointer<Float>
 
@@ -39,7 +38,7 @@ public final class IPodEQ: AudioUnitBase, @unchecked Sendable {
 
     public override func allocateRenderResources() throws(AudioUnitError) {
         let channels = try matchingChannelCount(), rate = sampleRate, gainTable = gainTable
-        storage = KernelStorage(render: { IPodEQKernel.render($0, $1) }, reset: { IPodEQKernel.reset($0) }) { memory in
+        kernelStorage = KernelStorage(render: { IPodEQKernel.render($0, $1) }, reset: { IPodEQKernel.reset($0) }) { memory in
             let engine = BiquadEQEngine(bandCapacity: 10, channelCount: channels, sampleRate: rate, in: memory)
             for band in 0..<10 {
                 engine.setFrequency(band: band, Self.bandFrequencies[band], rampFrames: 0)
@@ -47,15 +46,5 @@ public final class IPodEQ: AudioUnitBase, @unchecked Sendable {
             }
             return IPodEQKernel(engine: engine, gainTable: gainTable, curveCount: Self.curves.count)
         }
-    }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
-
-    public override func reset() { storage?.pointer.pointee.reset() }
-
-    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
     }
 }

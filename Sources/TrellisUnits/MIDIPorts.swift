@@ -5,7 +5,6 @@ import TrellisCore
 public class MIDIPortNode: AudioUnitBase, @unchecked Sendable {
     /// The backend's MIDI port, 0-based, in the order the session declares them.
     public let port: Int
-    private var storage: KernelStorage<IdleKernel>?
 
     init(port: Int, description: ComponentDescription, shortName: String) {
         self.port = port
@@ -13,12 +12,8 @@ public class MIDIPortNode: AudioUnitBase, @unchecked Sendable {
     }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        storage = KernelStorage(IdleKernel(), render: { IdleKernel.render($0, $1) }, reset: { IdleKernel.reset($0) })
+        kernelStorage = KernelStorage(IdleKernel(), render: { IdleKernel.render($0, $1) }, reset: { IdleKernel.reset($0) })
     }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
 }
 
 /// Where one of the backend's MIDI input ports enters a graph (a JACK MIDI input named

@@ -9,7 +9,6 @@ public final class MIDISource: AudioUnitBase, @unchecked Sendable {
     public static let componentDescription = ComponentDescription(type: ComponentType.generator, subtype: "mdsr", manufacturer: Manufacturer.trellis)
 
     private let queue = SPSCRing<MIDIMessage>(capacity: 1_024)
-    private var storage: KernelStorage<MIDISourceKernel>?
 
     public init() {
         super.init(description: Self.componentDescription, shortName: "midi-source", inputs: [], outputs: [])
@@ -18,12 +17,8 @@ public final class MIDISource: AudioUnitBase, @unchecked Sendable {
     public override func midiBusCount(_ scope: Scope) -> Int { scope == .output ? 1 : 0 }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        storage = KernelStorage(MIDISourceKernel(queue: queue.end), render: { MIDISourceKernel.render($0, $1) }, reset: { _ in })
+        kernelStorage = KernelStorage(MIDISourceKernel(queue: queue.end), render: { MIDISourceKernel.render($0, $1) }, reset: { _ in })
     }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
 
     /// Queues `message` for the next cycle; false when 1,024 wait already.
     @discardableResult

@@ -24,7 +24,6 @@ public final class Mixer3D: AudioUnitBase, @unchecked Sendable {
         public static let rolloff: UInt32 = 1003
     }
 
-    private var storage: KernelStorage<Mixer3DKernel>?
 
     /// Thread: control.
     public init(inputCount: Int = 8) {
@@ -80,19 +79,11 @@ public final class Mixer3D: AudioUnitBase, @unchecked Sendable {
         let layout = SpeakerLayout(channelCount: try format(scope: .output, element: 0).channelCount) ?? .stereo
         let inputCount = elementCount(.input)
         let rate = sampleRate, current = (0..<parameters.count).map { values[$0] }
-        storage = KernelStorage(render: { Mixer3DKernel.render($0, $1) }, reset: { Mixer3DKernel.reset($0) }) { memory in
+        kernelStorage = KernelStorage(render: { Mixer3DKernel.render($0, $1) }, reset: { Mixer3DKernel.reset($0) }) { memory in
             Mixer3DKernel(
                 sampleRate: rate, layout: layout, inputCount: inputCount,
                 gains: memory.take(max(1, inputCount * Mixer3DKernel.stride), repeating: SmoothedValue(0)),
                 scratch: memory.take(Mixer3DKernel.maximumChannels), settings: memory.copy(current))
         }
-    }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
-
-    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
     }
 }

@@ -25,7 +25,6 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, PerChannelInstanc
     private let outputIndexes: UnsafeMutablePointer<Int32>
     /// The channel tables and views above, for as long as the unit lives.
     private let memory = Arena()
-    private var storage: KernelStorage<MultiMonoKernel>?
     private var meterStorage: KernelStorage<MeterCopyKernel>?
 
     /// Whether `unit` is a mono-in, mono-out effect that cannot be made wider itself, and
@@ -115,7 +114,7 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, PerChannelInstanc
         let kernels = instances.map(\.realtime.kernel), firstValues = instances[0].realtime.values, view = values.view
         let (inputTable, outputTable, inputViews, outputViews, segmentViews) = (inputTable, outputTable, inputViews, outputViews, segmentViews)
         let (outputIndexes, outputCount) = (outputIndexes, outputParameters.count)
-        storage = KernelStorage(render: { MultiMonoKernel.render($0, $1) }, reset: { MultiMonoKernel.reset($0) }) { memory in
+        kernelStorage = KernelStorage(render: { MultiMonoKernel.render($0, $1) }, reset: { MultiMonoKernel.reset($0) }) { memory in
             MultiMonoKernel(
                 instances: memory.copy(kernels), count: kernels.count, inputTable: inputTable, outputTable: outputTable,
                 inputViews: inputViews, outputViews: outputViews, segmentViews: segmentViews,
@@ -142,12 +141,10 @@ public final class MultiMonoUnit: AudioUnitBase, StatefulUnit, PerChannelInstanc
     }
 
     public override func deallocateRenderResources() {
-        storage = nil
+        kernelStorage = nil
         meterStorage = nil
         for instance in instances { instance.uninitialize() }
     }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
 
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
         for channel in 0..<instances.count { instances[channel].applyParameterEvent(index: index, value: value, rampFrames: rampFrames) }
@@ -214,7 +211,7 @@ struct MeterCopyKernel {
 /// the call's events (the instances share the parameter list, so every event means the
 /// same to each), when the unit renders outside a program. Meters come from the first
 /// instance. Thread: audio.
-struct MultiMonoKernel {
+struct MultiMonoKernel: CallKernel {
     let instances: UnsafeMutablePointer<RenderKernel>
     let count: Int
     let inputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
@@ -231,8 +228,7 @@ struct MultiMonoKernel {
     @_noAllocation @_noLocks
     #endif
     static func render(_ state: UnsafeMutableRawPointer, _ context: UnsafeRawPointer) -> UInt8 {
-        state.assumingMemoryBound(to: MultiMonoKernel.self).pointee
-            .render(context.assumingMemoryBound(to: RenderContext.self).pointee).rawValue
+        renderCall(state, context)
     }
 
     static func reset(_ state: UnsafeMutableRawPointer) {

@@ -21,7 +21,6 @@ public final class MultichannelMixer: AudioUnitBase, @unchecked Sendable {
         public static let peakPower: UInt32 = 4000
     }
 
-    private var storage: KernelStorage<MultichannelMixerKernel>?
 
     /// Thread: control.
     public init(inputCount: Int = 8) {
@@ -82,16 +81,8 @@ public final class MultichannelMixer: AudioUnitBase, @unchecked Sendable {
             inputs.append(input)
         }
         let rate = sampleRate, values = values.view
-        storage = KernelStorage(render: { MultichannelMixerKernel.render($0, $1) }, reset: { MultichannelMixerKernel.reset($0) }) { memory in
+        kernelStorage = KernelStorage(render: { MultichannelMixerKernel.render($0, $1) }, reset: { MultichannelMixerKernel.reset($0) }) { memory in
             MultichannelMixerKernel(sampleRate: rate, inputs: memory.copy(inputs), inputCount: inputCount, values: values)
         }
-    }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
-
-    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
     }
 }

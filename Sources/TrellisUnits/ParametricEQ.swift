@@ -11,7 +11,6 @@ public final class ParametricEQ: AudioUnitBase, @unchecked Sendable {
         type: ComponentType.effect, subtype: BuiltInSubtype.nBandEQ, manufacturer: Manufacturer.trellis)
     public static let maximumBands = 16
 
-    private var storage: KernelStorage<ParametricEQKernel>?
 
     /// Thread: control.
     public init() {
@@ -38,18 +37,8 @@ public final class ParametricEQ: AudioUnitBase, @unchecked Sendable {
 
     public override func allocateRenderResources() throws(AudioUnitError) {
         let channels = try matchingChannelCount(), rate = sampleRate
-        storage = KernelStorage(render: { ParametricEQKernel.render($0, $1) }, reset: { ParametricEQKernel.reset($0) }) { memory in
+        kernelStorage = KernelStorage(render: { ParametricEQKernel.render($0, $1) }, reset: { ParametricEQKernel.reset($0) }) { memory in
             ParametricEQKernel(engine: BiquadEQEngine(bandCapacity: Self.maximumBands, channelCount: channels, sampleRate: rate, in: memory))
         }
-    }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
-
-    public override func reset() { storage?.pointer.pointee.reset() }
-
-    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
     }
 }

@@ -15,7 +15,6 @@ public final class PeakLimiter: AudioUnitBase, @unchecked Sendable {
     public static let componentDescription = ComponentDescription(
         type: ComponentType.effect, subtype: BuiltInSubtype.peakLimiter, manufacturer: Manufacturer.trellis)
 
-    private var storage: KernelStorage<PeakLimiterKernel>?
 
     /// Thread: control.
     public init() {
@@ -45,7 +44,7 @@ public final class PeakLimiter: AudioUnitBase, @unchecked Sendable {
         var ringSize = 1
         while ringSize < longest + 1 { ringSize <<= 1 }
         let rate = sampleRate, values = values.view
-        storage = KernelStorage(render: { PeakLimiterKernel.render($0, $1) }, reset: { PeakLimiterKernel.reset($0) }) { memory in
+        kernelStorage = KernelStorage(render: { PeakLimiterKernel.render($0, $1) }, reset: { PeakLimiterKernel.reset($0) }) { memory in
             var kernel = PeakLimiterKernel(
                 sampleRate: rate, channels: channels, lookahead: lookahead, longest: longest,
                 delayLines: memory.take(ringSize * channels), ringSize: ringSize, boxValues: memory.take(longest + 1),
@@ -53,15 +52,5 @@ public final class PeakLimiter: AudioUnitBase, @unchecked Sendable {
             kernel.reset()
             return kernel
         }
-    }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
-
-    public override func reset() { storage?.pointer.pointee.reset() }
-
-    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
     }
 }

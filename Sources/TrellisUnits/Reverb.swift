@@ -30,7 +30,6 @@ public final class Reverb: AudioUnitBase, @unchecked Sendable {
         ParameterPreset(name: $0.name, values: ["decayTime": $0.decayTime, "damping": $0.damping, "size": $0.size, "preDelay": $0.preDelay])
     })
 
-    private var storage: KernelStorage<ReverbKernel>?
 
     /// Thread: control.
     public init() {
@@ -61,7 +60,7 @@ public final class Reverb: AudioUnitBase, @unchecked Sendable {
             throw .failedToInitialize("the reverb is mono or stereo; its format has \(channels) channels", unit: name)
         }
         let rings = ReverbKernel.rings(sampleRate: sampleRate), rate = sampleRate, values = values.view
-        storage = KernelStorage(render: { ReverbKernel.render($0, $1) }, reset: { ReverbKernel.reset($0) }) { memory in
+        kernelStorage = KernelStorage(render: { ReverbKernel.render($0, $1) }, reset: { ReverbKernel.reset($0) }) { memory in
             var kernel = ReverbKernel(
                 sampleRate: rate, channels: channels, values: values,
                 memory: memory.take(ReverbKernel.memorySize(lineRing: rings.line, diffuserRing: rings.diffuser, preDelayRing: rings.preDelay)),
@@ -72,15 +71,5 @@ public final class Reverb: AudioUnitBase, @unchecked Sendable {
             kernel.reset()
             return kernel
         }
-    }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
-
-    public override func reset() { storage?.pointer.pointee.reset() }
-
-    public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        storage?.pointer.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
     }
 }

@@ -6,8 +6,6 @@ public final class Splitter: AudioUnitBase, @unchecked Sendable {
     public static let componentDescription = ComponentDescription(
         type: ComponentType.formatConverter, subtype: BuiltInSubtype.splitter, manufacturer: Manufacturer.trellis)
 
-    private var storage: KernelStorage<SplitterKernel>?
-
     public init(channelCount: Int = 2, outputs: Int = 2) {
         super.init(
             description: Self.componentDescription, shortName: "splitter",
@@ -22,12 +20,8 @@ public final class Splitter: AudioUnitBase, @unchecked Sendable {
     }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        storage = KernelStorage(SplitterKernel(), render: { SplitterKernel.render($0, $1) }, reset: { SplitterKernel.reset($0) })
+        kernelStorage = KernelStorage(SplitterKernel(), render: { SplitterKernel.render($0, $1) }, reset: { SplitterKernel.reset($0) })
     }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
 }
 
 /// Fan-in by channels: joins its input buses, in order, into one output bus whose
@@ -35,8 +29,6 @@ public final class Splitter: AudioUnitBase, @unchecked Sendable {
 public final class Merger: AudioUnitBase, @unchecked Sendable {
     public static let componentDescription = ComponentDescription(
         type: ComponentType.formatConverter, subtype: BuiltInSubtype.merger, manufacturer: Manufacturer.trellis)
-
-    private var storage: KernelStorage<MergerKernel>?
 
     public init(inputs: [Int] = [1, 1]) {
         super.init(
@@ -63,10 +55,6 @@ public final class Merger: AudioUnitBase, @unchecked Sendable {
     }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
-        storage = KernelStorage(MergerKernel(), render: { MergerKernel.render($0, $1) }, reset: { MergerKernel.reset($0) })
+        kernelStorage = KernelStorage(MergerKernel(), render: { MergerKernel.render($0, $1) }, reset: { MergerKernel.reset($0) })
     }
-
-    public override func deallocateRenderResources() { storage = nil }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
 }

@@ -17,7 +17,6 @@ public final class ToneGenerator: AudioUnitBase, @unchecked Sendable {
         public static let amplitude = ParameterAddress(2)
     }
 
-    private var storage: KernelStorage<ToneGeneratorKernel>?
     /// The noise generator's state, carried from one initialization to the next.
     private var noiseState: UInt64 = 0x9E37_79B9_7F4A_7C15
 
@@ -37,21 +36,17 @@ public final class ToneGenerator: AudioUnitBase, @unchecked Sendable {
 
     public override func allocateRenderResources() throws(AudioUnitError) {
         let kernel = ToneGeneratorKernel(sampleRate: sampleRate, frequency: Double(values[1]), noiseState: noiseState)
-        storage = KernelStorage(kernel, render: { ToneGeneratorKernel.render($0, $1) }, reset: { ToneGeneratorKernel.reset($0) })
+        kernelStorage = KernelStorage(kernel, render: { ToneGeneratorKernel.render($0, $1) }, reset: { ToneGeneratorKernel.reset($0) })
     }
 
     public override func deallocateRenderResources() {
-        if let storage { noiseState = storage.pointer.pointee.noiseState }
-        storage = nil
+        if let kernel = storedKernel(as: ToneGeneratorKernel.self) { noiseState = kernel.pointee.noiseState }
+        kernelStorage = nil
     }
-
-    public override var renderKernel: RenderKernel? { storage?.kernel }
-
-    public override func reset() { storage?.pointer.pointee.reset() }
 
     /// Initial values (while initializing) land at once; later ones are smoothed.
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
-        guard let kernel = storage?.pointer else { return }
+        guard let kernel = storedKernel(as: ToneGeneratorKernel.self) else { return }
         if isInitialized {
             kernel.pointee.setParameter(index: index, value: value, rampFrames: rampFrames)
         } else {

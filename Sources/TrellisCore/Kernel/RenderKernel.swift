@@ -99,30 +99,18 @@ extension UnitKernel {
     }
 }
 
-/// Owns one kernel's memory on the control side: allocated when the unit initializes,
-/// freed when the unit lets go of it (after the programs that used it were retired).
-///
-/// Thread: control. `pointer` may be used on the control side while no program runs the
-/// kernel (to take parameter changes before rendering starts).
-public final class KernelStorage<Kernel>: @unchecked Sendable {
-    public let pointer: UnsafeMutablePointer<Kernel>
-    public let kernel: RenderKernel
-    /// The kernel and the buffers and tables it was made with, freed together.
-    private let memory = Arena()
+/// A kernel that takes a whole call, events included, in one function: a hosted plugin,
+/// or a kernel that places its events itself. Its entry's body is `renderCall`.
+public protocol CallKernel {
+    /// Renders `context.frameCount` frames and takes the call's events. Thread: audio.
+    mutating func render(_ context: RenderContext) -> RenderStatus
+}
 
-    public convenience init(_ initial: Kernel, render: KernelRenderFunction, reset: KernelResetFunction) {
-        self.init(render: render, reset: reset) { _ in initial }
-    }
-
-    /// A kernel `make` builds with its buffers and tables taken from `memory`, which
-    /// the storage owns: they go when the storage goes, with nothing to free by hand.
-    public init(render: KernelRenderFunction, reset: KernelResetFunction, make: (_ memory: Arena) -> Kernel) {
-        pointer = memory.place(make(memory))
-        kernel = RenderKernel(state: UnsafeMutableRawPointer(pointer), render: render, reset: reset)
-    }
-
-    deinit {
-        pointer.deinitialize(count: 1)
+extension CallKernel {
+    /// Renders one call through the kernel at `state`. Thread: audio.
+    @inlinable @inline(__always)
+    public static func renderCall(_ state: UnsafeMutableRawPointer, _ context: UnsafeRawPointer) -> UInt8 {
+        state.assumingMemoryBound(to: Self.self).pointee.render(context.assumingMemoryBound(to: RenderContext.self).pointee).rawValue
     }
 }
 

@@ -13,7 +13,7 @@ import TrellisCore
 /// (offline: once), or its process died, the node is faulted: it outputs so from then
 /// on, without waiting, until the control side restarts the bridge. Plain memory, owned
 /// by `LV2Bridge`.
-struct BridgeKernel {
+struct BridgeKernel: CallKernel {
     enum Fault: Int32 {
         case none = 0
         /// The audio thread gave up waiting (set here).
@@ -55,8 +55,7 @@ struct BridgeKernel {
     @_noAllocation @_noLocks
     #endif
     static func render(_ state: UnsafeMutableRawPointer, _ context: UnsafeRawPointer) -> UInt8 {
-        state.assumingMemoryBound(to: BridgeKernel.self).pointee
-            .render(context.assumingMemoryBound(to: RenderContext.self).pointee).rawValue
+        renderCall(state, context)
     }
 
     @inline(__always)
