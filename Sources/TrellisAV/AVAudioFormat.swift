@@ -1,4 +1,5 @@
 import Foundation
+import TrellisCore
 
 /// A stream's format: rate, channels, sample format and interleaving, as AVFAudio's
 /// `AVAudioFormat`. The standard format is 32-bit float, deinterleaved: what the graph
@@ -13,6 +14,7 @@ public final class AVAudioFormat: Hashable, @unchecked Sendable, CustomStringCon
     private let formatID: AudioFormatID
     private let bitsPerChannel: UInt32
     private let description_: UnsafeMutablePointer<AudioStreamBasicDescription>
+    private let memory = Arena(firstBlock: MemoryLayout<AudioStreamBasicDescription>.stride)
 
     /// 32-bit float, deinterleaved; nil for a rate or channel count Trellis cannot run
     /// (a rate outside 1 kHz – 768 kHz, no channels or more than 64).
@@ -61,12 +63,9 @@ public final class AVAudioFormat: Hashable, @unchecked Sendable, CustomStringCon
         isInterleaved = interleaved
         self.formatID = formatID
         bitsPerChannel = bits
-        description_ = .allocate(capacity: 1)
-        description_.initialize(to: Self.streamDescription(
+        description_ = memory.place(Self.streamDescription(
             sampleRate: sampleRate, channels: channels, common: common, interleaved: interleaved, formatID: formatID, bits: bits))
     }
-
-    deinit { description_.deallocate() }
 
     static func isValid(sampleRate: Double, channels: AVAudioChannelCount) -> Bool {
         sampleRate.isFinite && sampleRate >= 1_000 && sampleRate <= 768_000 && (1...64).contains(channels)

@@ -1,3 +1,5 @@
+import TrellisCore
+
 /// A buffer's format, as AVFAudio's abstract `AVAudioBuffer`.
 public class AVAudioBuffer: @unchecked Sendable {
     public let format: AVAudioFormat
@@ -23,6 +25,8 @@ public final class AVAudioPCMBuffer: AVAudioBuffer, @unchecked Sendable {
     private let shorts: UnsafeMutablePointer<UnsafeMutablePointer<Int16>>?
     private let ints: UnsafeMutablePointer<UnsafeMutablePointer<Int32>>?
     private let doubles: UnsafeMutablePointer<UnsafeMutablePointer<Double>>?
+    /// The samples and the channel table, for as long as the buffer lives.
+    private let memory: Arena
 
     /// A zeroed buffer; nil for a format that is not linear PCM of a common sample type.
     public init?(pcmFormat format: AVAudioFormat, frameCapacity: AVAudioFrameCount) {
@@ -32,12 +36,16 @@ public final class AVAudioPCMBuffer: AVAudioBuffer, @unchecked Sendable {
         self.frameCapacity = frameCapacity
         stride = format.isInterleaved ? channels : 1
         let size = max(1, channels * capacity * bytes)
-        let storage = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        let pointers = format.isInterleaved ? 1 : channels
+        // One block for both pieces, each starting on a cache line.
+        let lines = { (bytes: Int) in (bytes + Arena.alignment - 1) / Arena.alignment * Arena.alignment }
+        let memory = Arena(firstBlock: lines(size) + lines(pointers * MemoryLayout<UnsafeMutableRawPointer>.stride))
+        self.memory = memory
+        let storage = memory.takeBytes(size, alignment: 16)
         storage.initializeMemory(as: UInt8.self, repeating: 0, count: size)
         self.storage = storage
-        let pointers = format.isInterleaved ? 1 : channels
         func table<T>(_: T.Type) -> UnsafeMutablePointer<UnsafeMutablePointer<T>> {
-            let table = UnsafeMutablePointer<UnsafeMutablePointer<T>>.allocate(capacity: pointers)
+            let table = memory.take(pointers, of: UnsafeMutablePointer<T>.self)
             let base = storage.bindMemory(to: T.self, capacity: channels * capacity)
             for channel in 0..<pointers { (table + channel).initialize(to: base + channel * capacity) }
             return table
@@ -47,14 +55,6 @@ public final class AVAudioPCMBuffer: AVAudioBuffer, @unchecked Sendable {
         ints = format.commonFormat == .pcmFormatInt32 ? table(Int32.self) : nil
         doubles = format.commonFormat == .pcmFormatFloat64 ? table(Double.self) : nil
         super.init(format: format)
-    }
-
-    deinit {
-        floats?.deallocate()
-        shorts?.deallocate()
-        ints?.deallocate()
-        doubles?.deallocate()
-        storage.deallocate()
     }
 
     public var floatChannelData: UnsafePointer<UnsafeMutablePointer<Float>>? { floats.map { UnsafePointer($0) } }

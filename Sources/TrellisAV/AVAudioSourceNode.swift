@@ -41,18 +41,17 @@ final class SourceBlockUnit: AudioUnitBase, @unchecked Sendable {
     /// What the kernel hands the block, made once and freed with the unit.
     private let memory: BlockCallMemory
     private let silence: UnsafeMutablePointer<ObjCBool>
+    private let silenceMemory = Arena(firstBlock: 64)
 
     init(channels: Int, block: @escaping AVAudioSourceNodeRenderBlock) {
         box = SourceBlockBox(block: block)
         memory = BlockCallMemory(maximumBuffers: channels)
-        silence = .allocate(capacity: 1)
-        silence.initialize(to: ObjCBool(false))
+        silence = silenceMemory.place(ObjCBool(false))
         super.init(description: Self.componentDescription, shortName: "source-block", inputs: [], outputs: [channels])
     }
 
     deinit {
         kernelStorage = nil
-        silence.deallocate()
     }
 
     override func allocateRenderResources() throws(AudioUnitError) {

@@ -27,19 +27,18 @@ struct BlockCall {
 /// Owns a `BlockCall`'s memory: made with the unit, freed with it. Thread: control.
 final class BlockCallMemory {
     let call: BlockCall
+    private let memory = Arena()
 
     init(maximumBuffers: Int) {
-        let list = AudioBufferList.allocate(maximumBuffers: maximumBuffers).unsafeMutablePointer
-        let stamp = UnsafeMutablePointer<AudioTimeStamp>.allocate(capacity: 1)
+        let size = AudioBufferList.sizeInBytes(maximumBuffers: maximumBuffers)
+        let raw = memory.takeBytes(size, alignment: MemoryLayout<AudioBufferList>.alignment)
+        raw.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        let list = raw.bindMemory(to: AudioBufferList.self, capacity: 1)
+        list.pointee.mNumberBuffers = UInt32(maximumBuffers)
         var valid = AudioTimeStamp()
         valid.mFlags = .sampleHostTimeValid
-        stamp.initialize(to: valid)
-        let buffers = (UnsafeMutableRawPointer(list) + AudioBufferList.buffersOffset).assumingMemoryBound(to: AudioBuffer.self)
+        let stamp = memory.place(valid)
+        let buffers = (raw + AudioBufferList.buffersOffset).assumingMemoryBound(to: AudioBuffer.self)
         call = BlockCall(list: list, buffers: buffers, stamp: stamp, maximumBuffers: maximumBuffers)
-    }
-
-    deinit {
-        UnsafeMutableRawPointer(call.list).deallocate()
-        call.stamp.deallocate()
     }
 }

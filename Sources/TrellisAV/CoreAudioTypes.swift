@@ -39,6 +39,7 @@ public struct AudioBufferList: @unchecked Sendable {
 
     /// A zeroed list with room for `maximumBuffers`; free it with `free(_:)` of its pointer.
     public static func allocate(maximumBuffers: Int) -> UnsafeMutableAudioBufferListPointer {
+        // Owner: the caller, as with Core Audio's own; `free(_:)` of its pointer frees it.
         let raw = UnsafeMutableRawPointer.allocate(byteCount: sizeInBytes(maximumBuffers: maximumBuffers), alignment: MemoryLayout<AudioBufferList>.alignment)
         raw.initializeMemory(as: UInt8.self, repeating: 0, count: sizeInBytes(maximumBuffers: maximumBuffers))
         let list = raw.bindMemory(to: AudioBufferList.self, capacity: 1)

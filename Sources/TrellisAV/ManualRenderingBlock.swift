@@ -122,18 +122,16 @@ final class ManualRenderingTargetBox: @unchecked Sendable {
     let target: UnsafeMutablePointer<ManualRenderingTarget>
     /// The input block the target reaches unretained, kept alive while attached.
     private var input: ManualRenderingInput?
+    /// The target and its tables.
+    private let memory = Arena()
 
     init(channels: Int, maximumFrames: Int) {
-        let running = UnsafeMutablePointer<Atomic<Bool>>.allocate(capacity: 1)
-        running.initialize(to: Atomic(false))
-        let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, channels))
-        let silence = UnsafeMutablePointer<Float>.allocate(capacity: max(1, maximumFrames))
-        silence.initialize(repeating: 0, count: max(1, maximumFrames))
-        let inputTable = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: ManualRenderingInput.maximumChannels)
-        let inputData = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: ManualRenderingInput.maximumChannels)
-        inputData.initialize(repeating: UnsafePointer(silence), count: ManualRenderingInput.maximumChannels)
-        target = .allocate(capacity: 1)
-        target.initialize(to: ManualRenderingTarget(
+        let running = memory.takeAtomics(1, initial: false)
+        let table = memory.take(max(1, channels), of: UnsafeMutablePointer<Float>.self)
+        let silence = memory.take(max(1, maximumFrames), repeating: Float(0))
+        let inputTable = memory.take(ManualRenderingInput.maximumChannels, of: UnsafeMutablePointer<Float>.self)
+        let inputData = memory.take(ManualRenderingInput.maximumChannels, repeating: UnsafePointer(silence))
+        target = memory.place(ManualRenderingTarget(
             entry: nil, position: nil, table: table, channels: channels, maximumFrames: maximumFrames, running: running,
             buffersOffset: AudioBufferList.buffersOffset, input: AudioBuffers(channelPointers: nil, channelCount: 0),
             output: AudioBuffers(channelPointers: UnsafePointer(table), channelCount: channels),
@@ -161,16 +159,5 @@ final class ManualRenderingTargetBox: @unchecked Sendable {
         target.pointee.inputSource = nil
         target.pointee.inputChannels = 0
         input = nil
-    }
-
-    deinit {
-        target.pointee.table.deallocate()
-        target.pointee.inputTable.deallocate()
-        target.pointee.inputData.deallocate()
-        target.pointee.silence.deallocate()
-        target.pointee.running.deinitialize(count: 1)
-        target.pointee.running.deallocate()
-        target.deinitialize(count: 1)
-        target.deallocate()
     }
 }

@@ -23,8 +23,8 @@ struct PlayerRateSettings: ~Copyable {
 
 /// What the kernel reads the timeline into at another rate: a FIFO of source frames per
 /// channel for varispeed (cubic interpolation), a stretcher with its scratch for
-/// time-pitch. The unit makes it on the control side and frees it with its render
-/// resources, when no program runs the kernel.
+/// time-pitch. The unit makes it on the control side, in an arena of its own, and lets
+/// it go (the stretcher freed) with its render resources, when no program runs the kernel.
 struct PlayerRateMemory {
     static var maximumSpeed: Double { 16 }
 
@@ -45,40 +45,22 @@ struct PlayerRateMemory {
     /// The mode the last cycle played in, to start afresh when it changes.
     var lastMode = PlayerRateMode.identity
 
+    /// Takes the memory from `memory`, which the unit drops with its render resources.
     /// Thread: control.
-    static func make(channels: Int, maximumFrames: Int, sampleRate: Double, timeRatio: Double, pitchScale: Double) -> UnsafeMutablePointer<PlayerRateMemory>? {
+    static func make(channels: Int, maximumFrames: Int, sampleRate: Double, timeRatio: Double, pitchScale: Double,
+                     in memory: Arena) -> UnsafeMutablePointer<PlayerRateMemory>? {
         let block = max(maximumFrames, 4_096)
         guard let stretcher = SourceStretcher.make(sampleRate: sampleRate, channels: channels, maximumBlock: block,
                                                    timeRatio: timeRatio, pitchScale: pitchScale) else { return nil }
         let capacity = Int(Double(maximumFrames) * maximumSpeed) + 8
-        let fifo = UnsafeMutablePointer<Float>.allocate(capacity: channels * capacity)
-        fifo.initialize(repeating: 0, count: channels * capacity)
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: channels * block)
-        scratch.initialize(repeating: 0, count: channels * block)
-        let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channels)
-        table.initialize(repeating: fifo, count: channels)
-        let inputTable = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: channels)
-        inputTable.initialize(repeating: nil, count: channels)
-        let outputTable = UnsafeMutablePointer<UnsafeMutablePointer<Float>?>.allocate(capacity: channels)
-        outputTable.initialize(repeating: nil, count: channels)
-        let memory = UnsafeMutablePointer<PlayerRateMemory>.allocate(capacity: 1)
-        memory.initialize(to: PlayerRateMemory(
+        let fifo = memory.take(channels * capacity, repeating: Float(0))
+        let scratch = memory.take(channels * block, repeating: Float(0))
+        let table = memory.take(channels, repeating: fifo)
+        let inputTable = memory.take(channels, repeating: UnsafePointer<Float>?.none)
+        let outputTable = memory.take(channels, repeating: UnsafeMutablePointer<Float>?.none)
+        return memory.place(PlayerRateMemory(
             channels: channels, maximumFrames: maximumFrames, fifo: fifo, fifoCapacity: capacity, table: table,
             stretcher: stretcher, scratch: scratch, inputTable: inputTable, outputTable: outputTable))
-        return memory
-    }
-
-    /// Thread: control, once no program runs the kernel.
-    static func free(_ memory: UnsafeMutablePointer<PlayerRateMemory>) {
-        let made = memory.pointee
-        made.stretcher.free()
-        made.fifo.deallocate()
-        made.scratch.deallocate()
-        made.table.deallocate()
-        made.inputTable.deallocate()
-        made.outputTable.deallocate()
-        memory.deinitialize(count: 1)
-        memory.deallocate()
     }
 
     /// Back to an empty start: two frames of silence before the first, the stretcher reset.

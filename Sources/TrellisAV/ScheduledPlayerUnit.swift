@@ -12,6 +12,8 @@ final class ScheduledPlayerUnit: AudioUnitBase, @unchecked Sendable {
 
     private let commands = SPSCRing<PlayerCommand>(capacity: 256)
     private let done = SPSCRing<PlayerRegionDone>(capacity: 512)
+    /// The queue, its regions, the clock and the rate settings.
+    private let memory = Arena()
     private let queue: UnsafeMutablePointer<PlayerQueue>
     private let regions: UnsafeMutablePointer<PlayerRegion>
     let clock: PlayerClock
@@ -21,30 +23,21 @@ final class ScheduledPlayerUnit: AudioUnitBase, @unchecked Sendable {
     /// The rate a time effect it feeds asked for, and the memory for reading at it.
     private let rate: UnsafeMutablePointer<PlayerRateSettings>
     private var rateMemory: UnsafeMutablePointer<PlayerRateMemory>?
+    /// What `rateMemory` is taken from: made with it, dropped with the render resources.
+    private var rateArena: Arena?
     private var followed: RateRequest?
 
     init(channels: Int) {
-        regions = .allocate(capacity: PlayerQueue.capacity)
-        queue = .allocate(capacity: 1)
-        queue.initialize(to: PlayerQueue(regions: regions))
-        let values = UnsafeMutablePointer<Atomic<Int64>>.allocate(capacity: PlayerClock.fields)
-        for field in 0..<PlayerClock.fields { (values + field).initialize(to: Atomic(0)) }
-        clock = PlayerClock(values: values)
-        rate = .allocate(capacity: 1)
-        rate.initialize(to: PlayerRateSettings())
+        regions = memory.take(PlayerQueue.capacity)
+        queue = memory.place(PlayerQueue(regions: regions))
+        clock = PlayerClock(values: memory.takeAtomics(PlayerClock.fields, initial: Int64(0)))
+        rate = memory.place(PlayerRateSettings())
         super.init(description: Self.componentDescription, shortName: "player-node", inputs: [], outputs: [channels])
     }
 
     deinit {
         kernelStorage = nil
         freeRateMemory()
-        rate.deinitialize(count: 1)
-        rate.deallocate()
-        queue.deinitialize(count: 1)
-        queue.deallocate()
-        regions.deallocate()
-        clock.values.deinitialize(count: PlayerClock.fields)
-        clock.values.deallocate()
     }
 
     override func allocateRenderResources() throws(AudioUnitError) {
@@ -99,10 +92,12 @@ extension ScheduledPlayerUnit: RateSource {
         guard rateMemory == nil else { return }
         let settings = Self.settings(followed)
         let channels = try format(scope: .output, element: 0).channelCount
+        let arena = Arena()
         guard let memory = PlayerRateMemory.make(channels: channels, maximumFrames: maximumFramesPerSlice, sampleRate: sampleRate,
-                                                 timeRatio: 1 / settings.speed, pitchScale: settings.pitchScale) else {
+                                                 timeRatio: 1 / settings.speed, pitchScale: settings.pitchScale, in: arena) else {
             throw .failedToInitialize("Rubber Band could not make a stretcher", unit: name)
         }
+        rateArena = arena
         rateMemory = memory
         rate.pointee.memory.store(UInt(bitPattern: memory), ordering: .releasing)
     }
@@ -110,8 +105,9 @@ extension ScheduledPlayerUnit: RateSource {
     /// Thread: control, once no program runs the kernel.
     private func freeRateMemory() {
         rate.pointee.memory.store(0, ordering: .releasing)
-        if let rateMemory { PlayerRateMemory.free(rateMemory) }
+        rateMemory?.pointee.stretcher.free()
         rateMemory = nil
+        rateArena = nil
     }
 
     /// Runs `body` while the kernel leaves the stretcher alone: it plays a cycle of

@@ -70,8 +70,9 @@ public struct LoudnessNormalizer {
         let buffers = chunk[0]
         let linear = Float(pow(10, gain / 20))
         var skip = limiter?.latency ?? 0
-        let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channels)
-        defer { table.deallocate() }
+        let tableMemory = Arena(firstBlock: 1024)
+        defer { withExtendedLifetime(tableMemory) {} }
+        let table: UnsafeMutablePointer<UnsafeMutablePointer<Float>> = tableMemory.take(channels)
         func emit(_ count: Int, from offset: Int) throws(AnalysisError) {
             guard count > 0 else { return }
             for channel in 0..<channels { table[channel] = buffers[channel] + offset }

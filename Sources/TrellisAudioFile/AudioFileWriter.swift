@@ -22,6 +22,7 @@ public final class AudioFileWriter: @unchecked Sendable {
     private let handle: SndfileHandle
     /// Interleaved frames between the caller and libsndfile, allocated once.
     private let scratch: UnsafeMutableRawPointer
+    private let memory = Arena()
     private let scratchFrames = AudioFileReader.chunkFrameCount
 
     /// TPDF dither (±1 LSB) added before float becomes a 16- or 24-bit integer; nil for
@@ -69,7 +70,7 @@ public final class AudioFileWriter: @unchecked Sendable {
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.dither = dither && sampleType.isInteger && sampleType.bitsPerSample < 32 ? TPDFDither() : nil
-        scratch = .allocate(byteCount: scratchFrames * channelCount * 4, alignment: 16)
+        scratch = memory.takeBytes(scratchFrames * channelCount * 4)
     }
 
     /// Everything `init` checks, without truncating anything: the format can be written,
@@ -111,10 +112,6 @@ public final class AudioFileWriter: @unchecked Sendable {
         Glibc.close(fd)
         if !target.exists { unlink(path) }
         return (container, requested)
-    }
-
-    deinit {
-        scratch.deallocate()
     }
 
     /// Appends `frameCount` frames from each channel of `buffers`, which must have the

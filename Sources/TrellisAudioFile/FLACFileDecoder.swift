@@ -17,6 +17,7 @@ final class FLACFileDecoder: FrameDecoder {
     /// The frame libFLAC last handed over, as float, per channel; `pendingStart` of it
     /// not read yet, and `pendingSilence` frames of a lost stretch to come before it.
     private let pending: UnsafeMutablePointer<Float>
+    private let memory = Arena()
     private let pendingCapacity: Int
     private var pendingStart = 0
     private var pendingCount = 0
@@ -35,9 +36,8 @@ final class FLACFileDecoder: FrameDecoder {
         self.frameCount = frameCount
         // FLAC's largest block is 65,535 frames.
         pendingCapacity = 65_536
-        pending = .allocate(capacity: pendingCapacity * channelCount)
+        pending = memory.take(pendingCapacity * channelCount)
         guard let decoder = FLAC__stream_decoder_new() else {
-            pending.deallocate()
             throw .cannotOpen(path: path, reason: "libFLAC could not make a decoder (out of memory)")
         }
         self.decoder = decoder
@@ -81,10 +81,7 @@ final class FLACFileDecoder: FrameDecoder {
         frameCount = end
     }
 
-    deinit {
-        close()
-        pending.deallocate()
-    }
+    deinit { close() }
 
     var isOpen: Bool { decoder != nil }
 

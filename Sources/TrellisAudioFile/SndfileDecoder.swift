@@ -9,6 +9,7 @@ final class SndfileDecoder: FrameDecoder {
     private let channelCount: Int
     private let readsIntegers: Bool
     private let scratch: UnsafeMutableRawPointer
+    private let memory = Arena()
     private let scratchFrames: Int
 
     init(handle: SndfileHandle, scratchFrames: Int) {
@@ -17,11 +18,7 @@ final class SndfileDecoder: FrameDecoder {
         let subtype = Int(handle.info.format) & SF_FORMAT_SUBMASK
         readsIntegers = [SF_FORMAT_PCM_S8, SF_FORMAT_PCM_U8, SF_FORMAT_PCM_16, SF_FORMAT_PCM_24, SF_FORMAT_PCM_32].contains(subtype)
         self.scratchFrames = scratchFrames
-        scratch = .allocate(byteCount: scratchFrames * channelCount * 4, alignment: 16)
-    }
-
-    deinit {
-        scratch.deallocate()
+        scratch = memory.takeBytes(scratchFrames * channelCount * 4)
     }
 
     var isOpen: Bool { handle.isOpen }

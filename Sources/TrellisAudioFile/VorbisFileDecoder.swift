@@ -12,6 +12,7 @@ final class VorbisFileDecoder: FrameDecoder {
     private var file: UnsafeMutablePointer<OggVorbis_File>?
 
     init(path: String) throws(AudioFileError) {
+        // Owner: this decoder; `close()` clears and frees it, once.
         let file = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
         let status = ov_fopen(path, file)
         guard status == 0 else {

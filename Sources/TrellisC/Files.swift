@@ -71,9 +71,9 @@ final class OpenFile {
     func read(into channels: [UnsafeMutablePointer<Float>], frames: Int) throws(CommandError) -> Int {
         let count = max(0, min(frames, length - position))
         guard count > 0 else { return 0 }
-        let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channels.count)
-        defer { table.deallocate() }
-        for (index, pointer) in channels.enumerated() { table[index] = pointer }
+        let memory = Arena(firstBlock: 1024)
+        defer { withExtendedLifetime(memory) {} }
+        let table = memory.copy(channels)
         let buffers = AudioBuffers(channelPointers: UnsafePointer(table), channelCount: channels.count)
         do {
             switch mode {
@@ -106,8 +106,8 @@ final class OpenFile {
                 try reader.seek(toFrame: 0)
                 mode = try Self.converter(reader, rate: sampleRate)
                 position = 0
-                let scratch = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: 8192) }
-                defer { scratch.forEach { $0.deallocate() } }
+                let scratchList = AudioBufferList(channelCount: channels, frameCapacity: 8192)
+                let scratch = (0..<channels).map { scratchList[0][$0] }
                 while position < frame { _ = try read(into: scratch, frames: min(8192, frame - position)) }
             case .writing:
                 throw CommandError("the file is open for writing; it cannot seek", kind: .argument)
@@ -122,9 +122,9 @@ final class OpenFile {
 
     func write(_ channels: [UnsafePointer<Float>], frames: Int) throws(CommandError) {
         guard case .writing(let writer) = mode else { throw CommandError("the file is open for reading, not writing", kind: .argument) }
-        let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: channels.count)
-        defer { table.deallocate() }
-        for (index, pointer) in channels.enumerated() { table[index] = UnsafeMutablePointer(mutating: pointer) }
+        let memory = Arena(firstBlock: 1024)
+        defer { withExtendedLifetime(memory) {} }
+        let table = memory.copy(channels.map { UnsafeMutablePointer(mutating: $0) })
         do { try writer.write(from: AudioBuffers(channelPointers: UnsafePointer(table), channelCount: channels.count), frameCount: frames) } catch {
             throw CommandError("\(error)", kind: .file)
         }

@@ -23,6 +23,7 @@ public final class CallerBackend: AudioBackend, @unchecked Sendable {
     public let position: UnsafeMutablePointer<Int64>
     private let inputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let outputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let memory = Arena()
     private let inputChannels: Int
     private let outputChannels: Int
 
@@ -36,16 +37,9 @@ public final class CallerBackend: AudioBackend, @unchecked Sendable {
         self.inputChannels = inputChannels
         self.outputChannels = outputChannels
         prepared = settings
-        position = .allocate(capacity: 1)
-        position.initialize(to: 0)
-        inputTable = .allocate(capacity: max(1, inputChannels))
-        outputTable = .allocate(capacity: max(1, outputChannels))
-    }
-
-    deinit {
-        position.deallocate()
-        inputTable.deallocate()
-        outputTable.deallocate()
+        position = memory.take(1, repeating: 0)
+        inputTable = memory.take(inputChannels)
+        outputTable = memory.take(outputChannels)
     }
 
     public var settings: BackendSettings? { started.load(ordering: .acquiring) ? prepared : nil }

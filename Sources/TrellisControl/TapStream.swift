@@ -84,7 +84,7 @@ final class TapStream: @unchecked Sendable {
     /// Interleaved frames, owned here, written only by the tap's thread.
     private final class Scratch: @unchecked Sendable {
         let pointer: UnsafeMutablePointer<Float>
-        init(capacity: Int) { pointer = .allocate(capacity: max(1, capacity)) }
-        deinit { pointer.deallocate() }
+        private let memory = Arena()
+        init(capacity: Int) { pointer = memory.take(capacity) }
     }
 }

@@ -5,18 +5,12 @@ import Synchronization
 public final class AtomicFloats: @unchecked Sendable {
     public let count: Int
     private let storage: UnsafeMutablePointer<Atomic<UInt32>>
+    private let memory: Arena
 
     public init(count: Int, initialValue: Float = 0) {
         self.count = count
-        storage = .allocate(capacity: max(1, count))
-        for index in 0..<count {
-            (storage + index).initialize(to: Atomic(initialValue.bitPattern))
-        }
-    }
-
-    deinit {
-        storage.deinitialize(count: count)
-        storage.deallocate()
+        memory = Arena(firstBlock: count * 4)
+        storage = memory.takeAtomics(count, initial: initialValue.bitPattern)
     }
 
     /// Thread: any.

@@ -85,6 +85,8 @@ public final class AudioBufferList: @unchecked Sendable {
     private let samples: UnsafeMutablePointer<Float>
     private let channelTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let busTable: UnsafeMutablePointer<AudioBuffers>
+    /// The samples and the two tables, in one block.
+    private let memory: Arena
 
     /// One bus of `channelCount` channels.
     public convenience init(channelCount: Int, frameCapacity: Int) {
@@ -105,24 +107,18 @@ public final class AudioBufferList: @unchecked Sendable {
         let stride = ((frameCapacity + 15) & ~15) + 16
         let stagger = Self.made.wrappingAdd(1, ordering: .relaxed).oldValue % 32 * 16
         let count = max(1, totalChannels * stride + stagger)
-        samples = UnsafeMutablePointer<Float>.allocate(capacity: count)
-        samples.initialize(repeating: 0, count: count)
-        channelTable = .allocate(capacity: max(1, totalChannels))
+        memory = Arena(firstBlock: count * 4 + totalChannels * 8 + channelCounts.count * 16 + 3 * Arena.alignment)
+        samples = memory.take(count, repeating: 0)
+        channelTable = memory.take(totalChannels)
         for channel in 0..<totalChannels {
             (channelTable + channel).initialize(to: samples + stagger + channel * stride)
         }
-        busTable = .allocate(capacity: max(1, channelCounts.count))
+        busTable = memory.take(channelCounts.count)
         var first = 0
         for (bus, count) in channelCounts.enumerated() {
             (busTable + bus).initialize(to: AudioBuffers(channelPointers: UnsafePointer(channelTable + first), channelCount: count))
             first += count
         }
-    }
-
-    deinit {
-        samples.deallocate()
-        channelTable.deallocate()
-        busTable.deallocate()
     }
 
     public var busCount: Int { channelCounts.count }

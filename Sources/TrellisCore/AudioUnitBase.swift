@@ -37,6 +37,7 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
     /// Held weakly: the engine holds the programs that hold the unit.
     private let sink = Mutex(WeakParameterSink())
     private let bypassFlag: UnsafeMutablePointer<Atomic<Bool>>
+    private let flags = Arena(firstBlock: 64)
     private var pullBuffers: AudioBufferList?
     private var pullTime: Int64 = .min
 
@@ -57,13 +58,7 @@ open class AudioUnitBase: AudioUnit, @unchecked Sendable {
         self.fixedScopes = fixedScopes
         formats[.input] = inputs.map { .canonical(sampleRate: 48_000, channelCount: $0) }
         formats[.output] = outputs.map { .canonical(sampleRate: 48_000, channelCount: $0) }
-        bypassFlag = .allocate(capacity: 1)
-        bypassFlag.initialize(to: Atomic(false))
-    }
-
-    deinit {
-        bypassFlag.deinitialize(count: 1)
-        bypassFlag.deallocate()
+        bypassFlag = flags.takeAtomics(1, initial: false)
     }
 
     // MARK: - Hooks for subclasses

@@ -9,20 +9,15 @@ import Synchronization
 public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
     /// Either end of the ring, as plain pointers. Valid while the ring lives.
     public let end: SPSCRingEnd<Element>
+    /// The slots and the counters, in one block.
+    private let memory: Arena
 
     /// `capacity` is rounded up to a power of two.
     public init(capacity: Int) {
         var size = 1
         while size < max(2, capacity) { size <<= 1 }
-        let counters = UnsafeMutablePointer<Atomic<Int>>.allocate(capacity: 3)
-        for index in 0..<3 { (counters + index).initialize(to: Atomic(0)) }
-        end = SPSCRingEnd(slots: .allocate(capacity: size), counters: counters, capacity: size)
-    }
-
-    deinit {
-        end.counters.deinitialize(count: 3)
-        end.counters.deallocate()
-        end.slots.deallocate()
+        memory = Arena(firstBlock: size * MemoryLayout<Element>.stride + 2 * Arena.alignment)
+        end = SPSCRingEnd(slots: memory.take(size), counters: memory.takeAtomics(3, initial: 0), capacity: size)
     }
 
     public var capacity: Int { end.capacity }

@@ -10,20 +10,14 @@ final class DelayLineStorage: @unchecked Sendable {
     let channelCount: Int
     let memory: UnsafeMutablePointer<Float>
     let position: UnsafeMutablePointer<Int>
+    private let arena = Arena()
 
     init(key: String, frames: Int, channelCount: Int) {
         self.key = key
         self.frames = frames
         self.channelCount = channelCount
-        memory = .allocate(capacity: max(1, frames * channelCount))
-        memory.initialize(repeating: 0, count: max(1, frames * channelCount))
-        position = .allocate(capacity: 1)
-        position.initialize(to: 0)
-    }
-
-    deinit {
-        memory.deallocate()
-        position.deallocate()
+        memory = arena.take(frames * channelCount, repeating: 0)
+        position = arena.take(1, repeating: 0)
     }
 
     func fits(_ line: ProgramPlan.DelayLine) -> Bool {

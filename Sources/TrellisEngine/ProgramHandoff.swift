@@ -10,6 +10,7 @@ struct ProgramHandoff {
 
     /// Thread: control.
     static func make(_ program: RenderProgram, generation: UInt64) -> UnsafeMutablePointer<ProgramHandoff> {
+        // Owner: the engine's slots until `release`, the one place that frees it.
         let handoff = UnsafeMutablePointer<ProgramHandoff>.allocate(capacity: 1)
         handoff.initialize(to: ProgramHandoff(program: Unmanaged.passRetained(program).toOpaque(), generation: generation))
         return handoff

@@ -1,4 +1,5 @@
 import Glibc
+import TrellisCore
 
 /// A wake-up call for a sleeping service thread (the engine's finish service, the media
 /// disk and delivery threads): a monotonic-clock condition variable
@@ -6,11 +7,13 @@ import Glibc
 ///
 /// Thread: any but audio (signalling takes a mutex).
 public final class Wakeup: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private let memory = Arena(firstBlock: 256)
     private var signalled = false
 
     public init() {
+        (mutex, condition) = (memory.place(pthread_mutex_t()), memory.place(pthread_cond_t()))
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
@@ -22,8 +25,6 @@ public final class Wakeup: @unchecked Sendable {
     deinit {
         pthread_cond_destroy(condition)
         pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
     }
 
     public func signal() {

@@ -26,6 +26,13 @@ struct GraphCompiler {
             self.nodeInParent = nodeInParent
         }
 
+        /// Lets go of the children, all the way down: a child holds its parent, so the
+        /// two would otherwise keep each other (and their graphs) alive.
+        func releaseChildren() {
+            for child in children.values { child.releaseChildren() }
+            children = [:]
+        }
+
         func name(_ id: NodeID) -> String { prefix + (graph.model.nodes[id]?.name ?? id.description) }
         var isTop: Bool { parent == nil }
         /// This is a bypassed subgraph node's graph.
@@ -86,6 +93,7 @@ struct GraphCompiler {
     func compile() throws(GraphError) -> ProgramPlan {
         let state = State()
         let top = Context(graph: graph, prefix: "", parent: nil, nodeInParent: nil)
+        defer { top.releaseChildren() }
         try collect(top, state, depth: 0)
         for position in state.nodes.indices {
             let node = state.nodes[position]

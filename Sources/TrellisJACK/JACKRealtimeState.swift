@@ -86,7 +86,7 @@ final class JACKRealtimeState: @unchecked Sendable {
     let lastPrepareError = Mutex<String>("")
 
     /// The tempo and meter a timebase master announces.
-    let timebase = JACKTimebase()
+    let timebase: JACKTimebase
     /// Whether `process` follows JACK transport, and announces bars and beats to it.
     let followsTransport: Bool
     let isTimebaseMaster: Bool
@@ -100,6 +100,7 @@ final class JACKRealtimeState: @unchecked Sendable {
     init(configuration: JACKConfiguration, source: any RenderSource,
          prepare: @escaping BackendPrepare) {
         self.source = source
+        // Owner: this state, whose deinit frees it (it holds the source, so no arena).
         bridge = .allocate(capacity: 1)
         bridge.initialize(to: BridgedRenderSource(source: source))
         entry = source.renderEntry ?? RenderEntry(state: UnsafeMutableRawPointer(bridge), function: BridgedRenderSource.entry)
@@ -126,12 +127,12 @@ final class JACKRealtimeState: @unchecked Sendable {
         notificationEvents = SPSCRing(capacity: 1024)
         peakBits = memory.takeAtomics(outputCount, initial: 0)
         lossReasonText = memory.take(lossReasonCapacity, repeating: 0)
+        timebase = JACKTimebase(in: memory)
     }
 
     deinit {
         bridge.deinitialize(count: 1)
         bridge.deallocate()
-        timebase.deallocate()
     }
 
     // MARK: Process thread

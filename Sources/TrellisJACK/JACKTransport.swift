@@ -11,17 +11,14 @@ public enum JACKTransportRole: String, Sendable, CaseIterable {
 }
 
 /// The engine's clock as the last cycle left it, which JACK's timebase callback (on the
-/// same thread, after `process`) announces as bars and beats. Plain memory, allocated
-/// once. Thread: audio.
+/// same thread, after `process`) announces as bars and beats. Plain memory in its
+/// owner's arena. Thread: audio.
 struct JACKTimebase {
     let clock: UnsafeMutablePointer<TimeContext>
 
-    init() {
-        clock = .allocate(capacity: 1)
-        clock.initialize(to: TimeContext())
+    init(in memory: Arena) {
+        clock = memory.place(TimeContext())
     }
-
-    func deallocate() { clock.deallocate() }
 
     /// Fills the bars-and-beats fields of JACK's position for its frame.
     func fill(_ position: UnsafeMutablePointer<jack_position_t>) {

@@ -10,12 +10,11 @@ import TrellisCore
 public final class MIDIEventList: @unchecked Sendable {
     /// The list's working side.
     let writer: MIDIEventWriter
+    private let memory = Arena()
 
     public init(eventCapacity: Int, byteCapacity: Int) {
-        writer = MIDIEventWriter(eventCapacity: max(1, eventCapacity), byteCapacity: max(1, byteCapacity))
+        writer = MIDIEventWriter(eventCapacity: max(1, eventCapacity), byteCapacity: max(1, byteCapacity), in: memory)
     }
-
-    deinit { writer.deallocate() }
 
     public var eventCapacity: Int { writer.eventCapacity }
     public var byteCapacity: Int { writer.byteCapacity }
@@ -55,21 +54,12 @@ struct MIDIEventWriter: BitwiseCopyable, @unchecked Sendable {
     private let counters: UnsafeMutablePointer<Int>
 
     /// Thread: control.
-    init(eventCapacity: Int, byteCapacity: Int) {
+    init(eventCapacity: Int, byteCapacity: Int, in memory: Arena) {
         self.eventCapacity = eventCapacity
         self.byteCapacity = byteCapacity
-        storage = .allocate(capacity: eventCapacity)
-        bytes = .allocate(capacity: byteCapacity)
-        bytes.initialize(repeating: 0, count: byteCapacity)
-        counters = .allocate(capacity: 3)
-        counters.initialize(repeating: 0, count: 3)
-    }
-
-    /// Thread: control, by the list that made it.
-    func deallocate() {
-        storage.deallocate()
-        bytes.deallocate()
-        counters.deallocate()
+        storage = memory.take(eventCapacity)
+        bytes = memory.take(byteCapacity, repeating: 0)
+        counters = memory.take(3, repeating: 0)
     }
 
     var view: MIDIInputView { MIDIInputView(events: UnsafePointer(storage), counter: UnsafePointer(counters)) }

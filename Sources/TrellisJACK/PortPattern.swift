@@ -10,9 +10,8 @@ final class PortPattern {
         self.text = text
         let code = regcomp(&expression, Self.anchored(text), REG_EXTENDED | REG_NOSUB)
         if code != 0 {
-            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: 256)
-            defer { buffer.deallocate() }
-            regerror(code, &expression, buffer, 256)
+            var buffer = [CChar](repeating: 0, count: 256)
+            regerror(code, &expression, &buffer, 256)
             throw .invalidPattern(text, reason: String(cString: buffer))
         }
     }

@@ -1,4 +1,5 @@
 import Synchronization
+import TrellisCore
 
 /// A single-producer single-consumer ring of variable-size messages (a 4-byte length,
 /// then the bytes): how LV2 worker requests and responses and audio-thread log lines
@@ -8,17 +9,10 @@ import Synchronization
 /// Thread: one producer calls `write`, one consumer calls `read`.
 final class ByteRing: @unchecked Sendable {
     let end: ByteRingEnd
+    private let memory = Arena()
 
     init(capacity: Int) {
-        let counters = UnsafeMutablePointer<Atomic<Int>>.allocate(capacity: 2)
-        for index in 0..<2 { (counters + index).initialize(to: Atomic(0)) }
-        end = ByteRingEnd(bytes: .allocate(byteCount: capacity, alignment: 16), counters: counters, capacity: capacity)
-    }
-
-    deinit {
-        end.bytes.deallocate()
-        end.counters.deinitialize(count: 2)
-        end.counters.deallocate()
+        end = ByteRingEnd(bytes: memory.takeBytes(capacity), counters: memory.takeAtomics(2, initial: 0), capacity: capacity)
     }
 
     /// Thread: the producer.

@@ -24,8 +24,7 @@ final class LV2HostFeatures: @unchecked Sendable {
     private weak var world: LV2World?
     /// Where files the plugin makes with `makePath` go.
     let directory: String
-    private var ownedStrings: [UnsafeMutablePointer<CChar>] = []
-    private var featureStructs: [UnsafeMutablePointer<LV2_Feature>] = []
+    private let memory = Arena()
     private let options: UnsafeMutablePointer<LV2_Options_Option>
     private let optionValues: UnsafeMutablePointer<Int32>
     private let sampleRateValue: UnsafeMutablePointer<Float>
@@ -43,7 +42,7 @@ final class LV2HostFeatures: @unchecked Sendable {
     /// thread's wait in a ring (no lock or I/O there), other threads' in a bounded
     /// queue, until the finish service takes them (`drainLog`).
     private let audioLog = ByteRing(capacity: 1 << 14)
-    private let audioLogReader = Mutex<UnsafeMutableRawPointer>(.allocate(byteCount: 1024, alignment: 8))
+    private let audioLogReader: Mutex<UnsafeMutableRawPointer>
     private let otherLog = Mutex<[(UnitMessage.LogLevel, String)]>([])
     private let droppedLines = Atomic<Int>(0)
     /// From activation to deactivation: lines logged off the audio thread meanwhile
@@ -63,13 +62,10 @@ final class LV2HostFeatures: @unchecked Sendable {
         let urids = world.urids
         levelURIDs = (urids.map(LV2URI.logError), urids.map(LV2URI.logWarning), urids.map(LV2URI.logTrace))
 
-        optionValues = .allocate(capacity: 3)
-        optionValues[0] = 1
-        optionValues[1] = Int32(maximumFrames)
-        optionValues[2] = Int32(sequenceSize)
-        sampleRateValue = .allocate(capacity: 1)
-        sampleRateValue.initialize(to: Float(sampleRate))
-        options = .allocate(capacity: 6)
+        audioLogReader = Mutex(memory.takeBytes(1024, alignment: 8))
+        optionValues = memory.copy([1, Int32(maximumFrames), Int32(sequenceSize)])
+        sampleRateValue = memory.take(1, repeating: Float(sampleRate))
+        options = memory.take(6)
         let intType = urids.map(LV2URI.atomInt), floatType = urids.map(LV2URI.atomFloat)
         func option(_ key: String, _ type: LV2_URID, _ value: UnsafeRawPointer) -> LV2_Options_Option {
             LV2_Options_Option(context: LV2_OPTIONS_INSTANCE, subject: 0, key: urids.map(key), size: 4, type: type, value: value)
@@ -81,10 +77,10 @@ final class LV2HostFeatures: @unchecked Sendable {
         options[4] = option(LV2URI.paramSampleRate, floatType, sampleRateValue)
         options[5] = LV2_Options_Option(context: LV2_OPTIONS_INSTANCE, subject: 0, key: 0, size: 0, type: 0, value: nil)
 
-        log = .allocate(capacity: 1)
-        makePath = .allocate(capacity: 1)
-        mapPath = .allocate(capacity: 1)
-        freePath = .allocate(capacity: 1)
+        log = memory.take(1)
+        makePath = memory.take(1)
+        mapPath = memory.take(1)
+        freePath = memory.take(1)
         let handle = Unmanaged.passUnretained(self).toOpaque()
         trellis_lv2_log_init(log, { context, type, message in
             guard let context, let message else { return }
@@ -124,30 +120,11 @@ final class LV2HostFeatures: @unchecked Sendable {
         state = list(stateOnly)
     }
 
-    deinit {
-        instantiation.deallocate()
-        state.deallocate()
-        for feature in featureStructs { feature.deallocate() }
-        for string in ownedStrings { free(string) }
-        options.deallocate()
-        optionValues.deallocate()
-        sampleRateValue.deallocate()
-        log.deallocate()
-        makePath.deallocate()
-        mapPath.deallocate()
-        freePath.deallocate()
-        audioLogReader.withLock { $0.deallocate() }
-    }
-
     private func list(_ entries: [(String, UnsafeMutableRawPointer?)]) -> UnsafeMutablePointer<UnsafePointer<LV2_Feature>?> {
-        let list = UnsafeMutablePointer<UnsafePointer<LV2_Feature>?>.allocate(capacity: entries.count + 1)
+        let list: UnsafeMutablePointer<UnsafePointer<LV2_Feature>?> = memory.take(entries.count + 1)
         for (index, (uri, data)) in entries.enumerated() {
-            let name = strdup(uri)!
-            ownedStrings.append(name)
-            let feature = UnsafeMutablePointer<LV2_Feature>.allocate(capacity: 1)
-            feature.initialize(to: LV2_Feature(URI: name, data: data))
-            featureStructs.append(feature)
-            list[index] = UnsafePointer(feature)
+            let name = memory.copy(Array(uri.utf8CString))
+            list[index] = UnsafePointer(memory.place(LV2_Feature(URI: name, data: data)))
         }
         list[entries.count] = nil
         return list

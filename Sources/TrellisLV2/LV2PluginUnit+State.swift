@@ -203,13 +203,14 @@ extension LV2PluginUnit {
 
 /// Hands lilv the current control values while it saves a state.
 final class PortValueTable {
+    private let memory = Arena()
     private let storage: UnsafeMutablePointer<Float>
     private let indices: [String: Int]
     private let floatType: UInt32
 
     init(unit: LV2PluginUnit) {
         let writable = unit.parameters.enumerated().filter { $0.element.isWritable }
-        storage = .allocate(capacity: max(1, writable.count))
+        storage = memory.take(writable.count)
         var indices: [String: Int] = [:]
         for (slot, entry) in writable.enumerated() {
             storage[slot] = unit.values[entry.offset]
@@ -218,8 +219,6 @@ final class PortValueTable {
         self.indices = indices
         floatType = unit.world.urids.map(LV2URI.atomFloat)
     }
-
-    deinit { storage.deallocate() }
 
     func value(symbol: String, size: UnsafeMutablePointer<UInt32>?, type: UnsafeMutablePointer<UInt32>?) -> UnsafeRawPointer? {
         guard let slot = indices[symbol] else { return nil }

@@ -16,6 +16,7 @@ final class LV2Worker: @unchecked Sendable {
 
     private let requests = ByteRing(capacity: ringCapacity)
     private let responses = ByteRing(capacity: ringCapacity)
+    private let memory = Arena()
     private let semaphore: UnsafeMutablePointer<sem_t>
     private let workerScratch: UnsafeMutableRawPointer
     private let audioScratch: UnsafeMutableRawPointer
@@ -33,16 +34,13 @@ final class LV2Worker: @unchecked Sendable {
     private let busy = Atomic<Bool>(false)
 
     init() {
-        semaphore = .allocate(capacity: 1)
+        semaphore = memory.place(sem_t())
         sem_init(semaphore, 0, 0)
-        workerScratch = .allocate(byteCount: Self.ringCapacity, alignment: 16)
-        audioScratch = .allocate(byteCount: Self.ringCapacity, alignment: 16)
-        requestEnd = .allocate(capacity: 1)
-        synchronousResponses = .allocate(capacity: 1)
-        synchronousResponses.initialize(to: responses.end)
-        requestEnd.initialize(to: LV2WorkerRequests(ring: requests.end, semaphore: semaphore, responses: synchronousResponses))
-        scheduleFeature = .allocate(capacity: 1)
-        scheduleFeature.initialize(to: LV2_Worker_Schedule(
+        workerScratch = memory.takeBytes(Self.ringCapacity)
+        audioScratch = memory.takeBytes(Self.ringCapacity)
+        synchronousResponses = memory.place(responses.end)
+        requestEnd = memory.place(LV2WorkerRequests(ring: requests.end, semaphore: semaphore, responses: synchronousResponses))
+        scheduleFeature = memory.place(LV2_Worker_Schedule(
             handle: UnsafeMutableRawPointer(requestEnd),
             schedule_work: { handle, size, data in
                 guard let handle else { return LV2_WORKER_ERR_UNKNOWN }
@@ -53,12 +51,6 @@ final class LV2Worker: @unchecked Sendable {
     deinit {
         stop()
         sem_destroy(semaphore)
-        semaphore.deallocate()
-        workerScratch.deallocate()
-        audioScratch.deallocate()
-        scheduleFeature.deallocate()
-        requestEnd.deallocate()
-        synchronousResponses.deallocate()
     }
 
     /// Binds to an instance that has the worker interface and starts the thread.

@@ -1,6 +1,7 @@
 import CLilv
 import Glibc
 import Synchronization
+import TrellisCore
 
 /// The host's URI <-> URID table behind the `urid:map` and `urid:unmap` features,
 /// shared by every plugin of one `LV2World` so that URIDs mean the same everywhere.
@@ -17,6 +18,7 @@ public final class URIDMap: @unchecked Sendable {
     private static var slotCount: Int { 32_768 }
     /// `slotCount - 1`, kept on the instance: the lock-free reads touch no type metadata.
     private let slotMask = URIDMap.slotCount - 1
+    private let memory = Arena()
 
     /// By URID - 1: the URI as a C string the table owns, and its hash.
     private let strings: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
@@ -31,14 +33,11 @@ public final class URIDMap: @unchecked Sendable {
     let unmapFeature: UnsafeMutablePointer<LV2_URID_Unmap>
 
     init() {
-        strings = .allocate(capacity: Self.capacity)
-        strings.initialize(repeating: nil, count: Self.capacity)
-        hashes = .allocate(capacity: Self.capacity)
-        hashes.initialize(repeating: 0, count: Self.capacity)
-        slots = .allocate(capacity: Self.slotCount)
-        for slot in 0..<Self.slotCount { (slots + slot).initialize(to: Atomic(0)) }
-        mapFeature = .allocate(capacity: 1)
-        unmapFeature = .allocate(capacity: 1)
+        strings = memory.take(Self.capacity, repeating: nil)
+        hashes = memory.take(Self.capacity, repeating: 0)
+        slots = memory.takeAtomics(Self.slotCount, initial: 0)
+        mapFeature = memory.take(1)
+        unmapFeature = memory.take(1)
         let handle = Unmanaged.passUnretained(self).toOpaque()
         mapFeature.initialize(to: LV2_URID_Map(handle: handle, map: { handle, uri in
             guard let handle, let uri else { return 0 }
@@ -53,12 +52,6 @@ public final class URIDMap: @unchecked Sendable {
 
     deinit {
         for index in 0..<Int(count.load(ordering: .acquiring)) { free(strings[index]) }
-        strings.deallocate()
-        hashes.deallocate()
-        slots.deinitialize(count: Self.slotCount)
-        slots.deallocate()
-        mapFeature.deallocate()
-        unmapFeature.deallocate()
     }
 
     /// The URID of `uri`, assigning the next one the first time. Thread: any.

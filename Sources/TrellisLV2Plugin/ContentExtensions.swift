@@ -8,12 +8,14 @@ import TrellisPlugins
 /// state keeps the bank's path (made portable by the host's `state:mapPath`).
 enum ContentExtensions {
     nonisolated(unsafe) static let worker: UnsafeMutablePointer<LV2_Worker_Interface> = {
+        // Owner: the library, for the process's lifetime (hosts keep the pointer); never freed.
         let worker = UnsafeMutablePointer<LV2_Worker_Interface>.allocate(capacity: 1)
         worker.initialize(to: LV2_Worker_Interface(work: work, work_response: workResponse, end_run: nil))
         return worker
     }()
 
     nonisolated(unsafe) static let state: UnsafeMutablePointer<LV2_State_Interface> = {
+        // Owner: the library, for the process's lifetime (hosts keep the pointer); never freed.
         let state = UnsafeMutablePointer<LV2_State_Interface>.allocate(capacity: 1)
         state.initialize(to: LV2_State_Interface(save: save, restore: restore))
         return state

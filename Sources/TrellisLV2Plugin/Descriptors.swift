@@ -5,6 +5,7 @@ import TrellisPlugins
 /// One `LV2_Descriptor` per exported plugin, made on the first call and never freed:
 /// hosts keep the pointers for as long as the library is loaded. Read-only once made.
 nonisolated(unsafe) private let descriptors: UnsafeMutableBufferPointer<LV2_Descriptor> = {
+    // Owner: the library, for the process's lifetime (hosts keep the pointers); never freed.
     let table = UnsafeMutableBufferPointer<LV2_Descriptor>.allocate(capacity: ExportedPlugins.all.count)
     for (index, plugin) in ExportedPlugins.all.enumerated() {
         table[index] = LV2_Descriptor(

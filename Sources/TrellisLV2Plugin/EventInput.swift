@@ -25,7 +25,7 @@ struct EventInput {
     static let requestCapacity = 4104
 
     /// Maps the URIs through the host's `urid:map`. Thread: instantiation.
-    init(map: UnsafePointer<LV2_URID_Map>, content: String?, schedule: UnsafePointer<LV2_Worker_Schedule>?) {
+    init(map: UnsafePointer<LV2_URID_Map>, content: String?, schedule: UnsafePointer<LV2_Worker_Schedule>?, in memory: Arena) {
         func urid(_ uri: String) -> UInt32 { map.pointee.map(map.pointee.handle, uri) }
         urids = URIDs(
             midiEvent: urid("http://lv2plug.in/ns/ext/midi#MidiEvent"),
@@ -35,10 +35,8 @@ struct EventInput {
             patchSet: urid("http://lv2plug.in/ns/ext/patch#Set"), patchProperty: urid("http://lv2plug.in/ns/ext/patch#property"),
             patchValue: urid("http://lv2plug.in/ns/ext/patch#value"), content: content.map(urid) ?? 0)
         self.schedule = schedule
-        request = .allocate(byteCount: Self.requestCapacity, alignment: 8)
+        request = memory.takeBytes(Self.requestCapacity, alignment: 8)
     }
-
-    func deallocate() { request.deallocate() }
 
     /// Appends the sequence's MIDI messages to `events` (from `count`, at most
     /// `capacity`), their offsets within `frames`, and hands a content `patch:Set` to the

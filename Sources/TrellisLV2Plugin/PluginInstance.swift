@@ -12,6 +12,7 @@ final class PluginInstance {
     let sampleRate: Double
     let ports: [ExportedPort]
     let state: UnsafeMutablePointer<RunState>
+    private let memory = Arena()
     private let units: Mutex<Units>
 
     /// The unit `run` renders, and units the worker made whose kernels `run` may be
@@ -33,10 +34,9 @@ final class PluginInstance {
         var eventInput: EventInput?
         if ports.contains(where: { $0.role == .events }) {
             guard let map = features.map else { return nil }
-            eventInput = EventInput(map: map, content: plugin.content?.uri, schedule: features.schedule)
+            eventInput = EventInput(map: map, content: plugin.content?.uri, schedule: features.schedule, in: memory)
         }
-        state = .allocate(capacity: 1)
-        state.initialize(to: RunState(unit: unit, ports: ports, maximumFrames: ExportedPlugin.sliceFrames, eventInput: eventInput))
+        state = memory.place(RunState(unit: unit, ports: ports, maximumFrames: ExportedPlugin.sliceFrames, eventInput: eventInput, in: memory))
         state.pointee.owner = Unmanaged.passRetained(self).toOpaque()
     }
 
@@ -48,12 +48,6 @@ final class PluginInstance {
         let owner = Unmanaged<PluginInstance>.fromOpaque(state.pointee.owner!)
         state.pointee.owner = nil
         owner.release()
-    }
-
-    deinit {
-        state.pointee.deallocate()
-        state.deinitialize(count: 1)
-        state.deallocate()
     }
 
     /// The control ports' values as the host last wrote them, by parameter.

@@ -40,19 +40,17 @@ struct RunState {
         var index: Int32
     }
 
-    init(unit: AudioUnitBase, ports: [ExportedPort], maximumFrames: Int, eventInput: EventInput?) {
+    init(unit: AudioUnitBase, ports: [ExportedPort], maximumFrames: Int, eventInput: EventInput?, in memory: Arena) {
         portCount = ports.count
         self.eventInput = eventInput
         self.maximumFrames = maximumFrames
         sampleRate = unit.sampleRate
-        self.ports = .allocate(capacity: max(1, ports.count))
-        self.ports.initialize(repeating: nil, count: max(1, ports.count))
-        roles = .allocate(capacity: max(1, ports.count))
-        lastValues = .allocate(capacity: max(1, ports.count))
-        lastValues.initialize(repeating: .nan, count: max(1, ports.count))
-        ranges = .allocate(capacity: max(1, ports.count))
+        self.ports = memory.take(max(1, ports.count), repeating: nil)
+        roles = memory.take(ports.count)
+        lastValues = memory.take(max(1, ports.count), repeating: .nan)
+        ranges = memory.take(ports.count)
         eventCapacity = max(1, ports.count) + (eventInput == nil ? 0 : EventInput.maximumEvents)
-        events = .allocate(capacity: eventCapacity)
+        events = memory.take(eventCapacity)
         var inputChannels: [Int] = [], outputChannels: [Int] = []
         for (index, port) in ports.enumerated() {
             var role = PortRole(kind: .latency, bus: 0, channel: 0, index: 0)
@@ -78,9 +76,9 @@ struct RunState {
             let range = port.parameter?.range ?? 0...0
             ranges[index] = (range.lowerBound, range.upperBound)
         }
-        inputs = BusTables(channels: inputChannels)
-        outputs = BusTables(channels: outputChannels)
-        scratch = .allocate(capacity: max(1, inputChannels.reduce(0, +) * maximumFrames))
+        inputs = BusTables(channels: inputChannels, in: memory)
+        outputs = BusTables(channels: outputChannels, in: memory)
+        scratch = memory.take(inputChannels.reduce(0, +) * maximumFrames)
         kernel = unit.renderKernel!
         values = unit.realtime.values
         latency = Float(unit.latencyFrames)
@@ -112,18 +110,6 @@ struct RunState {
         input.request.storeBytes(of: Int64(loaded.generation), toByteOffset: 8, as: Int64.self)
         let handle = schedule.pointee.handle, work = schedule.pointee.schedule_work
         _ = _unsafePerformance { work?(handle, 16, input.request) }
-    }
-
-    func deallocate() {
-        ports.deallocate()
-        roles.deallocate()
-        lastValues.deallocate()
-        ranges.deallocate()
-        events.deallocate()
-        eventInput?.deallocate()
-        inputs.deallocate()
-        outputs.deallocate()
-        scratch.deallocate()
     }
 
     static func clamp(_ value: Float, _ parameter: ParameterInfo) -> Float {
@@ -236,11 +222,10 @@ struct BusTables {
     private let views: UnsafeMutablePointer<AudioBuffers>
     private let tables: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
-    init(channels: [Int]) {
+    init(channels: [Int], in memory: Arena) {
         let total = max(1, channels.reduce(0, +))
-        tables = .allocate(capacity: total * 2)
-        tables.initialize(repeating: UnsafeMutablePointer(bitPattern: 0x10)!, count: total * 2)
-        views = .allocate(capacity: max(1, channels.count * 2))
+        tables = memory.take(total * 2, repeating: UnsafeMutablePointer(bitPattern: 0x10)!)
+        views = memory.take(channels.count * 2)
         var start = 0
         for (bus, count) in channels.enumerated() {
             (views + bus).initialize(to: AudioBuffers(channelPointers: UnsafePointer(tables + start), channelCount: count))
@@ -255,11 +240,6 @@ struct BusTables {
     @inline(__always)
     func set(bus: Int, channel: Int, _ samples: UnsafeMutablePointer<Float>) {
         UnsafeMutablePointer(mutating: buses[bus].channelPointers.unsafelyUnwrapped)[channel] = samples
-    }
-
-    func deallocate() {
-        tables.deallocate()
-        views.deallocate()
     }
 }
 

@@ -74,7 +74,9 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
     var lastPlayed: Int64 = 0
 
     // Between threads.
-    let shared = PlayerShared()
+    let shared: PlayerShared
+    /// The shared cells, for as long as the player lives.
+    private let memory = Arena(firstBlock: 1024)
     let filledGeneration = Atomic<UInt64>(0)
     let loops = Atomic<Int>(0)
     let commands = SPSCRing<PlayerCommand>(capacity: 256)
@@ -87,6 +89,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
     /// the unit is uninitialized), starting at 2. Thread: control.
     public init(channelCount: Int? = nil) {
         followsFile = channelCount == nil
+        shared = PlayerShared(in: memory)
         super.init(description: Self.componentDescription, shortName: "player", inputs: [], outputs: [channelCount ?? 2])
         declareParameter(ParameterInfo(
             address: Self.volumeParameter, identifier: "volume", name: "Volume", unit: .linearGain,
@@ -184,11 +187,6 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
             try applySpeed()
         }
         MediaThreads.butler.wake()
-    }
-
-    deinit {
-        storedKernel(as: FilePlayerKernel.self)?.pointee.ring.deallocate()
-        shared.free()
     }
 
     // MARK: - Loading
@@ -407,10 +405,15 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
         let channels = try format(scope: .output, element: 0).channelCount
         let slotFrames = Self.slotFrames
         let wanted = max(bufferDuration * sampleRate, Double(2 * maximumFramesPerSlice))
-        let made = FrameRing(slotCount: max(4, Int((wanted / Double(slotFrames)).rounded(.up)) + 1), frameCapacity: slotFrames, channelCount: channels)
-        kernelStorage = KernelStorage(
-            FilePlayerKernel(ring: made, shared: shared, commands: commands.end, events: events.end),
-            render: { FilePlayerKernel.render($0, $1) }, reset: { FilePlayerKernel.reset($0) })
+        let slots = max(4, Int((wanted / Double(slotFrames)).rounded(.up)) + 1)
+        let (shared, commands, events) = (shared, commands.end, events.end)
+        // The ring lives in the kernel's storage: it goes when the kernel goes.
+        let storage = KernelStorage(render: { FilePlayerKernel.render($0, $1) }, reset: { FilePlayerKernel.reset($0) }) { memory in
+            FilePlayerKernel(ring: FrameRing(slotCount: slots, frameCapacity: slotFrames, channelCount: channels, in: memory),
+                             shared: shared, commands: commands, events: events)
+        }
+        kernelStorage = storage
+        let made = storage.pointer.pointee.ring
         lock.withLock { _ in
             diskRing = made
             outputRate = sampleRate
@@ -422,7 +425,6 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
     public override func deallocateRenderResources() {
         stop()
         lock.withLock { _ in diskRing = nil }
-        storedKernel(as: FilePlayerKernel.self)?.pointee.ring.deallocate()
         kernelStorage = nil
         while commands.pop() != nil {}
     }

@@ -3,30 +3,30 @@ import TrellisEngine
 import TrellisUnits
 
 /// What the player's control side, butler and render side share: generations,
-/// positions and counters in memory of their own. `FilePlayer` makes and frees them.
+/// positions and counters in memory `FilePlayer` owns.
 struct PlayerShared: BitwiseCopyable, @unchecked Sendable {
-    let wantedGeneration = makeAtomicCell(UInt64(0))
-    let endedGeneration = makeAtomicCell(UInt64(0))
-    let publishedPosition = makeAtomicCell(Int64(0))
-    let publishedGeneration = makeAtomicCell(UInt64(0))
-    let prepared = makeAtomicCell(false)
-    let underrunCount = makeAtomicCell(0)
+    let wantedGeneration: AtomicCell<UInt64>
+    let endedGeneration: AtomicCell<UInt64>
+    let publishedPosition: AtomicCell<Int64>
+    let publishedGeneration: AtomicCell<UInt64>
+    let prepared: AtomicCell<Bool>
+    let underrunCount: AtomicCell<Int>
     /// Frames between time updates; 0 for none.
-    let timeInterval = makeAtomicCell(0)
+    let timeInterval: AtomicCell<Int>
     /// The file is mono (spread over a wider output): pan places it with the mixer's
     /// equal-power law instead of balancing two channels.
-    let monoSource = makeAtomicCell(false)
+    let monoSource: AtomicCell<Bool>
 
-    /// Thread: control, once no render call can use them.
-    func free() {
-        freeAtomicCell(wantedGeneration)
-        freeAtomicCell(endedGeneration)
-        freeAtomicCell(publishedPosition)
-        freeAtomicCell(publishedGeneration)
-        freeAtomicCell(prepared)
-        freeAtomicCell(underrunCount)
-        freeAtomicCell(timeInterval)
-        freeAtomicCell(monoSource)
+    /// The cells, from `memory`, which frees them. Thread: control.
+    init(in memory: Arena) {
+        wantedGeneration = makeAtomicCell(UInt64(0), in: memory)
+        endedGeneration = makeAtomicCell(UInt64(0), in: memory)
+        publishedPosition = makeAtomicCell(Int64(0), in: memory)
+        publishedGeneration = makeAtomicCell(UInt64(0), in: memory)
+        prepared = makeAtomicCell(false, in: memory)
+        underrunCount = makeAtomicCell(0, in: memory)
+        timeInterval = makeAtomicCell(0, in: memory)
+        monoSource = makeAtomicCell(false, in: memory)
     }
 }
 

@@ -36,7 +36,7 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
     var nextToken = 0
 
     // Between threads.
-    let shared = RecorderShared()
+    let shared: RecorderShared
     let events = SPSCRing<RecorderEvent>(capacity: 256)
 
     /// Peak and average power of the input, as AVAudioRecorder meters.
@@ -45,23 +45,20 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
     /// The render side, for the unit's kernel and the observer's; lives as long as the
     /// recorder, since a graph may watch a bus with it before it is initialized.
     let kernel: UnsafeMutablePointer<RecorderKernel>
+    /// The kernel and the shared cells, for as long as the recorder lives.
+    private let memory = Arena(firstBlock: 1024)
+    /// The ring, while the recorder is initialized.
+    private var ringMemory: Arena?
 
     /// A recorder of `channelCount` channels at `sampleRate` (a graph sets the rate of
     /// its nodes itself). Thread: control.
     public init(channelCount: Int = 2, sampleRate: Double = 48_000) {
         let meter = MeterKernel(channelCount: channelCount)
         self.meter = meter
-        kernel = .allocate(capacity: 1)
-        kernel.initialize(to: RecorderKernel(shared: shared, events: events.end, meter: meter.banks))
+        shared = RecorderShared(in: memory)
+        kernel = memory.place(RecorderKernel(shared: shared, events: events.end, meter: meter.banks))
         super.init(description: Self.componentDescription, shortName: "recorder", inputs: [channelCount], outputs: [channelCount])
         if sampleRate != 48_000 { try? setSampleRate(sampleRate) }
-    }
-
-    deinit {
-        kernel.pointee.ring?.deallocate()
-        kernel.deinitialize(count: 1)
-        kernel.deallocate()
-        shared.free()
     }
 
     // MARK: - Control
@@ -224,7 +221,9 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
         let slotFrames = Self.slotFrames
         let slotsForTwoSeconds = Int((2 * sampleRate / Double(slotFrames)).rounded(.up))
         let slotsForSlices = 4 * ((maximumFramesPerSlice + slotFrames - 1) / slotFrames)
-        let made = FrameRing(slotCount: max(slotsForTwoSeconds, slotsForSlices), frameCapacity: slotFrames, channelCount: channels)
+        let memory = Arena()
+        ringMemory = memory
+        let made = FrameRing(slotCount: max(slotsForTwoSeconds, slotsForSlices), frameCapacity: slotFrames, channelCount: channels, in: memory)
         kernel.pointee.ring = made
         kernel.pointee.currentTake = 0
         lock.withLock { _ in diskRing = made }
@@ -234,8 +233,8 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
     public override func deallocateRenderResources() {
         _ = try? stop()
         lock.withLock { _ in diskRing = nil }
-        kernel.pointee.ring?.deallocate()
         kernel.pointee.ring = nil
+        ringMemory = nil
     }
 
     /// Thread: control.

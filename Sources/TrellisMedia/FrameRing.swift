@@ -32,8 +32,8 @@ struct FrameSlotHeader: BitwiseCopyable {
 /// The producer fills the slot `writableSlot()` names and publishes it with `commit()`;
 /// the consumer reads `readableSlot()` in place and hands it back with `release()`. So
 /// audio crosses between the render thread and a disk or delivery thread without copies
-/// into queues and without allocation. A value of raw pointers: copies share the ring;
-/// `deallocate()` frees it once nobody uses it.
+/// into queues and without allocation. A value of raw pointers: copies share the ring,
+/// whose memory lives in its owner's arena.
 struct FrameRing: @unchecked Sendable, BitwiseCopyable {
     let slotCount: Int
     let frameCapacity: Int
@@ -44,33 +44,20 @@ struct FrameRing: @unchecked Sendable, BitwiseCopyable {
     // [0] = head (next slot to read, consumer's), [1] = tail (next to write, producer's).
     private let counters: UnsafeMutablePointer<Atomic<Int>>
 
-    /// Thread: control.
-    init(slotCount: Int, frameCapacity: Int, channelCount: Int) {
+    /// A ring in `memory`, which must outlive every use of it. Thread: control.
+    init(slotCount: Int, frameCapacity: Int, channelCount: Int, in memory: Arena) {
         precondition(slotCount > 0 && frameCapacity > 0 && channelCount > 0)
         self.slotCount = slotCount
         self.frameCapacity = frameCapacity
         self.channelCount = channelCount
         let stride = (frameCapacity + 15) & ~15
-        headers = .allocate(capacity: slotCount)
-        headers.initialize(repeating: FrameSlotHeader(), count: slotCount)
-        samples = .allocate(capacity: slotCount * channelCount * stride)
-        samples.initialize(repeating: 0, count: slotCount * channelCount * stride)
-        channelTable = .allocate(capacity: slotCount * channelCount)
+        headers = memory.take(slotCount, repeating: FrameSlotHeader())
+        samples = memory.take(slotCount * channelCount * stride, repeating: 0)
+        channelTable = memory.take(slotCount * channelCount)
         for index in 0..<(slotCount * channelCount) {
             (channelTable + index).initialize(to: samples + index * stride)
         }
-        counters = .allocate(capacity: 2)
-        (counters + 0).initialize(to: Atomic(0))
-        (counters + 1).initialize(to: Atomic(0))
-    }
-
-    /// Thread: control, once neither side uses the ring any more.
-    func deallocate() {
-        headers.deallocate()
-        samples.deallocate()
-        channelTable.deallocate()
-        counters.deinitialize(count: 2)
-        counters.deallocate()
+        counters = memory.takeAtomics(2, initial: 0)
     }
 
     var totalFrameCapacity: Int { slotCount * frameCapacity }

@@ -18,22 +18,15 @@ public final class MIDIFilePlayer: AudioUnitBase, @unchecked Sendable {
     /// Times the song plays again after the first; -1 without end. Set before the
     /// graph initializes the unit.
     public var loopCount = 0
-    private let endedFlag: UnsafeMutablePointer<Bool> = {
-        let flag = UnsafeMutablePointer<Bool>.allocate(capacity: 1)
-        flag.initialize(to: false)
-        return flag
-    }()
+    private let endedFlag: UnsafeMutablePointer<Bool>
+    private let flags = Arena(firstBlock: 64)
 
     public init() {
+        endedFlag = flags.take(1, repeating: false)
         super.init(description: Self.componentDescription, shortName: "midi-player", inputs: [], outputs: [], fixedScopes: [.input, .output])
         declareParameter(ParameterInfo(
             address: ParameterAddress(0), identifier: "start", name: "Start", unit: .seconds,
             range: 0...86_400, defaultValue: 0, flags: [.readable, .writable]))
-    }
-
-    deinit {
-        deallocateRenderResources()
-        endedFlag.deallocate()
     }
 
     /// Reads the file at `path` (before the graph initializes the unit; its tracks

@@ -25,16 +25,14 @@ public final class MeterKernel: @unchecked Sendable {
     let banks: MeterBanks
     private let published: AtomicFloats
     private let updating = Mutex(())
+    /// The banks' block.
+    private let memory = Arena(firstBlock: 1024)
 
     /// Thread: control.
     public init(channelCount: Int) {
         self.channelCount = channelCount
-        banks = MeterBanks(channelCount: channelCount)
+        banks = MeterBanks(channelCount: channelCount, in: memory)
         published = AtomicFloats(count: 2 * max(1, channelCount), initialValue: Self.floor)
-    }
-
-    deinit {
-        banks.free()
     }
 
     /// The kernel a program runs to meter a bus. Thread: control.
@@ -85,7 +83,7 @@ public final class MeterKernel: @unchecked Sendable {
 /// epoch that picks the bank being written, and the fence `update()` waits on. All of it
 /// lies in one block of memory, this struct's own copy at its head (the observer's
 /// state), so that a render call touches two or three cache lines, not six allocations.
-/// `MeterKernel` makes and frees it.
+/// The block lives in `MeterKernel`'s arena.
 struct MeterBanks: BitwiseCopyable, @unchecked Sendable {
     let channelCount: Int
     let fence: RenderFence
@@ -97,12 +95,12 @@ struct MeterBanks: BitwiseCopyable, @unchecked Sendable {
     let head: UnsafeMutablePointer<MeterBanks>
 
     /// Thread: control.
-    init(channelCount: Int) {
+    init(channelCount: Int, in memory: Arena) {
         let slots = 2 * max(1, channelCount)
         // head | fence counter | epoch | counts[2] | sums[slots] | peaks[slots]
         let headBytes = (MemoryLayout<MeterBanks>.size + 7) & ~7
         let bytes = headBytes + 8 + 8 + 2 * 8 + slots * 8 + slots * 4
-        let block = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+        let block = memory.takeBytes(bytes, alignment: 64)
         var offset = headBytes
         func take(_ size: Int) -> UnsafeMutableRawPointer {
             defer { offset += size }
@@ -120,11 +118,6 @@ struct MeterBanks: BitwiseCopyable, @unchecked Sendable {
         peaks.initialize(repeating: 0, count: slots)
         head = block.bindMemory(to: MeterBanks.self, capacity: 1)
         head.initialize(to: self)
-    }
-
-    /// Thread: control, once nobody meters into the banks.
-    func free() {
-        UnsafeMutableRawPointer(head).deallocate()
     }
 
     /// Adds `frameCount` frames of `bus` from `offset` to the current window.

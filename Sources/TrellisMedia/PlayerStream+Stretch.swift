@@ -22,21 +22,18 @@ struct PlayerStretch {
     let stagedOut: AudioBufferList
     let inputs: UnsafeMutablePointer<UnsafePointer<Float>?>
     let outputs: UnsafeMutablePointer<UnsafeMutablePointer<Float>?>
+    /// The two tables, freed with the last copy of the stretch.
+    private let memory = Arena(firstBlock: 1024)
 
     init(channels: Int, frames: Int) {
         staging = AudioBufferList(channelCount: channels, frameCapacity: frames)
         stagedOut = AudioBufferList(channelCount: channels, frameCapacity: frames)
-        inputs = .allocate(capacity: channels)
-        outputs = .allocate(capacity: channels)
+        inputs = memory.take(channels)
+        outputs = memory.take(channels)
         for channel in 0..<channels {
             inputs[channel] = UnsafePointer(staging[0][channel])
             outputs[channel] = stagedOut[0][channel]
         }
-    }
-
-    func free() {
-        inputs.deallocate()
-        outputs.deallocate()
     }
 }
 

@@ -35,6 +35,7 @@ final class PlayerStream {
     private let scratch: AudioBufferList
     private let converted: AudioBufferList
     private let inputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let memory = Arena(firstBlock: 1024)
     private var readFrame = 0
     /// Output-rate frames of file time from the file's start to the next frame produced
     /// (fractional when the rate is not 1).
@@ -53,13 +54,10 @@ final class PlayerStream {
         resampler = fileRate == outputRate ? nil : try makeConverter(from: fileRate, to: outputRate, channels: channels)
         scratch = AudioBufferList(channelCount: channels, frameCapacity: slotFrames)
         converted = AudioBufferList(channelCount: channels, frameCapacity: slotFrames)
-        inputTable = .allocate(capacity: channels)
-        inputTable.initialize(repeating: scratch[0][0], count: channels)
+        inputTable = memory.take(channels, repeating: scratch[0][0])
     }
 
     deinit {
-        inputTable.deallocate()
-        stretch?.free()
         reader.close()
     }
 
@@ -80,8 +78,7 @@ final class PlayerStream {
         resampler = fileRate == outputRate && resampled == 1 ? nil : try makeConverter(from: fileRate * resampled, to: outputRate, channels: channels)
         if stretching, stretch == nil {
             stretch = PlayerStretch(channels: channels, frames: scratch.frameCapacity)
-        } else if !stretching, let old = stretch {
-            old.free()
+        } else if !stretching {
             stretch = nil
         }
         self.speed = speed

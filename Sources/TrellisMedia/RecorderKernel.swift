@@ -2,26 +2,26 @@ import TrellisCore
 import TrellisEngine
 
 /// What the recorder's control side and its render side share: flags and counters in
-/// memory of their own. `FileRecorder` makes and frees them.
+/// memory `FileRecorder` owns.
 struct RecorderShared: BitwiseCopyable, @unchecked Sendable {
     /// 0 idle, 1 recording, 2 paused.
-    let renderState = makeAtomicCell(0)
-    let take = makeAtomicCell(UInt64(0))
-    let startTime = makeAtomicCell(Int64.min)
-    let frameLimit = makeAtomicCell(Int64(-1))
-    let finishedTake = makeAtomicCell(UInt64(0))
-    let droppedFrames = makeAtomicCell(0)
-    let fence = RenderFence()
+    let renderState: AtomicCell<Int>
+    let take: AtomicCell<UInt64>
+    let startTime: AtomicCell<Int64>
+    let frameLimit: AtomicCell<Int64>
+    let finishedTake: AtomicCell<UInt64>
+    let droppedFrames: AtomicCell<Int>
+    let fence: RenderFence
 
-    /// Thread: control, once no render call can use them.
-    func free() {
-        freeAtomicCell(renderState)
-        freeAtomicCell(take)
-        freeAtomicCell(startTime)
-        freeAtomicCell(frameLimit)
-        freeAtomicCell(finishedTake)
-        freeAtomicCell(droppedFrames)
-        fence.free()
+    /// The cells, from `memory`, which frees them. Thread: control.
+    init(in memory: Arena) {
+        renderState = makeAtomicCell(0, in: memory)
+        take = makeAtomicCell(UInt64(0), in: memory)
+        startTime = makeAtomicCell(Int64.min, in: memory)
+        frameLimit = makeAtomicCell(Int64(-1), in: memory)
+        finishedTake = makeAtomicCell(UInt64(0), in: memory)
+        droppedFrames = makeAtomicCell(0, in: memory)
+        fence = RenderFence(at: memory.takeAtomics(1, initial: 0))
     }
 }
 

@@ -19,6 +19,7 @@ final class RecorderStream {
     private let mapped: AudioBufferList
     private let converted: AudioBufferList
     private let inputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let memory = Arena(firstBlock: 1024)
 
     /// Thread: control.
     init(writer: AudioFileWriter, busRate: Double, busChannels: Int, take: UInt64, unitName: String) throws(MediaError) {
@@ -31,11 +32,8 @@ final class RecorderStream {
         batch = AudioBufferList(channelCount: busChannels, frameCapacity: batchCapacity)
         mapped = AudioBufferList(channelCount: writer.channelCount, frameCapacity: batchCapacity)
         converted = AudioBufferList(channelCount: writer.channelCount, frameCapacity: batchCapacity)
-        inputTable = .allocate(capacity: writer.channelCount)
-        inputTable.initialize(repeating: mapped[0][0], count: writer.channelCount)
+        inputTable = memory.take(writer.channelCount, repeating: mapped[0][0])
     }
-
-    deinit { inputTable.deallocate() }
 
     /// Frames in the file so far.
     var framesWritten: Int { writer.framesWritten }

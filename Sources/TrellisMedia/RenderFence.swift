@@ -10,22 +10,16 @@ import Synchronization
 /// call sees the new flags (Dekker's argument: either the render's enter comes first and
 /// the control side waits for it, or the render's flag load sees the store).
 ///
-/// A plain pointer, so kernels hold it; its owner makes it and calls `free()`.
+/// A plain pointer, so kernels hold it; its counter lives in memory its owner frees.
 struct RenderFence: BitwiseCopyable, @unchecked Sendable {
     /// Odd while a render call is inside.
     private let counter: AtomicCell<UInt64>
-
-    /// Thread: control.
-    init() { counter = makeAtomicCell(UInt64(0)) }
 
     /// A fence whose counter lives at `cell`, in memory its owner frees. Thread: control.
     init(at cell: AtomicCell<UInt64>) {
         cell.initialize(to: Atomic(0))
         counter = cell
     }
-
-    /// Thread: control, once no render call can enter (a fence made by `init()`).
-    func free() { freeAtomicCell(counter) }
 
     /// Thread: audio.
     @inline(__always)

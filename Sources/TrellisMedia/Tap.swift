@@ -29,8 +29,9 @@ public final class Tap: BusObserver, OfflineStreaming, @unchecked Sendable {
     private let core: TapCore
     private let thread: ServiceThread
     private let ownsThread: Bool
-    private let dropped = makeAtomicCell(0)
     private let kernel: UnsafeMutablePointer<TapKernel>
+    /// The kernel and its drop counter.
+    private let memory = Arena(firstBlock: 256)
 
     /// A tap delivering `bufferSize` frames of up to `channelCount` channels at a time.
     /// The ring holds `queueDepth` buffers. Thread: control.
@@ -51,10 +52,9 @@ public final class Tap: BusObserver, OfflineStreaming, @unchecked Sendable {
     private init(channelCount: Int, bufferSize: Int, queueDepth: Int, sharing shared: ServiceThread?, callback: @escaping @Sendable (TapBuffer) -> Void) {
         self.bufferSize = max(1, bufferSize)
         self.channelCount = max(1, channelCount)
-        let ring = FrameRing(slotCount: max(2, queueDepth), frameCapacity: self.bufferSize, channelCount: self.channelCount)
-        core = TapCore(ring: ring, callback: callback)
-        kernel = .allocate(capacity: 1)
-        kernel.initialize(to: TapKernel(ring: ring, bufferSize: self.bufferSize, channelCount: self.channelCount, dropped: dropped))
+        core = TapCore(slotCount: max(2, queueDepth), frameCapacity: self.bufferSize, channelCount: self.channelCount, callback: callback)
+        kernel = memory.place(TapKernel(ring: core.ring, bufferSize: self.bufferSize, channelCount: self.channelCount,
+                                        dropped: makeAtomicCell(0, in: memory)))
         ownsThread = shared == nil
         thread = shared ?? ServiceThread(name: "trellis-tap", intervalNanoseconds: 2_000_000)
         thread.add(core) { $0.deliver() }
@@ -64,9 +64,6 @@ public final class Tap: BusObserver, OfflineStreaming, @unchecked Sendable {
     /// Runs on the control side once the graph has retired the last program using it.
     deinit {
         if ownsThread { thread.stop() } else { thread.remove(core) }
-        kernel.deinitialize(count: 1)
-        kernel.deallocate()
-        freeAtomicCell(dropped)
     }
 
     /// The program runs the tap's kernel directly. Thread: control.
@@ -75,7 +72,7 @@ public final class Tap: BusObserver, OfflineStreaming, @unchecked Sendable {
     }
 
     /// Frames dropped so far because the consumer fell behind. Thread: any.
-    public var droppedFrames: Int { dropped.pointee.load(ordering: .relaxed) }
+    public var droppedFrames: Int { kernel.pointee.dropped.pointee.load(ordering: .relaxed) }
 
     /// Buffers delivered so far. Thread: any.
     public var deliveredBuffers: Int { core.delivered.load(ordering: .relaxed) }
@@ -103,13 +100,13 @@ final class TapCore: @unchecked Sendable {
     let callback: @Sendable (TapBuffer) -> Void
     let delivered = Atomic<Int>(0)
 
-    init(ring: FrameRing, callback: @escaping @Sendable (TapBuffer) -> Void) {
-        self.ring = ring
+    /// The ring, which goes after the tap and the last pass of its thread let go.
+    private let memory = Arena()
+
+    init(slotCount: Int, frameCapacity: Int, channelCount: Int, callback: @escaping @Sendable (TapBuffer) -> Void) {
+        ring = FrameRing(slotCount: slotCount, frameCapacity: frameCapacity, channelCount: channelCount, in: memory)
         self.callback = callback
     }
-
-    /// After the tap and the last pass of its thread let go.
-    deinit { ring.deallocate() }
 
     /// Delivers every full buffer, oldest first. Thread: the tap's thread.
     func deliver() -> Bool {

@@ -85,14 +85,11 @@ public final class OfflineBackend: AudioBackend, @unchecked Sendable {
             frameCount: job.frameCount, chunkFrames: slice * max(1, chunkFrames / slice), depth: OfflineRenderer.chunkDepth,
             inputs: job.inputs, inputChannelCount: inputChannels, outputChannelCount: channels, writer: job.writer,
             observeOutput: job.observeOutput)
-        let inputTable = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, inputChannels))
-        let outputTable = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, channels))
-        let cycle = UnsafeMutablePointer<BackendCycle>.allocate(capacity: 1)
-        defer {
-            inputTable.deallocate()
-            outputTable.deallocate()
-            cycle.deallocate()
-        }
+        let memory = Arena()
+        defer { withExtendedLifetime(memory) {} }
+        let inputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>> = memory.take(inputChannels)
+        let outputTable: UnsafeMutablePointer<UnsafeMutablePointer<Float>> = memory.take(channels)
+        let cycle: UnsafeMutablePointer<BackendCycle> = memory.take(1)
         let entry = source.renderEntry
         var failure: OfflineRenderError?
         var floatState = AudioThread.enter()

@@ -101,8 +101,9 @@ final class OfflinePipeline: @unchecked Sendable {
     private var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
     private func readAll() {
-        let table = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, inputChannelCount))
-        defer { table.deallocate() }
+        let memory = Arena(firstBlock: 1024)
+        defer { withExtendedLifetime(memory) {} }
+        let table: UnsafeMutablePointer<UnsafeMutablePointer<Float>> = memory.take(inputChannelCount)
         for index in 0..<chunkCount {
             inputFree.wait()
             if isCancelled { return }

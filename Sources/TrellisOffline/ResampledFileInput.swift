@@ -16,6 +16,7 @@ public final class ResampledFileInput: OfflineInput {
     private let converted: AudioBufferList
     /// `chunk`'s channels from `chunkStart` on, for the converter.
     private let unread: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private let memory = Arena(firstBlock: 1024)
     private var chunkStart = 0, chunkCount = 0
     private var convertedStart = 0, convertedCount = 0
     private var produced = 0
@@ -33,11 +34,9 @@ public final class ResampledFileInput: OfflineInput {
         }
         chunk = AudioBufferList(channelCount: info.channelCount, frameCapacity: 8192)
         converted = AudioBufferList(channelCount: info.channelCount, frameCapacity: 8192 * Int((rate / info.sampleRate).rounded(.up)) + 64)
-        unread = .allocate(capacity: max(1, info.channelCount))
+        unread = memory.take(info.channelCount)
         for channel in 0..<info.channelCount { (unread + channel).initialize(to: chunk[0][channel]) }
     }
-
-    deinit { unread.deallocate() }
 
     public var channelCount: Int { reader.info.channelCount }
     public var writesEveryFrame: Bool { true }

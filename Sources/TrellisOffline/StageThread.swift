@@ -1,4 +1,5 @@
 import Glibc
+import TrellisCore
 
 /// A plain thread running one closure, joined by its owner. Thread: control.
 final class StageThread {
@@ -31,14 +32,15 @@ final class StageThread {
 
 /// A counting semaphore (POSIX, process-private). Thread: any but audio (waits block).
 final class Semaphore: @unchecked Sendable {
-    private let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    private let semaphore: UnsafeMutablePointer<sem_t>
+    private let memory = Arena(firstBlock: 64)
 
-    init(value: UInt32 = 0) { sem_init(semaphore, 0, value) }
-
-    deinit {
-        sem_destroy(semaphore)
-        semaphore.deallocate()
+    init(value: UInt32 = 0) {
+        semaphore = memory.place(sem_t())
+        sem_init(semaphore, 0, value)
     }
+
+    deinit { sem_destroy(semaphore) }
 
     func post() { sem_post(semaphore) }
 

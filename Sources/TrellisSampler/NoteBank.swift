@@ -15,7 +15,7 @@ struct NoteSample {
 /// `loadAudioFiles` maps a set of files: each MIDI note plays the sample whose root is
 /// nearest (the lower one on a tie), repitched by the difference. Several files on one
 /// note are velocity layers, quietest (by peak) for the softest velocities. The owner of
-/// the samples' memory, freed in `deinit`. Thread: made on the control side; read-only on
+/// the samples' memory, which goes with it. Thread: made on the control side; read-only on
 /// the audio thread once made.
 final class NoteBank: @unchecked Sendable {
     /// At most this many files, and this many samples (channels × frames) in all: 512 MB.
@@ -27,6 +27,8 @@ final class NoteBank: @unchecked Sendable {
     /// For each note and each of 8 velocity bands (16 velocities each), the sample.
     let map: UnsafeMutablePointer<Int32>
     let path: String
+    /// The samples, their list and the map.
+    private let memory = Arena()
 
     /// Reads every note-named audio file in the folder `path` (or the one file `path`).
     /// Thread: control (reads files, allocates).
@@ -53,9 +55,6 @@ final class NoteBank: @unchecked Sendable {
             files = [(note, path)]
         }
         var loaded: [(sample: NoteSample, peak: Float)] = []
-        func release() {
-            for entry in loaded { entry.sample.left.deallocate(); if entry.sample.right != entry.sample.left { entry.sample.right.deallocate() } }
-        }
         var total = 0
         for file in files {
             do {
@@ -70,17 +69,16 @@ final class NoteBank: @unchecked Sendable {
                 guard let first = channels.first, !first.isEmpty else {
                     throw AudioFileError.readFailed(path: file.path, reason: "it holds no frames")
                 }
-                let left = UnsafeMutablePointer<Float>.allocate(capacity: first.count)
+                let left = memory.take(first.count, of: Float.self)
                 left.initialize(from: first, count: first.count)
                 var right = left
                 if channels.count > 1 {
-                    right = .allocate(capacity: first.count)
+                    right = memory.take(first.count)
                     right.initialize(from: channels[1], count: first.count)
                 }
                 let peak = channels.prefix(2).map { $0.map(\.magnitude).max() ?? 0 }.max() ?? 0
                 loaded.append((NoteSample(left: left, right: right, frames: first.count, rate: reader.info.sampleRate, root: file.note), peak))
             } catch {
-                release()
                 if let refusal = error as? AudioUnitError { throw refusal }
                 throw .failedToInitialize("the sample \(file.path) could not be read: \(error)", unit: unit)
             }
@@ -88,24 +86,15 @@ final class NoteBank: @unchecked Sendable {
         // Layers on one note, quietest first.
         let order = loaded.indices.sorted { (loaded[$0].sample.root, loaded[$0].peak) < (loaded[$1].sample.root, loaded[$1].peak) }
         sampleCount = order.count
-        samples = .allocate(capacity: order.count)
+        samples = memory.take(order.count)
         for (index, source) in order.enumerated() { (samples + index).initialize(to: loaded[source].sample) }
-        map = .allocate(capacity: 128 * 8)
+        map = memory.take(128 * 8)
         let roots = Array(Set(order.map { loaded[$0].sample.root })).sorted()
         for note in 0..<128 {
             let nearest = roots.min { (abs($0 - note), $0) < (abs($1 - note), $1) }!
             let layers = (0..<sampleCount).filter { samples[$0].root == nearest }
             for band in 0..<8 { map[note * 8 + band] = Int32(layers[band * layers.count / 8]) }
         }
-    }
-
-    deinit {
-        for index in 0..<sampleCount {
-            if samples[index].right != samples[index].left { samples[index].right.deallocate() }
-            samples[index].left.deallocate()
-        }
-        samples.deallocate()
-        map.deallocate()
     }
 
     /// The sample note `note` plays at `velocity` (1...127). Thread: any.

@@ -1,6 +1,7 @@
 import CTrellisShim
 import Glibc
 import Synchronization
+import TrellisCore
 
 /// The thread that makes a real-time pitch shift's pitch moves: the audio thread hands it
 /// the stretcher and posts its semaphore; it makes the move and hands the stretcher back
@@ -12,10 +13,11 @@ final class PitchMover: @unchecked Sendable {
     private let core: UnsafeMutablePointer<PitchShifterCore>
     private let stopping = Atomic<Bool>(false)
     private var thread: pthread_t?
+    private let memory = Arena(firstBlock: 64)
 
     init(core: UnsafeMutablePointer<PitchShifterCore>) {
         self.core = core
-        semaphore = .allocate(capacity: 1)
+        semaphore = memory.place(sem_t())
         sem_init(semaphore, 0, 0)
         var handle = pthread_t()
         let status = pthread_create(&handle, nil, { raw in
@@ -40,7 +42,6 @@ final class PitchMover: @unchecked Sendable {
 
     deinit {
         sem_destroy(semaphore)
-        semaphore.deallocate()
     }
 
     private func run() {

@@ -8,7 +8,7 @@ import Synchronization
 /// and formant setting it runs at. One thread owns the stretcher at a time: the audio
 /// thread, or the mover thread while it makes a pitch move it was handed (Rubber Band
 /// allocates when its ratio changes). Both rings have one writer and one reader. Plain
-/// memory the unit allocates and frees once no thread uses it.
+/// memory from an arena the unit makes with it and drops once no thread uses it.
 struct PitchShifterCore: ~Copyable {
     let stretcher: OpaquePointer
     let channels: Int
@@ -56,7 +56,8 @@ struct PitchShifterCore: ~Copyable {
     /// Frames the stretcher has given since the last pitch move.
     private var outputSinceMove = Int.max
 
-    init(stretcher: OpaquePointer, channels: Int, maximumFrames: Int, latency: Int, pitch: Double, formants: Bool) {
+    /// The rings, scratch and tables come from `memory`.
+    init(stretcher: OpaquePointer, channels: Int, maximumFrames: Int, latency: Int, pitch: Double, formants: Bool, memory: Arena) {
         self.stretcher = stretcher
         self.channels = channels
         self.maximumFrames = maximumFrames
@@ -64,28 +65,15 @@ struct PitchShifterCore: ~Copyable {
         inputSize = Self.powerOfTwo(atLeast: 32_768)
         fifoSize = Self.powerOfTwo(atLeast: latency + 2 * maximumFrames + 8192)
         scratchFrames = max(maximumFrames, 8192)
-        input = .allocate(capacity: channels * inputSize)
-        fifo = .allocate(capacity: channels * fifoSize)
-        scratch = .allocate(capacity: channels * scratchFrames)
-        input.initialize(repeating: 0, count: channels * inputSize)
-        fifo.initialize(repeating: 0, count: channels * fifoSize)
-        scratch.initialize(repeating: 0, count: channels * scratchFrames)
-        inputTable = .allocate(capacity: channels)
-        outputTable = .allocate(capacity: channels)
-        inputTable.initialize(repeating: nil, count: channels)
-        outputTable.initialize(repeating: nil, count: channels)
+        input = memory.take(channels * inputSize, repeating: 0)
+        fifo = memory.take(channels * fifoSize, repeating: 0)
+        scratch = memory.take(channels * scratchFrames, repeating: 0)
+        inputTable = memory.take(channels, repeating: nil)
+        outputTable = memory.take(channels, repeating: nil)
         wantedPitch = Atomic(pitch.bitPattern)
         wantedFormants = Atomic(formants)
         appliedPitch = pitch
         appliedFormants = formants
-    }
-
-    deinit {
-        input.deallocate()
-        fifo.deallocate()
-        scratch.deallocate()
-        inputTable.deallocate()
-        outputTable.deallocate()
     }
 
     private static func powerOfTwo(atLeast count: Int) -> Int {

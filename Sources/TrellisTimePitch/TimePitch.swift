@@ -15,9 +15,11 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
     public static let componentDescription = ComponentDescription(
         type: ComponentType.formatConverter, subtype: BuiltInSubtype.timePitch, manufacturer: Manufacturer.trellis)
 
-    /// The real-time pitch shift (which holds its stretcher) and the thread that moves its pitch.
-    private var shifter: (core: UnsafeMutablePointer<PitchShifterCore>, mover: PitchMover?)?
+    /// The real-time pitch shift (which holds its stretcher), the thread that moves its
+    /// pitch, and the arena the shift's memory comes from, made and dropped with it.
+    private var shifter: (core: UnsafeMutablePointer<PitchShifterCore>, mover: PitchMover?, memory: Arena)?
     private let linked: UnsafeMutablePointer<Atomic<Bool>>
+    private let memory = Arena(firstBlock: 64)
     private weak var source: (any RateSource)?
     private var kernelLatency = 0
 
@@ -28,8 +30,7 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
 
     /// Thread: control.
     public init() {
-        linked = .allocate(capacity: 1)
-        linked.initialize(to: Atomic(false))
+        linked = memory.takeAtomics(1, initial: false)
         super.init(description: Self.componentDescription, shortName: "timepitch", inputs: [2], outputs: [2])
         for info in [
             ParameterInfo(address: ParameterAddress(0), identifier: "rate", name: "Rate", unit: .ratio, range: 0.03125...32, defaultValue: 1, flags: [.readable, .writable, .logarithmic]),
@@ -41,8 +42,6 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
 
     deinit {
         deallocateRenderResources()
-        linked.deinitialize(count: 1)
-        linked.deallocate()
     }
 
     var request: RateRequest {
@@ -98,13 +97,13 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
         }
         // The longest look-ahead, a cycle, and a hop's worth of slack.
         kernelLatency = startDelay + maximumFramesPerSlice + 2048
-        let core = UnsafeMutablePointer<PitchShifterCore>.allocate(capacity: 1)
-        core.initialize(to: PitchShifterCore(
+        let arena = Arena()
+        let core = arena.place(PitchShifterCore(
             stretcher: made, channels: channels, maximumFrames: maximumFramesPerSlice, latency: kernelLatency,
-            pitch: pitch, formants: values[2] >= 0.5))
+            pitch: pitch, formants: values[2] >= 0.5, memory: arena))
         core.pointee.movesInPlace.store(movesPitchInPlace || isOfflineRender, ordering: .relaxed)
         let mover = movesPitchInPlace ? nil : PitchMover(core: core)
-        shifter = (core, mover)
+        shifter = (core, mover, arena)
         var kernel = PitchShiftKernel(core: core, mover: mover?.isRunning == true ? mover?.semaphore : nil, linked: UnsafePointer(linked))
         kernel.reset()
         kernelStorage = KernelStorage(kernel, render: { PitchShiftKernel.render($0, $1) }, reset: { PitchShiftKernel.reset($0) })
@@ -114,10 +113,7 @@ public final class TimePitch: AudioUnitBase, RateFollowing, @unchecked Sendable 
         kernelStorage = nil
         guard let shifter else { return }
         shifter.mover?.stop()
-        let stretcher = shifter.core.pointee.stretcher
-        shifter.core.deinitialize(count: 1)
-        shifter.core.deallocate()
-        rubberband_delete(stretcher)
+        rubberband_delete(shifter.core.pointee.stretcher)
         self.shifter = nil
     }
 

@@ -106,12 +106,12 @@ extension TimeStretcher {
         guard channels > 0, frames > 0 else { return signal }
         let stretcher = TimeStretcher(sampleRate: sampleRate, channels: channels, realTime: false, settings: settings, maximumBlock: block)
         stretcher.expect(frames: frames)
-        let inputs = signal.map { _ in UnsafeMutablePointer<Float>.allocate(capacity: frames) }
-        defer { inputs.forEach { $0.deallocate() } }
+        let memory = Arena()
+        defer { withExtendedLifetime(memory) {} }
+        let inputs = signal.map { _ in memory.take(frames, of: Float.self) }
         for (channel, samples) in signal.enumerated() { inputs[channel].initialize(from: samples, count: frames) }
         var output = Array(repeating: [Float](), count: channels)
-        let scratch = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: block) }
-        defer { scratch.forEach { $0.deallocate() } }
+        let scratch = (0..<channels).map { _ in memory.take(block, of: Float.self) }
         func pointers(at offset: Int) -> [UnsafePointer<Float>?] { inputs.map { UnsafePointer<Float>($0 + offset) } }
         var offset = 0
         while offset < frames {

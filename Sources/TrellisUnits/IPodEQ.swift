@@ -12,10 +12,11 @@ public final class IPodEQ: AudioUnitBase, @unchecked Sendable {
 
     /// The curves' gains laid out [curve][band], readable on the audio thread without ARC.
     private let gainTable: UnsafeMutablePointer<Float>
+    private let tables = Arena(firstBlock: 2048)
 
     /// Thread: control.
     public init() {
-        gainTable = .allocate(capacity: Self.curves.count * 10)
+        gainTable = tables.take(Self.curves.count * 10)
         for (curve, entry) in Self.curves.enumerated() {
             for band in 0..<10 { gainTable[curve * 10 + band] = entry.gains[band] }
         }
@@ -23,11 +24,6 @@ public final class IPodEQ: AudioUnitBase, @unchecked Sendable {
         declareParameter(ParameterInfo(address: ParameterAddress(0), identifier: "preset", name: "Preset",
                                        unit: .indexed, range: 0...Float(Self.curves.count - 1), defaultValue: 0,
                                        flags: [.readable, .writable, .enumeration, .ramped], valueStrings: Self.curves.map(\.name)))
-    }
-
-    deinit {
-        deallocateRenderResources()
-        gainTable.deallocate()
     }
 
     public override var factoryPresets: [Preset] { Self.presetList.presets }

@@ -33,4 +33,38 @@ struct UnitReleaseTests {
         }
         #expect(released == nil, "the removed delay is still alive")
     }
+
+    @Test("a graph with a subgraph is freed once nothing holds it, its inner graph and their units with it")
+    func graphWithSubgraphIsFreed() throws {
+        weak var outer: Graph?
+        weak var inner: Graph?
+        weak var innerGain: AudioUnitBase?
+        do {
+            let innerGraph = Graph(registry: BuiltInUnits.registry())
+            let input = try innerGraph.addNode(GraphInput())
+            let gain = Gain()
+            let gainID = try innerGraph.addNode(gain, name: "gain")
+            let innerOutput = try innerGraph.addNode(named: "output")
+            try innerGraph.connect(input, to: gainID)
+            try innerGraph.connect(gainID, to: innerOutput)
+            let graph = Graph(registry: BuiltInUnits.registry(), sampleRate: 48_000, maximumFrames: 256)
+            let tone = try graph.addNode(named: "tone")
+            let sub = try graph.addNode(try Subgraph(graph: innerGraph), name: "sub")
+            let output = try graph.addNode(named: "output")
+            try graph.connect(tone, to: sub)
+            try graph.connect(sub, to: output)
+            try graph.initialize()
+            _ = pull(graph, frames: 512)
+            // An edit compiles the graph, and its subgraph, again.
+            try graph.setParameter(tone, "amp", 0.5)
+            try graph.disconnect(output)
+            try graph.connect(sub, to: output)
+            _ = pull(graph, frames: 512)
+            graph.uninitialize()
+            (outer, inner, innerGain) = (graph, innerGraph, gain)
+        }
+        #expect(outer == nil, "the outer graph is still alive")
+        #expect(inner == nil, "the subgraph's graph is still alive")
+        #expect(innerGain == nil, "the gain inside the subgraph is still alive")
+    }
 }

@@ -14,13 +14,16 @@ public final class Arena: @unchecked Sendable {
     private var blocks: [UnsafeMutableRawPointer] = []
     private var next: UnsafeMutableRawPointer?
     private var left = 0
-    /// The next block's size: it doubles from 4 KiB, so a small owner takes little and a
-    /// large one few blocks.
-    private var blockSize = 4096
+    /// The next block's size: it doubles (from 4 KiB unless the owner says less), so a
+    /// small owner takes little and a large one few blocks.
+    private var blockSize: Int
     /// Bytes taken from the system so far.
     public private(set) var footprint = 0
 
-    public init() {}
+    /// `firstBlock`: the bytes of the first block, for an owner that knows it needs little.
+    public init(firstBlock: Int = 4096) {
+        blockSize = max(Self.alignment, firstBlock)
+    }
 
     deinit {
         for block in blocks { block.deallocate() }
@@ -29,6 +32,12 @@ public final class Arena: @unchecked Sendable {
     /// Room for `count` values of `T` (at least one), uninitialized.
     public func take<T: BitwiseCopyable>(_ count: Int, of type: T.Type = T.self) -> UnsafeMutablePointer<T> {
         piece(count * MemoryLayout<T>.stride, alignment: MemoryLayout<T>.alignment).bindMemory(to: T.self, capacity: max(1, count))
+    }
+
+    /// Room for `byteCount` raw bytes (at least one), aligned to `alignment` (at most a
+    /// cache line), uninitialized.
+    public func takeBytes(_ byteCount: Int, alignment: Int = 16) -> UnsafeMutableRawPointer {
+        piece(byteCount, alignment: alignment)
     }
 
     /// Room for `count` atomics (at least one), each starting at `value`. An atomic of

@@ -23,21 +23,8 @@ struct BridgeBacklog {
     /// enough that a hang is reported within 100 ms.
     static let hangNanoseconds: UInt64 = 40_000_000
 
-    static func allocate() -> UnsafeMutablePointer<BridgeBacklog> {
-        let events = UnsafeMutablePointer<RenderEvent>.allocate(capacity: BridgeLayout.eventCapacity)
-        let lateCycles = UnsafeMutablePointer<Atomic<Int>>.allocate(capacity: 1)
-        lateCycles.initialize(to: Atomic(0))
-        let backlog = UnsafeMutablePointer<BridgeBacklog>.allocate(capacity: 1)
-        backlog.initialize(to: BridgeBacklog(events: events, lateCycles: lateCycles))
-        return backlog
-    }
-
-    static func free(_ backlog: UnsafeMutablePointer<BridgeBacklog>) {
-        backlog.pointee.events.deallocate()
-        backlog.pointee.lateCycles.deinitialize(count: 1)
-        backlog.pointee.lateCycles.deallocate()
-        backlog.deinitialize(count: 1)
-        backlog.deallocate()
+    static func make(in memory: Arena) -> UnsafeMutablePointer<BridgeBacklog> {
+        memory.place(BridgeBacklog(events: memory.take(BridgeLayout.eventCapacity), lateCycles: memory.takeAtomics(1, initial: 0)))
     }
 
     /// Forgets a late cycle, for a new process. Thread: control, while the kernel is faulted.

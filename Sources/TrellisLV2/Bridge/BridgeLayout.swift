@@ -75,8 +75,8 @@ struct BridgeLayout: Sendable, Equatable {
 
 /// The shared memory seen through a layout: typed pointers into it, and the figures
 /// the audio side needs as plain values (no array, so copying the view retains
-/// nothing). Used by the host's kernel and the bridge's render thread; its owner
-/// frees its bus table once (`free`).
+/// nothing). Used by the host's kernel and the bridge's render thread; its bus table
+/// lives in its owner's arena.
 struct BridgeView: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
     let maximumFrames: Int
@@ -92,7 +92,7 @@ struct BridgeView: @unchecked Sendable {
     private let midiOffset: Int
     private let valuesOffset: Int
 
-    init(base: UnsafeMutableRawPointer, layout: BridgeLayout) {
+    init(base: UnsafeMutableRawPointer, layout: BridgeLayout, in memory: Arena) {
         self.base = base
         maximumFrames = layout.maximumFrames
         parameterCount = layout.parameterCount
@@ -100,16 +100,13 @@ struct BridgeView: @unchecked Sendable {
         inputBusCount = layout.inputChannels.count
         outputBusCount = layout.outputChannels.count
         let counts = layout.inputChannels + layout.outputChannels
-        busChannels = .allocate(capacity: max(1, counts.count))
-        for (bus, count) in counts.enumerated() { busChannels[bus] = count }
+        busChannels = memory.copy(counts)
         inputsOffset = layout.inputsOffset
         outputsOffset = layout.outputsOffset
         eventsOffset = layout.eventsOffset
         midiOffset = layout.midiOffset
         valuesOffset = layout.valuesOffset
     }
-
-    func free() { busChannels.deallocate() }
 
     @inline(__always) func inputChannels(_ bus: Int) -> Int { busChannels[bus] }
     @inline(__always) func outputChannels(_ bus: Int) -> Int { busChannels[inputBusCount &+ bus] }

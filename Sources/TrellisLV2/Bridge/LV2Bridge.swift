@@ -92,6 +92,8 @@ final class LV2Bridge: @unchecked Sendable {
     private let processID: UnsafeMutablePointer<Atomic<Int32>>
     private let outputParameters: UnsafeMutablePointer<Int32>
     private let backlog: UnsafeMutablePointer<BridgeBacklog>
+    /// The kernel, its atomics and tables; `memory` is the memory shared with the bridge.
+    private let arena = Arena()
     private var channel: BridgeChannel?
     private var process: BridgeProcess?
     private var watcher: pthread_t?
@@ -103,23 +105,16 @@ final class LV2Bridge: @unchecked Sendable {
     init(setup: BridgeSetup, values: ParameterValues, outputs: [Int], deadlineFraction: Double, passesInputOnFault: Bool) throws(LV2Error) {
         uri = setup.uri
         memory = try BridgeMemory.create(size: setup.layout.size, name: "trellis-bridge")
-        view = BridgeView(base: memory.base, layout: setup.layout)
-        fault = .allocate(capacity: 1)
-        fault.initialize(to: Atomic(BridgeKernel.Fault.processEnded.rawValue))
-        deadline = .allocate(capacity: 1)
-        deadline.initialize(to: Atomic(Int(deadlineFraction * 1e9 / setup.sampleRate)))
-        offline = .allocate(capacity: 1)
-        offline.initialize(to: Atomic(setup.offline))
-        cycleSampleTime = .allocate(capacity: 1)
-        cycleSampleTime.initialize(to: Atomic(-1))
-        processID = .allocate(capacity: 1)
-        processID.initialize(to: Atomic(0))
-        outputParameters = .allocate(capacity: max(1, outputs.count))
-        for (index, parameter) in outputs.enumerated() { outputParameters[index] = Int32(parameter) }
-        backlog = BridgeBacklog.allocate()
+        view = BridgeView(base: memory.base, layout: setup.layout, in: arena)
+        fault = arena.takeAtomics(1, initial: BridgeKernel.Fault.processEnded.rawValue)
+        deadline = arena.takeAtomics(1, initial: Int(deadlineFraction * 1e9 / setup.sampleRate))
+        offline = arena.takeAtomics(1, initial: setup.offline)
+        cycleSampleTime = arena.takeAtomics(1, initial: -1)
+        processID = arena.takeAtomics(1, initial: 0)
+        outputParameters = arena.copy(outputs.map { Int32($0) })
+        backlog = BridgeBacklog.make(in: arena)
         watch = BridgeWatch(uri: setup.uri, fault: fault, reply: view.reply, processID: processID, cycleSampleTime: cycleSampleTime)
-        kernel = .allocate(capacity: 1)
-        kernel.initialize(to: BridgeKernel(
+        kernel = arena.place(BridgeKernel(
             view: view, fault: fault, deadlinePerFrame: deadline, nanosecondsPerFrame: Int(1e9 / setup.sampleRate),
             offline: offline, cycleSampleTime: cycleSampleTime, process: processID, passesInputOnFault: passesInputOnFault,
             values: values, outputParameters: outputParameters, outputParameterCount: outputs.count, backlog: backlog))
@@ -129,25 +124,6 @@ final class LV2Bridge: @unchecked Sendable {
 
     deinit {
         stop()
-        freeMemory()
-    }
-
-    private func freeMemory() {
-        kernel.deinitialize(count: 1)
-        kernel.deallocate()
-        fault.deinitialize(count: 1)
-        fault.deallocate()
-        deadline.deinitialize(count: 1)
-        deadline.deallocate()
-        offline.deinitialize(count: 1)
-        offline.deallocate()
-        cycleSampleTime.deinitialize(count: 1)
-        cycleSampleTime.deallocate()
-        processID.deinitialize(count: 1)
-        processID.deallocate()
-        outputParameters.deallocate()
-        BridgeBacklog.free(backlog)
-        view.free()
         memory.free()
     }
 

@@ -21,23 +21,20 @@ public enum LV2BridgeChild {
             channel.send("error", "the bridge cannot map the shared memory of \(setup.layout.size) bytes")
             return 2
         }
-        let view = BridgeView(base: base, layout: setup.layout)
         let unit: LV2PluginUnit
         do {
             unit = try start(setup)
         } catch {
             channel.send("error", "\(error)")
-            view.free()
             return 1
         }
-        let renderer = BridgeRenderThread(unit: unit, view: view, layout: setup.layout, realtime: !setup.offline)
+        let renderer = BridgeRenderThread(unit: unit, base: base, layout: setup.layout, realtime: !setup.offline)
         let forwarder = BridgeLogForwarder(unit: unit)
         channel.send("ready", BridgeValues.text(values(of: unit)))
         serve(channel, unit: unit, forwarder: forwarder)
         forwarder.stop()
         renderer.stop()
         unit.uninitialize()
-        view.free()
         return 0
     }
 
@@ -171,12 +168,13 @@ final class BridgeLogForwarder: @unchecked Sendable {
 /// The bridge's render thread: waits for the host to post a cycle, runs the plugin's
 /// kernel over the shared memory, copies the parameter values back, and replies.
 final class BridgeRenderThread: @unchecked Sendable {
+    private let memory = Arena()
     private let state: UnsafeMutablePointer<BridgeRenderState>
     private var thread = pthread_t()
 
-    init(unit: LV2PluginUnit, view: BridgeView, layout: BridgeLayout, realtime: Bool) {
-        state = .allocate(capacity: 1)
-        state.initialize(to: BridgeRenderState(kernel: unit.renderKernel!, values: unit.values.view, view: view, layout: layout))
+    init(unit: LV2PluginUnit, base: UnsafeMutableRawPointer, layout: BridgeLayout, realtime: Bool) {
+        let view = BridgeView(base: base, layout: layout, in: memory)
+        state = memory.place(BridgeRenderState(kernel: unit.renderKernel!, values: unit.values.view, view: view, layout: layout, in: memory))
         let created = pthread_create(&thread, nil, { raw in
             let state = raw!.assumingMemoryBound(to: BridgeRenderState.self)
             let floatState = AudioThread.enter()
@@ -199,9 +197,6 @@ final class BridgeRenderThread: @unchecked Sendable {
         UnsafeAtomic(state.pointee.view.request).store(UnsafeAtomic(state.pointee.view.request).load() &+ 1)
         futexWakeShared(state.pointee.view.request)
         pthread_join(thread, nil)
-        state.pointee.free()
-        state.deinitialize(count: 1)
-        state.deallocate()
     }
 }
 
@@ -218,18 +213,17 @@ struct BridgeRenderState {
     let context: UnsafeMutablePointer<RenderContext>
     let stopping: UnsafeMutablePointer<Atomic<Bool>>
 
-    init(kernel: RenderKernel, values: ParameterValues, view: BridgeView, layout: BridgeLayout) {
+    init(kernel: RenderKernel, values: ParameterValues, view: BridgeView, layout: BridgeLayout, in memory: Arena) {
         self.kernel = kernel
         self.values = values
         self.view = view
-        stopping = .allocate(capacity: 1)
-        stopping.initialize(to: Atomic(false))
+        stopping = memory.takeAtomics(1, initial: false)
         let busCount = layout.inputChannels.count + layout.outputChannels.count
         let channelCount = layout.inputChannels.reduce(0, +) + layout.outputChannels.reduce(0, +)
-        buses = .allocate(capacity: max(1, busCount))
-        segments = .allocate(capacity: max(1, busCount))
-        channels = .allocate(capacity: max(1, channelCount))
-        segmentChannels = .allocate(capacity: max(1, channelCount))
+        buses = memory.take(busCount)
+        segments = memory.take(busCount)
+        channels = memory.take(channelCount)
+        segmentChannels = memory.take(channelCount)
         var channel = 0
         for (bus, count) in (layout.inputChannels + layout.outputChannels).enumerated() {
             for index in 0..<count {
@@ -242,28 +236,16 @@ struct BridgeRenderState {
             (segments + bus).initialize(to: AudioBuffers(channelPointers: UnsafePointer(segmentChannels + channel), channelCount: count))
             channel += count
         }
-        midi = .allocate(capacity: max(1, layout.midiOutputCount))
+        midi = memory.take(layout.midiOutputCount)
         for bus in 0..<layout.midiOutputCount { (midi + bus).initialize(to: view.midiOutput(bus)) }
         let inputs = layout.inputChannels.count
-        context = .allocate(capacity: 1)
-        context.initialize(to: RenderContext(
+        context = memory.place(RenderContext(
             frameCount: 0, timeStamp: AudioTimeStamp(sampleTime: 0),
             inputs: BusBuffers(buses: UnsafePointer(buses), count: inputs),
             outputs: BusBuffers(buses: UnsafePointer(buses + inputs), count: layout.outputChannels.count),
             segmentInputs: BusBuffers(buses: UnsafePointer(segments), count: inputs),
             segmentOutputs: BusBuffers(buses: UnsafePointer(segments + inputs), count: layout.outputChannels.count),
             midiOutputs: MIDIBuses(base: UnsafePointer(midi), count: layout.midiOutputCount)))
-    }
-
-    func free() {
-        buses.deallocate()
-        segments.deallocate()
-        channels.deallocate()
-        segmentChannels.deallocate()
-        midi.deallocate()
-        context.deallocate()
-        stopping.deinitialize(count: 1)
-        stopping.deallocate()
     }
 
     /// Renders each cycle the host posts until stopped. Thread: the bridge's render thread.
