@@ -1,4 +1,5 @@
 import TrellisCore
+import TrellisSession
 
 /// One command of the control protocol, parsed and checked for form but not yet run.
 /// Every transport (the line protocol, JSON lines, OSC) produces these; the dispatcher
@@ -82,23 +83,8 @@ public enum ControlCommand: Sendable, Equatable {
     case batch([ControlCommand])
 }
 
-/// `node` or `node.bus`.
-public struct BusName: Sendable, Hashable, CustomStringConvertible {
-    public var node: String
-    public var bus: Int?
-    /// Written as a MIDI bus: `arp.midi`, `arp.midi1`.
-    public var midi: Bool
-
-    public init(node: String, bus: Int? = nil, midi: Bool = false) {
-        self.node = node
-        self.bus = bus
-        self.midi = midi
-    }
-
-    public var description: String {
-        midi ? "\(node).midi\(bus.map(String.init) ?? "")" : (bus.map { "\(node).\($0)" } ?? node)
-    }
-}
+/// `node` or `node.bus`, as a command names it: a session's bus reference.
+public typealias BusName = BusReference
 
 /// Where a property is read or written: a scope and an element, each left to the
 /// property's usual place when not given.

@@ -4,26 +4,25 @@ import TrellisGraph
 /// `undo` and `redo`: each returns the graph to a snapshot in one edit (one program
 /// swap, glitch-free as any edit), and what it replaced becomes the way back.
 extension ControlDispatcher {
-    func undo() throws(ControlError) -> ControlReply {
-        guard let entry = history.popUndo() else { throw ControlError(.unsupported, "undo: nothing to undo") }
-        let now = EditSnapshot(graph)
-        do { try restore(entry.snapshot) } catch {
-            history.pushUndo(entry)
-            throw error
-        }
-        history.pushRedo(EditHistory.Entry(label: entry.label, snapshot: now, key: nil, time: entry.time))
-        return .ok(text: "undid \(entry.label)", value: .object([("undid", .string(entry.label))]))
-    }
+    func undo() throws(ControlError) -> ControlReply { try step(back: true) }
 
-    func redo() throws(ControlError) -> ControlReply {
-        guard let entry = history.popRedo() else { throw ControlError(.unsupported, "redo: nothing to redo") }
+    func redo() throws(ControlError) -> ControlReply { try step(back: false) }
+
+    /// Restores the entry on top of one history (undo's, going back) and records the
+    /// graph as it was on the other, so the step can be taken back.
+    private func step(back: Bool) throws(ControlError) -> ControlReply {
+        let (verb, done) = back ? ("undo", "undid") : ("redo", "redid")
+        guard let entry = back ? history.popUndo() : history.popRedo() else {
+            throw ControlError(.unsupported, "\(verb): nothing to \(verb)")
+        }
         let now = EditSnapshot(graph)
         do { try restore(entry.snapshot) } catch {
-            history.pushRedo(entry)
+            if back { history.pushUndo(entry) } else { history.pushRedo(entry) }
             throw error
         }
-        history.pushUndo(EditHistory.Entry(label: entry.label, snapshot: now, key: nil, time: entry.time))
-        return .ok(text: "redid \(entry.label)", value: .object([("redid", .string(entry.label))]))
+        let reverse = EditHistory.Entry(label: entry.label, snapshot: now, key: nil, time: entry.time)
+        if back { history.pushRedo(reverse) } else { history.pushUndo(reverse) }
+        return .ok(text: "\(done) \(entry.label)", value: .object([(done, .string(entry.label))]))
     }
 
     private func restore(_ snapshot: EditSnapshot) throws(ControlError) {

@@ -69,35 +69,36 @@ enum Sockets {
         switch endpoint {
         case .unix(let path):
             try prepareSocketPath(path, endpoint)
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-            guard fd >= 0 else { throw ControlSocketError(endpoint, "create a socket") }
-            var address = try unixAddress(path, endpoint)
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            guard bound == 0, Glibc.listen(fd, 64) == 0 else {
-                let error = ControlSocketError(endpoint, "listen")
-                close(fd)
-                throw error
-            }
+            let fd = try listeningSocket(AF_UNIX, at: try unixAddress(path, endpoint), endpoint, reuseAddress: false)
             chmod(path, 0o600)
             return (fd, nil)
         case .tcp(let port):
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-            guard fd >= 0 else { throw ControlSocketError(endpoint, "create a socket") }
-            var yes: Int32 = 1
-            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-            var address = loopback(port: port)
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard bound == 0, Glibc.listen(fd, 64) == 0 else {
-                let error = ControlSocketError(endpoint, "listen")
-                close(fd)
-                throw error
-            }
+            let fd = try listeningSocket(AF_INET, at: loopback(port: port), endpoint, reuseAddress: true)
             return (fd, boundPort(fd))
         }
+    }
+
+    /// A socket of `family`, non-blocking and close-on-exec, bound to `address` and
+    /// listening; closed again when it cannot be.
+    private static func listeningSocket<Address>(
+        _ family: Int32, at address: Address, _ endpoint: ControlEndpoint, reuseAddress: Bool
+    ) throws(ControlSocketError) -> Int32 {
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw ControlSocketError(endpoint, "create a socket") }
+        if reuseAddress {
+            var yes: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = address
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
+        }
+        guard bound == 0, Glibc.listen(fd, 64) == 0 else {
+            let error = ControlSocketError(endpoint, "listen")
+            close(fd)
+            throw error
+        }
+        return fd
     }
 
     /// A connected, blocking socket.

@@ -198,30 +198,18 @@ public final class JACKHeadNode: AudioBackend, @unchecked Sendable {
 
         let audio = JACKPortKind.audioType, midi = JACKPortKind.midiType
         let input = UInt(JackPortIsInput.rawValue), output = UInt(JackPortIsOutput.rawValue)
-        for (index, port) in configuration.inputPortNames.enumerated() {
-            guard let handle = jack_port_register(client, port, audio, input, 0) else {
-                throw .portRegistrationFailed(port: port, client: name)
+        func register(_ names: [String], type: String, flags: UInt, into handles: UnsafeMutablePointer<OpaquePointer?>) throws(JACKError) {
+            for (index, port) in names.enumerated() {
+                guard let handle = jack_port_register(client, port, type, flags, 0) else {
+                    throw .portRegistrationFailed(port: port, client: name)
+                }
+                handles[index] = handle
             }
-            state.inputPorts[index] = handle
         }
-        for (index, port) in configuration.outputPortNames.enumerated() {
-            guard let handle = jack_port_register(client, port, audio, output, 0) else {
-                throw .portRegistrationFailed(port: port, client: name)
-            }
-            state.outputPorts[index] = handle
-        }
-        for (index, port) in configuration.midiInputPortNames.enumerated() {
-            guard let handle = jack_port_register(client, port, midi, input, 0) else {
-                throw .portRegistrationFailed(port: port, client: name)
-            }
-            state.midiPorts[index] = handle
-        }
-        for (index, port) in configuration.midiOutputPortNames.enumerated() {
-            guard let handle = jack_port_register(client, port, midi, output, 0) else {
-                throw .portRegistrationFailed(port: port, client: name)
-            }
-            state.midiOutputPorts[index] = handle
-        }
+        try register(configuration.inputPortNames, type: audio, flags: input, into: state.inputPorts)
+        try register(configuration.outputPortNames, type: audio, flags: output, into: state.outputPorts)
+        try register(configuration.midiInputPortNames, type: midi, flags: input, into: state.midiPorts)
+        try register(configuration.midiOutputPortNames, type: midi, flags: output, into: state.midiOutputPorts)
         let realtime = jack_is_realtime(client) != 0
         state.source.allowParallelCycles(realtime)
         if realtime {

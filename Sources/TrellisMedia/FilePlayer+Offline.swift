@@ -9,10 +9,10 @@ extension FilePlayer {
     public func waitForStreaming(frameCount: Int) {
         guard let kernel = storedKernel(as: FilePlayerKernel.self) else { return }
         let deadline = HostClock.now() + 30_000_000_000
-        while shared.prepared.pointee.load(ordering: .acquiring) {
+        while shared.pointee.prepared.load(ordering: .acquiring) {
             kernel.pointee.adoptGeneration()
             // Played to its end: nothing more will come, whatever the notifier is doing.
-            if shared.endedGeneration.pointee.load(ordering: .relaxed) == kernel.pointee.generation { return }
+            if shared.pointee.endedGeneration.load(ordering: .relaxed) == kernel.pointee.generation { return }
             if kernel.pointee.bufferedFrames(atLeast: frameCount) { return }
             if HostClock.now() > deadline { return }
             // Reads the next slot here rather than wait for the butler, which on a

@@ -74,7 +74,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
     var lastPlayed: Int64 = 0
 
     // Between threads.
-    let shared: PlayerShared
+    let shared: UnsafeMutablePointer<PlayerShared>
     /// The shared cells, for as long as the player lives.
     private let memory = Arena(firstBlock: 1024)
     let filledGeneration = Atomic<UInt64>(0)
@@ -89,7 +89,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
     /// the unit is uninitialized), starting at 2. Thread: control.
     public init(channelCount: Int? = nil) {
         followsFile = channelCount == nil
-        shared = PlayerShared(in: memory)
+        shared = memory.place(PlayerShared())
         super.init(description: Self.componentDescription, shortName: "player", inputs: [], outputs: [channelCount ?? 2])
         declareParameter(ParameterInfo(
             address: Self.volumeParameter, identifier: "volume", name: "Volume", unit: .linearGain,
@@ -105,8 +105,8 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
             range: 0...1, defaultValue: 0, flags: [.readable, .writable, .toggled]))
         // A rate set while rendering goes to the kernel, which leaves it to the disk side.
         addParameterListener { [weak self] info, value in
-            if info.address == Self.rateParameter { try? self?.changeRate(to: value.decimal) }
-            if info.address == Self.varispeedParameter { try? self?.changeVarispeed(value >= 0.5) }
+            if info.address == Self.rateParameter { try? self?.change(\.speed, to: value.decimal) }
+            if info.address == Self.varispeedParameter { try? self?.change(\.varispeed, to: value >= 0.5) }
         }
     }
 
@@ -125,19 +125,12 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
         }
     }
 
-    private func changeRate(to rate: Double) throws(MediaError) {
+    /// Sets the rate or the varispeed mode, applies it under the lock, then wakes the
+    /// butler to refill at the new speed.
+    private func change<Value: Equatable>(_ setting: ReferenceWritableKeyPath<FilePlayer, Value>, to value: Value) throws(MediaError) {
         try lock.withLock { _ throws(MediaError) in
-            guard rate != speed else { return }
-            speed = rate
-            try applySpeed()
-        }
-        MediaThreads.butler.wake()
-    }
-
-    private func changeVarispeed(_ on: Bool) throws(MediaError) {
-        try lock.withLock { _ throws(MediaError) in
-            guard on != varispeed else { return }
-            varispeed = on
+            guard self[keyPath: setting] != value else { return }
+            self[keyPath: setting] = value
             try applySpeed()
         }
         MediaThreads.butler.wake()
@@ -237,11 +230,11 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
             let made = try PlayerStream(reader: reader, outputRate: outputRate, slotFrames: ring.frameCapacity)
             let wanted = streamSpeed
             try made.setSpeed(wanted.rate, cents: wanted.cents, varispeed: wanted.varispeed, exact: wanted.exact)
-            shared.monoSource.pointee.store(reader.info.channelCount == 1, ordering: .relaxed)
+            shared.pointee.monoSource.store(reader.info.channelCount == 1, ordering: .relaxed)
             try restart(made, atFileFrame: target)
             stream = made
             reportedDamage = AudioFileDamage()
-            shared.prepared.pointee.store(true, ordering: .releasing)
+            shared.pointee.prepared.store(true, ordering: .releasing)
         }
         MediaThreads.butler.add(self) { $0.serviceDisk() }
         MediaThreads.notifier.add(self) { $0.deliverNotifications() }
@@ -331,13 +324,13 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
     public var duration: Double { fileInfo?.duration ?? 0 }
 
     /// Times the render thread found the ring empty while playing. Thread: any.
-    public var underruns: Int { shared.underrunCount.pointee.load(ordering: .relaxed) }
+    public var underruns: Int { shared.pointee.underrunCount.load(ordering: .relaxed) }
 
     /// True once the butler has filled the ring for the current position (or read to
     /// the end of the file). Thread: any.
     public var isReady: Bool {
-        let wanted = shared.wantedGeneration.pointee.load(ordering: .acquiring)
-        return shared.prepared.pointee.load(ordering: .acquiring) && wanted != 0 && filledGeneration.load(ordering: .acquiring) == wanted
+        let wanted = shared.pointee.wantedGeneration.load(ordering: .acquiring)
+        return shared.pointee.prepared.load(ordering: .acquiring) && wanted != 0 && filledGeneration.load(ordering: .acquiring) == wanted
     }
 
     /// Waits until `isReady`, up to `timeout` seconds; returns whether it got there.
@@ -434,11 +427,11 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
     /// Thread: control, while no program runs the kernel.
     public override func parameterDidChange(index: Int, value: Float, rampFrames: Int) {
         if index == 2 {
-            try? changeRate(to: value.decimal)
+            try? change(\.speed, to: value.decimal)
             return
         }
         if index == 3 {
-            try? changeVarispeed(value >= 0.5)
+            try? change(\.varispeed, to: value >= 0.5)
             return
         }
         let frames = isInitialized ? (rampFrames > 0 ? rampFrames : 64) : 0
@@ -454,30 +447,30 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
         do { try stream.restart(atFileFrame: frame, generation: generationCounter) } catch {
             throw .file(error, unit: name)
         }
-        shared.wantedGeneration.pointee.store(generationCounter, ordering: .releasing)
+        shared.pointee.wantedGeneration.store(generationCounter, ordering: .releasing)
     }
 
     /// Drops the stream (closing the file) and makes the ring's contents stale.
     func release() {
         stream = nil
-        shared.prepared.pointee.store(false, ordering: .releasing)
+        shared.pointee.prepared.store(false, ordering: .releasing)
         generationCounter += 1
-        shared.wantedGeneration.pointee.store(generationCounter, ordering: .releasing)
+        shared.pointee.wantedGeneration.store(generationCounter, ordering: .releasing)
     }
 
     /// If the render thread has played the current stream to its end: back to the start,
     /// stopped, released (as AVAudioPlayer after it finishes).
     func finishIfEnded() {
-        guard stream != nil, shared.endedGeneration.pointee.load(ordering: .acquiring) == generationCounter else { return }
+        guard stream != nil, shared.pointee.endedGeneration.load(ordering: .acquiring) == generationCounter else { return }
         release()
         target = 0
         state = .stopped
     }
 
     func currentFrameLocked() -> Int {
-        guard stream != nil, shared.publishedGeneration.pointee.load(ordering: .acquiring) == generationCounter,
+        guard stream != nil, shared.pointee.publishedGeneration.load(ordering: .acquiring) == generationCounter,
               let info else { return target }
-        let position = shared.publishedPosition.pointee.load(ordering: .relaxed)
+        let position = shared.pointee.publishedPosition.load(ordering: .relaxed)
         let frame = info.sampleRate == outputRate ? Int(position) : Int((Double(position) * info.sampleRate / outputRate).rounded())
         return min(info.frameCount, max(0, frame))
     }
@@ -487,7 +480,7 @@ public final class FilePlayer: AudioUnitBase, OfflineStreaming, RateSource, @unc
     }
 
     func updateTimeInterval() {
-        shared.timeInterval.pointee.store(timeObservers.values.map(intervalFrames).min() ?? 0, ordering: .relaxed)
+        shared.pointee.timeInterval.store(timeObservers.values.map(intervalFrames).min() ?? 0, ordering: .relaxed)
     }
 
     private func send(_ command: PlayerCommand) throws(MediaError) {

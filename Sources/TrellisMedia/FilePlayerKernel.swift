@@ -1,33 +1,22 @@
+import Synchronization
 import TrellisCore
 import TrellisEngine
 import TrellisUnits
 
 /// What the player's control side, butler and render side share: generations,
-/// positions and counters in memory `FilePlayer` owns.
-struct PlayerShared: BitwiseCopyable, @unchecked Sendable {
-    let wantedGeneration: AtomicCell<UInt64>
-    let endedGeneration: AtomicCell<UInt64>
-    let publishedPosition: AtomicCell<Int64>
-    let publishedGeneration: AtomicCell<UInt64>
-    let prepared: AtomicCell<Bool>
-    let underrunCount: AtomicCell<Int>
+/// positions and counters, placed in memory `FilePlayer` owns; each side holds a pointer.
+struct PlayerShared: ~Copyable {
+    let wantedGeneration = Atomic<UInt64>(0)
+    let endedGeneration = Atomic<UInt64>(0)
+    let publishedPosition = Atomic<Int64>(0)
+    let publishedGeneration = Atomic<UInt64>(0)
+    let prepared = Atomic<Bool>(false)
+    let underrunCount = Atomic<Int>(0)
     /// Frames between time updates; 0 for none.
-    let timeInterval: AtomicCell<Int>
+    let timeInterval = Atomic<Int>(0)
     /// The file is mono (spread over a wider output): pan places it with the mixer's
     /// equal-power law instead of balancing two channels.
-    let monoSource: AtomicCell<Bool>
-
-    /// The cells, from `memory`, which frees them. Thread: control.
-    init(in memory: Arena) {
-        wantedGeneration = makeAtomicCell(UInt64(0), in: memory)
-        endedGeneration = makeAtomicCell(UInt64(0), in: memory)
-        publishedPosition = makeAtomicCell(Int64(0), in: memory)
-        publishedGeneration = makeAtomicCell(UInt64(0), in: memory)
-        prepared = makeAtomicCell(false, in: memory)
-        underrunCount = makeAtomicCell(0, in: memory)
-        timeInterval = makeAtomicCell(0, in: memory)
-        monoSource = makeAtomicCell(false, in: memory)
-    }
+    let monoSource = Atomic<Bool>(false)
 }
 
 /// The render side of a `FilePlayer`: takes transport commands, copies the ring's
@@ -38,7 +27,7 @@ struct FilePlayerKernel: UnitKernel {
     enum Mode: UInt8 { case idle, scheduled, playing, paused }
 
     let ring: FrameRing
-    let shared: PlayerShared
+    let shared: UnsafeMutablePointer<PlayerShared>
     let commands: SPSCRingEnd<PlayerCommand>
     let events: SPSCRingEnd<PlayerEvent>
     var mode = Mode.idle
@@ -52,7 +41,7 @@ struct FilePlayerKernel: UnitKernel {
     var position: Int64 = 0
     var positionGeneration: UInt64 = 0
 
-    init(ring: FrameRing, shared: PlayerShared, commands: SPSCRingEnd<PlayerCommand>, events: SPSCRingEnd<PlayerEvent>) {
+    init(ring: FrameRing, shared: UnsafeMutablePointer<PlayerShared>, commands: SPSCRingEnd<PlayerCommand>, events: SPSCRingEnd<PlayerEvent>) {
         self.ring = ring
         self.shared = shared
         self.commands = commands
@@ -128,8 +117,8 @@ struct FilePlayerKernel: UnitKernel {
             guard let slot = ring.readableSlot(), ring.header(slot).pointee.generation == generation else {
                 let missing = frameCount &- written
                 silence(output, from: written, count: missing)
-                if shared.prepared.pointee.load(ordering: .relaxed) {
-                    shared.underrunCount.pointee.wrappingAdd(1, ordering: .relaxed)
+                if shared.pointee.prepared.load(ordering: .relaxed) {
+                    shared.pointee.underrunCount.wrappingAdd(1, ordering: .relaxed)
                     _ = events.push(PlayerEvent(kind: .underrun, sampleTime: now &+ Int64(written), value: Int64(missing), played: played, generation: generation))
                 }
                 break
@@ -149,14 +138,14 @@ struct FilePlayerKernel: UnitKernel {
                 if header.isEnd {
                     silence(output, from: written, count: frameCount &- written)
                     mode = .idle
-                    shared.endedGeneration.pointee.store(generation, ordering: .releasing)
+                    shared.pointee.endedGeneration.store(generation, ordering: .releasing)
                     _ = events.push(PlayerEvent(kind: .endOfFile, sampleTime: now &+ Int64(written), value: position, played: played, generation: generation))
                     break
                 }
             }
         }
-        shared.publishedPosition.pointee.store(position, ordering: .relaxed)
-        shared.publishedGeneration.pointee.store(positionGeneration, ordering: .releasing)
+        shared.pointee.publishedPosition.store(position, ordering: .relaxed)
+        shared.pointee.publishedGeneration.store(positionGeneration, ordering: .releasing)
         reportTime(playedNow: written &- start, endTime: now &+ Int64(frameCount))
         return .ok
     }
@@ -187,7 +176,7 @@ struct FilePlayerKernel: UnitKernel {
     /// rendering thread.
     @inline(__always)
     mutating func adoptGeneration() {
-        let wanted = shared.wantedGeneration.pointee.load(ordering: .acquiring)
+        let wanted = shared.pointee.wantedGeneration.load(ordering: .acquiring)
         if wanted > generation {
             generation = wanted
             slotOffset = 0
@@ -219,7 +208,7 @@ struct FilePlayerKernel: UnitKernel {
     @inline(__always)
     private mutating func copy(from source: AudioBuffers, offset: Int, to output: AudioBuffers, at start: Int, frameCount: Int) {
         let channels = output.channelCount
-        let mono = shared.monoSource.pointee.load(ordering: .relaxed)
+        let mono = shared.pointee.monoSource.load(ordering: .relaxed)
         if !volume.isRamping && !pan.isRamping {
             var channel = 0
             while channel < channels {
@@ -267,7 +256,7 @@ struct FilePlayerKernel: UnitKernel {
     private mutating func reportTime(playedNow: Int, endTime: Int64) {
         guard playedNow > 0 else { return }
         played &+= Int64(playedNow)
-        let interval = shared.timeInterval.pointee.load(ordering: .relaxed)
+        let interval = shared.pointee.timeInterval.load(ordering: .relaxed)
         guard interval > 0 else { return }
         sinceTimeUpdate &+= playedNow
         guard sinceTimeUpdate >= interval else { return }

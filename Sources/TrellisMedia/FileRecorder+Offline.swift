@@ -7,7 +7,7 @@ extension FileRecorder {
         guard let ring = kernel.pointee.ring else { return }
         let slotsNeeded = (frameCount + ring.frameCapacity - 1) / ring.frameCapacity
         let deadline = HostClock.now() + 30_000_000_000
-        while shared.renderState.pointee.load(ordering: .acquiring) == 1 && ring.freeSlots < slotsNeeded {
+        while shared.pointee.renderState.load(ordering: .acquiring) == 1 && ring.freeSlots < slotsNeeded {
             if HostClock.now() > deadline { return }
             MediaThreads.butler.wake()
             sleepBriefly()

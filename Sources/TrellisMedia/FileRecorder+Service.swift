@@ -5,7 +5,7 @@ extension FileRecorder {
         lock.withLock { _ in
             guard let stream, let ring = diskRing else { return false }
             // Read before draining: every slot of a finished take was published before.
-            let takeDone = shared.finishedTake.pointee.load(ordering: .acquiring) == stream.take
+            let takeDone = shared.pointee.finishedTake.load(ordering: .acquiring) == stream.take
             let (slots, failure) = stream.drain(ring)
             if let failure { pendingNotifications.append(.writeFailed(failure)) }
             if takeDone && ring.filledSlots == 0 {

@@ -36,7 +36,7 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
     var nextToken = 0
 
     // Between threads.
-    let shared: RecorderShared
+    let shared: UnsafeMutablePointer<RecorderShared>
     let events = SPSCRing<RecorderEvent>(capacity: 256)
 
     /// Peak and average power of the input, as AVAudioRecorder meters.
@@ -55,7 +55,7 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
     public init(channelCount: Int = 2, sampleRate: Double = 48_000) {
         let meter = MeterKernel(channelCount: channelCount)
         self.meter = meter
-        shared = RecorderShared(in: memory)
+        shared = memory.place(RecorderShared(fence: RenderFence(at: memory.takeAtomics(1, initial: 0))))
         kernel = memory.place(RecorderKernel(shared: shared, events: events.end, meter: meter.banks))
         super.init(description: Self.componentDescription, shortName: "recorder", inputs: [channelCount], outputs: [channelCount])
         if sampleRate != 48_000 { try? setSampleRate(sampleRate) }
@@ -126,12 +126,12 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
             case .paused: break
             case .prepared:
                 guard let stream else { throw .notPrepared(unit: name) }
-                shared.startTime.pointee.store(sampleTime ?? .min, ordering: .relaxed)
-                shared.frameLimit.pointee.store(frameCount.map { Int64(max(0, $0)) } ?? -1, ordering: .relaxed)
-                shared.take.pointee.store(stream.take, ordering: .relaxed)
+                shared.pointee.startTime.store(sampleTime ?? .min, ordering: .relaxed)
+                shared.pointee.frameLimit.store(frameCount.map { Int64(max(0, $0)) } ?? -1, ordering: .relaxed)
+                shared.pointee.take.store(stream.take, ordering: .relaxed)
             }
             state = .recording
-            shared.renderState.pointee.store(1, ordering: .sequentiallyConsistent)
+            shared.pointee.renderState.store(1, ordering: .sequentiallyConsistent)
         }
     }
 
@@ -146,7 +146,7 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
         lock.withLock { _ in
             guard state == .recording else { return }
             state = .paused
-            shared.renderState.pointee.store(2, ordering: .sequentiallyConsistent)
+            shared.pointee.renderState.store(2, ordering: .sequentiallyConsistent)
         }
     }
 
@@ -155,8 +155,8 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
     /// close failure (the file then holds what was written before it). Thread: control.
     @discardableResult
     public func stop() throws(MediaError) -> Int {
-        shared.renderState.pointee.store(0, ordering: .sequentiallyConsistent)
-        shared.fence.waitForRenderToLeave()
+        shared.pointee.renderState.store(0, ordering: .sequentiallyConsistent)
+        shared.pointee.fence.waitForRenderToLeave()
         let result: (frames: Int, error: MediaError?)? = lock.withLock { _ in
             guard let stream else { return nil }
             if let ring = diskRing, let failure = stream.drain(ring).newFailure {
@@ -180,7 +180,7 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
     public var framesWritten: Int { lock.withLock { _ in stream?.framesWritten ?? lastFrames } }
 
     /// Frames the ring had no room for. Thread: any.
-    public var overrunFrames: Int { shared.droppedFrames.pointee.load(ordering: .relaxed) }
+    public var overrunFrames: Int { shared.pointee.droppedFrames.load(ordering: .relaxed) }
 
     /// Calls `handler` on the notifier thread with write failures, overruns and the
     /// end of each recording. Thread: control.
@@ -261,7 +261,7 @@ public final class FileRecorder: AudioUnitBase, BusObserver, OfflineStreaming, @
         self.stream = nil
         lastFrames = frames
         state = .idle
-        shared.renderState.pointee.store(0, ordering: .sequentiallyConsistent)
+        shared.pointee.renderState.store(0, ordering: .sequentiallyConsistent)
         pendingNotifications.append(.finished(frames: frames, error: error))
         return (frames, error)
     }

@@ -1,28 +1,20 @@
+import Synchronization
 import TrellisCore
 import TrellisEngine
 
 /// What the recorder's control side and its render side share: flags and counters in
-/// memory `FileRecorder` owns.
-struct RecorderShared: BitwiseCopyable, @unchecked Sendable {
+/// memory `FileRecorder` owns; each side holds a pointer.
+struct RecorderShared: ~Copyable {
     /// 0 idle, 1 recording, 2 paused.
-    let renderState: AtomicCell<Int>
-    let take: AtomicCell<UInt64>
-    let startTime: AtomicCell<Int64>
-    let frameLimit: AtomicCell<Int64>
-    let finishedTake: AtomicCell<UInt64>
-    let droppedFrames: AtomicCell<Int>
+    let renderState = Atomic<Int>(0)
+    let take = Atomic<UInt64>(0)
+    let startTime = Atomic<Int64>(Int64.min)
+    let frameLimit = Atomic<Int64>(-1)
+    let finishedTake = Atomic<UInt64>(0)
+    let droppedFrames = Atomic<Int>(0)
     let fence: RenderFence
 
-    /// The cells, from `memory`, which frees them. Thread: control.
-    init(in memory: Arena) {
-        renderState = makeAtomicCell(0, in: memory)
-        take = makeAtomicCell(UInt64(0), in: memory)
-        startTime = makeAtomicCell(Int64.min, in: memory)
-        frameLimit = makeAtomicCell(Int64(-1), in: memory)
-        finishedTake = makeAtomicCell(UInt64(0), in: memory)
-        droppedFrames = makeAtomicCell(0, in: memory)
-        fence = RenderFence(at: memory.takeAtomics(1, initial: 0))
-    }
+    init(fence: RenderFence) { self.fence = fence }
 }
 
 /// The render side of a `FileRecorder`, as a unit (passing its input through) and as an
@@ -30,7 +22,7 @@ struct RecorderShared: BitwiseCopyable, @unchecked Sendable {
 /// window into the ring. Plain memory that the recorder makes in `init` and frees in
 /// `deinit`. Thread: audio (the rendering thread between cycles for offline waits).
 struct RecorderKernel {
-    let shared: RecorderShared
+    let shared: UnsafeMutablePointer<RecorderShared>
     let events: SPSCRingEnd<RecorderEvent>
     let meter: MeterBanks
     /// Set by the control side while nothing records (see `FileRecorder`); read only
@@ -42,7 +34,7 @@ struct RecorderKernel {
     var takeLimit: Int64 = -1
     var takeFinished = false
 
-    init(shared: RecorderShared, events: SPSCRingEnd<RecorderEvent>, meter: MeterBanks) {
+    init(shared: UnsafeMutablePointer<RecorderShared>, events: SPSCRingEnd<RecorderEvent>, meter: MeterBanks) {
         self.shared = shared
         self.events = events
         self.meter = meter
@@ -52,15 +44,15 @@ struct RecorderKernel {
     @inline(__always)
     mutating func capture(_ bus: AudioBuffers, frameCount: Int, timeStamp: AudioTimeStamp) {
         meter.accumulate(bus, frameCount: frameCount)
-        shared.fence.enter()
-        defer { shared.fence.leave() }
-        guard shared.renderState.pointee.load(ordering: .sequentiallyConsistent) == 1, let ring else { return }
-        let takeNow = shared.take.pointee.load(ordering: .relaxed)
+        shared.pointee.fence.enter()
+        defer { shared.pointee.fence.leave() }
+        guard shared.pointee.renderState.load(ordering: .sequentiallyConsistent) == 1, let ring else { return }
+        let takeNow = shared.pointee.take.load(ordering: .relaxed)
         if takeNow != currentTake {
             currentTake = takeNow
             recorded = 0
-            takeStart = shared.startTime.pointee.load(ordering: .relaxed)
-            takeLimit = shared.frameLimit.pointee.load(ordering: .relaxed)
+            takeStart = shared.pointee.startTime.load(ordering: .relaxed)
+            takeLimit = shared.pointee.frameLimit.load(ordering: .relaxed)
             takeFinished = false
         }
         guard !takeFinished else { return }
@@ -76,7 +68,7 @@ struct RecorderKernel {
         while done < count {
             guard let slot = ring.writableSlot() else {
                 let lost = count &- done
-                shared.droppedFrames.pointee.wrappingAdd(lost, ordering: .relaxed)
+                shared.pointee.droppedFrames.wrappingAdd(lost, ordering: .relaxed)
                 _ = events.push(RecorderEvent(sampleTime: now &+ Int64(first &+ done), frames: lost))
                 break
             }
@@ -90,7 +82,7 @@ struct RecorderKernel {
         recorded &+= Int64(count)
         if takeLimit >= 0 && recorded >= takeLimit {
             takeFinished = true
-            shared.finishedTake.pointee.store(currentTake, ordering: .releasing)
+            shared.pointee.finishedTake.store(currentTake, ordering: .releasing)
         }
     }
 }

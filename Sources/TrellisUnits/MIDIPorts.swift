@@ -1,15 +1,21 @@
 import TrellisCore
 
 /// What both MIDI port nodes are: a backend's MIDI port by number, with no audio, whose
-/// MIDI the program moves itself, so its kernel does nothing.
+/// MIDI the program moves itself, so its kernel does nothing. Its one MIDI bus, "midi",
+/// is on the side the graph meets it.
 public class MIDIPortNode: AudioUnitBase, @unchecked Sendable {
     /// The backend's MIDI port, 0-based, in the order the session declares them.
     public let port: Int
+    private let busScope: Scope
 
-    init(port: Int, description: ComponentDescription, shortName: String) {
+    init(port: Int, busScope: Scope, description: ComponentDescription, shortName: String) {
         self.port = port
+        self.busScope = busScope
         super.init(description: description, shortName: shortName, inputs: [], outputs: [])
     }
+
+    public override func midiBusCount(_ scope: Scope) -> Int { scope == busScope ? 1 : 0 }
+    public override func midiBusNames(_ scope: Scope) -> [String] { scope == busScope ? ["midi"] : [] }
 
     public override func allocateRenderResources() throws(AudioUnitError) {
         kernelStorage = KernelStorage(IdleKernel(), render: { IdleKernel.render($0, $1) }, reset: { IdleKernel.reset($0) })
@@ -25,12 +31,10 @@ public final class MIDIInputPort: MIDIPortNode, @unchecked Sendable {
         type: ComponentType.output, subtype: BuiltInSubtype.midiInputPort, manufacturer: Manufacturer.trellis)
 
     public init(port: Int) {
-        super.init(port: port, description: Self.componentDescription, shortName: "midi-input")
+        super.init(port: port, busScope: .output, description: Self.componentDescription, shortName: "midi-input")
     }
 
     public override var role: UnitRole { .midiInputPort(port) }
-    public override func midiBusCount(_ scope: Scope) -> Int { scope == .output ? 1 : 0 }
-    public override func midiBusNames(_ scope: Scope) -> [String] { scope == .output ? ["midi"] : [] }
 }
 
 /// Where MIDI leaves a graph for one of the backend's MIDI output ports (a JACK MIDI
@@ -42,10 +46,8 @@ public final class MIDIOutputPort: MIDIPortNode, @unchecked Sendable {
         type: ComponentType.output, subtype: BuiltInSubtype.midiOutputPort, manufacturer: Manufacturer.trellis)
 
     public init(port: Int) {
-        super.init(port: port, description: Self.componentDescription, shortName: "midi-output")
+        super.init(port: port, busScope: .input, description: Self.componentDescription, shortName: "midi-output")
     }
 
     public override var role: UnitRole { .midiOutputPort(port) }
-    public override func midiBusCount(_ scope: Scope) -> Int { scope == .input ? 1 : 0 }
-    public override func midiBusNames(_ scope: Scope) -> [String] { scope == .input ? ["midi"] : [] }
 }
