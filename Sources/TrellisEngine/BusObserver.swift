@@ -23,6 +23,21 @@ public struct ObservedSlice: BitwiseCopyable, @unchecked Sendable {
     }
 }
 
+/// An observer's kernel: it takes the watched bus slice by slice. Its entry's body is
+/// `observeSlice`.
+public protocol SliceObserving {
+    /// Takes one slice of the bus. Thread: audio.
+    mutating func observe(_ slice: ObservedSlice)
+}
+
+extension SliceObserving {
+    /// Shows the kernel at `state` one slice. Thread: audio.
+    @inlinable @inline(__always)
+    public static func observeSlice(_ state: UnsafeMutableRawPointer, _ slice: UnsafeRawPointer) {
+        state.assumingMemoryBound(to: Self.self).pointee.observe(slice.assumingMemoryBound(to: ObservedSlice.self).pointee)
+    }
+}
+
 /// An observer's entry: its state and the slice, as raw pointers.
 public typealias ObserveFunction = @convention(c) (_ state: UnsafeMutableRawPointer, _ slice: UnsafeRawPointer) -> Void
 

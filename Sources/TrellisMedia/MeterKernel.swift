@@ -84,7 +84,7 @@ public final class MeterKernel: @unchecked Sendable {
 /// lies in one block of memory, this struct's own copy at its head (the observer's
 /// state), so that a render call touches two or three cache lines, not six allocations.
 /// The block lives in `MeterKernel`'s arena.
-struct MeterBanks: BitwiseCopyable, @unchecked Sendable {
+struct MeterBanks: SliceObserving, BitwiseCopyable, @unchecked Sendable {
     let channelCount: Int
     let fence: RenderFence
     let epoch: AtomicCell<Int>
@@ -120,6 +120,10 @@ struct MeterBanks: BitwiseCopyable, @unchecked Sendable {
         head.initialize(to: self)
     }
 
+    /// Adds the slice to the current window. Thread: audio.
+    @inline(__always)
+    func observe(_ slice: ObservedSlice) { accumulate(slice.bus, frameCount: slice.frameCount) }
+
     /// Adds `frameCount` frames of `bus` from `offset` to the current window.
     /// Thread: audio (one thread at a time).
     @inline(__always)
@@ -146,7 +150,6 @@ extension MeterBanks {
     @_noAllocation @_noLocks
     #endif
     static func observe(_ state: UnsafeMutableRawPointer, _ slice: UnsafeRawPointer) {
-        let slice = slice.assumingMemoryBound(to: ObservedSlice.self).pointee
-        state.assumingMemoryBound(to: MeterBanks.self).pointee.accumulate(slice.bus, frameCount: slice.frameCount)
+        observeSlice(state, slice)
     }
 }

@@ -21,7 +21,7 @@ struct RecorderShared: ~Copyable {
 /// observer: meters the bus and, while recording, copies the frames inside the take's
 /// window into the ring. Plain memory that the recorder makes in `init` and frees in
 /// `deinit`. Thread: audio (the rendering thread between cycles for offline waits).
-struct RecorderKernel {
+struct RecorderKernel: SliceObserving {
     let shared: UnsafeMutablePointer<RecorderShared>
     let events: SPSCRingEnd<RecorderEvent>
     let meter: MeterBanks
@@ -38,6 +38,12 @@ struct RecorderKernel {
         self.shared = shared
         self.events = events
         self.meter = meter
+    }
+
+    /// Thread: audio.
+    @inline(__always)
+    mutating func observe(_ slice: ObservedSlice) {
+        capture(slice.bus, frameCount: slice.frameCount, timeStamp: slice.timeStamp)
     }
 
     /// Thread: audio.
@@ -106,8 +112,6 @@ extension RecorderKernel {
     @_noAllocation @_noLocks
     #endif
     static func observe(_ state: UnsafeMutableRawPointer, _ slice: UnsafeRawPointer) {
-        let slice = slice.assumingMemoryBound(to: ObservedSlice.self).pointee
-        state.assumingMemoryBound(to: RecorderKernel.self).pointee
-            .capture(slice.bus, frameCount: slice.frameCount, timeStamp: slice.timeStamp)
+        observeSlice(state, slice)
     }
 }

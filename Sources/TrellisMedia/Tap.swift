@@ -79,7 +79,7 @@ public final class Tap: BusObserver, OfflineStreaming, @unchecked Sendable {
 
     /// Taps a slice outside a program. Thread: audio.
     public func observe(_ bus: AudioBuffers, frameCount: Int, timeStamp: AudioTimeStamp) {
-        kernel.pointee.observe(bus, frameCount: frameCount, timeStamp: timeStamp)
+        kernel.pointee.observe(ObservedSlice(bus: bus, frameCount: frameCount, timeStamp: timeStamp))
     }
 
     /// Waits until the ring has room for `frameCount` more frames. Thread: the rendering

@@ -5,7 +5,7 @@ import TrellisEngine
 /// The render side of a `Tap`: copies the watched bus into the ring's slots, a slot
 /// at a time, and counts what a full ring drops. Plain memory that the tap makes and
 /// frees. Thread: audio (and the rendering thread between cycles, for offline waits).
-struct TapKernel {
+struct TapKernel: SliceObserving {
     let ring: FrameRing
     let bufferSize: Int
     let channelCount: Int
@@ -24,7 +24,8 @@ struct TapKernel {
 
     /// Thread: audio.
     @inline(__always)
-    mutating func observe(_ bus: AudioBuffers, frameCount: Int, timeStamp: AudioTimeStamp) {
+    mutating func observe(_ slice: ObservedSlice) {
+        let (bus, frameCount, timeStamp) = (slice.bus, slice.frameCount, slice.timeStamp)
         var offset = 0
         while offset < frameCount {
             if slot < 0 {
@@ -77,8 +78,6 @@ extension TapKernel {
     @_noAllocation @_noLocks
     #endif
     static func observe(_ state: UnsafeMutableRawPointer, _ slice: UnsafeRawPointer) {
-        let slice = slice.assumingMemoryBound(to: ObservedSlice.self).pointee
-        state.assumingMemoryBound(to: TapKernel.self).pointee
-            .observe(slice.bus, frameCount: slice.frameCount, timeStamp: slice.timeStamp)
+        observeSlice(state, slice)
     }
 }
