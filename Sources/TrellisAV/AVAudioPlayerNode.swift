@@ -46,6 +46,7 @@ public final class AVAudioPlayerNode: AVAudioNode, @unchecked Sendable {
 
     public init() {
         super.init(unit: ScheduledPlayerUnit(channels: 2))
+        playerUnit.node = self
     }
 
     // MARK: - Scheduling

@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
 import TrellisCore
+import TrellisEngine
 
 /// The unit under `AVAudioPlayerNode`: no input, one output, a kernel playing the regions
 /// the node queues. It owns the queue, the clock and both rings for its whole life.
@@ -26,6 +27,9 @@ final class ScheduledPlayerUnit: AudioUnitBase, @unchecked Sendable {
     /// What `rateMemory` is taken from: made with it, dropped with the render resources.
     private var rateArena: Arena?
     private var followed: RateRequest?
+    /// The node that schedules into this unit, which an offline render waits on (see
+    /// `waitForStreaming`).
+    weak var node: AVAudioPlayerNode?
 
     init(channels: Int) {
         regions = memory.take(PlayerQueue.capacity)
@@ -118,4 +122,11 @@ extension ScheduledPlayerUnit: RateSource {
         body()
         rate.pointee.controlHolds.store(false, ordering: .releasing)
     }
+}
+
+extension ScheduledPlayerUnit: OfflineStreaming {
+    /// An offline render finds its units in the plan, so the unit answers for its node:
+    /// before each slice the node reads its files far enough ahead, instead of the render
+    /// outrunning the schedule's timer.
+    func waitForStreaming(frameCount: Int) { node?.waitForStreaming(frameCount: frameCount) }
 }

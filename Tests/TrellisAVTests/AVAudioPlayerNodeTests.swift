@@ -178,6 +178,33 @@ struct AVAudioPlayerNodeTests {
         #expect(file.framePosition == 17)
     }
 
+    @Test("offline, each slice reads the file ahead itself: a segment plays whole while a slow completion handler holds up the player's queue")
+    func offlineReadsAheadPerSlice() throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/noise.wav"
+        let made = try runCapped("/usr/bin/sox", ["-n", "-r", "48000", "-b", "32", "-e", "floating-point", "-c", "1", path, "synth", "3", "whitenoise", "gain", "-6"],
+                                 addressSpace: 1 << 31, deadline: 60)
+        #expect(made.exited && made.status == 0)
+        let file = try AVAudioFile(forReading: URL(fileURLWithPath: path))
+        let all = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(file.length))!
+        try file.read(into: all)
+        let (engine, player) = try playerEngine()
+        defer { engine.stop() }
+        // The handler of the first buffer blocks the queue the player's own timer runs on
+        // until the render is done.
+        let release = DispatchSemaphore(value: 0)
+        player.scheduleBuffer(buffer([0.5]), at: nil, options: [], completionCallbackType: .dataConsumed) { _ in
+            _ = release.wait(timeout: .now() + 30)
+        }
+        player.scheduleSegment(file, startingFrame: 0, frameCount: 120_000, at: nil)
+        player.play()
+        let heard = try render(engine, 120_001)
+        release.signal()
+        #expect(heard[0] == 0.5)
+        #expect(Array(heard[1...120_000]) == Array(UnsafeBufferPointer(start: all.floatChannelData![0], count: 120_000)))
+    }
+
     @Test("a file at another rate is converted to the engine's: a 1 kHz tone at 44.1 kHz plays at 1 kHz and lasts as long")
     func fileAtAnotherRate() throws {
         let folder = try temporaryFolder()
