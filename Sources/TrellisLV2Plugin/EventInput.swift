@@ -4,7 +4,7 @@ import TrellisCore
 /// The plugin's atom input, read in `run`: MIDI becomes the kernel's events at their
 /// frames, and a `patch:Set` of the content property (the sampler's bank) becomes a
 /// request to the host's worker, which loads it (`ContentLoader`). Plain memory made at
-/// instantiation, one owner (`RunState`). Thread: audio, but for `init` and `deallocate`.
+/// instantiation in the instance's arena. Thread: audio, but for `init`.
 ///
 /// A sequence is an atom (`size`, `type`), a body header (`unit`, `pad`), then events,
 /// each a 64-bit frame time and an atom, padded to 8 bytes. A `patch:Set` is an object

@@ -19,8 +19,8 @@ struct RecorderShared: ~Copyable {
 
 /// The render side of a `FileRecorder`, as a unit (passing its input through) and as an
 /// observer: meters the bus and, while recording, copies the frames inside the take's
-/// window into the ring. Plain memory that the recorder makes in `init` and frees in
-/// `deinit`. Thread: audio (the rendering thread between cycles for offline waits).
+/// window into the ring. Plain memory in the recorder's arena, made in `init`.
+/// Thread: audio (the rendering thread between cycles for offline waits).
 struct RecorderKernel: SliceObserving {
     let shared: UnsafeMutablePointer<RecorderShared>
     let events: SPSCRingEnd<RecorderEvent>

@@ -1,7 +1,7 @@
 import TrellisCore
 
 /// Converter's real-time half: each output channel copies, averages or silences input
-/// channels as the unit's table says. The unit allocates and frees the table. Thread:
+/// channels as the unit's table says, which is in the kernel storage's arena. Thread:
 /// audio.
 struct ConverterKernel: UnitKernel {
     /// Per output channel: an input channel, `ChannelMap.silence` or `ChannelMap.mixAll`.

@@ -1,7 +1,7 @@
 import TrellisCore
 
-/// Delay's real-time half. The unit allocates the delay lines and the low-pass states
-/// and frees them. Thread: audio, or the control side while no program runs it.
+/// Delay's real-time half. The delay lines and the low-pass states come from the kernel
+/// storage's arena. Thread: audio, or the control side while no program runs it.
 struct DelayKernel: UnitKernel {
     let sampleRate: Double
     let channels: Int

@@ -3,8 +3,8 @@ import TrellisCore
 /// Distortion's real-time half. Each channel is raised to 8× its rate (`Oversampler`),
 /// shaped there (`DistortionShaper`), brought down again, tilted by the tone control and
 /// mixed with the dry input, which waits in a delay line as long as the oversampler takes,
-/// so the two stay aligned. The unit allocates `oversamplers`, `shapers`, `dryLines` and
-/// `tiltStates` (one of each a channel) and frees them. Thread: audio, or the control
+/// so the two stay aligned. `oversamplers`, `shapers`, `dryLines` and `tiltStates` (one of
+/// each a channel) come from the kernel storage's arena. Thread: audio, or the control
 /// side while no program runs it.
 struct DistortionKernel: UnitKernel {
     let sampleRate: Double

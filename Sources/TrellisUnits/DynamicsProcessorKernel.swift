@@ -5,8 +5,8 @@ import TrellisCore
 /// dB, the static curve gives the reduction it asks for, and the reduction is smoothed
 /// in dB with the attack time while it grows and the release time while it shrinks, so
 /// each reaches 63 % of a step in its time constant. Linked, one reduction follows the
-/// loudest channel and applies to all; unlinked, each channel has its own. The unit
-/// allocates `envelopes` (one a channel) and frees it. Thread: audio, or the control
+/// loudest channel and applies to all; unlinked, each channel has its own. `envelopes`
+/// (one a channel) come from the kernel storage's arena. Thread: audio, or the control
 /// side while no program runs it.
 struct DynamicsProcessorKernel: UnitKernel {
     let sampleRate: Double

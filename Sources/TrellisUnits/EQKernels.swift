@@ -1,7 +1,7 @@
 import TrellisCore
 
 /// The real-time halves of the parametric, graphic and iPod EQs: a `BiquadEQEngine`
-/// whose memory the unit allocates and frees, and the little state each adds. Thread:
+/// whose memory is in the kernel storage's arena, and the little state each adds. Thread:
 /// audio, or the control side while no program runs the kernel.
 
 /// ParametricEQ's kernel: parameter 0 is the output gain, then five per band (type,

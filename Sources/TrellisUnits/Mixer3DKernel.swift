@@ -1,7 +1,7 @@
 import TrellisCore
 
 /// Mixer3D's real-time half: every input's speaker gains, recomputed when a parameter
-/// changes and glided to. The unit allocates and frees the tables. Thread: audio, or the
+/// changes and glided to. The tables are in the kernel storage's arena. Thread: audio, or the
 /// control side while no program runs it.
 struct Mixer3DKernel: UnitKernel {
     /// Global parameters (model, reference, maximum distance, rolloff), then per input.

@@ -13,7 +13,7 @@ struct MixerInput {
     var gainRight: Float = 0
 }
 
-/// MultichannelMixer's real-time half. The unit allocates and frees the input table;
+/// MultichannelMixer's real-time half. The input table is in the kernel storage's arena;
 /// meters go to the unit's values. Thread: audio, or the control side while no program
 /// runs it.
 struct MultichannelMixerKernel: UnitKernel {

@@ -1,7 +1,7 @@
 import TrellisCore
 
-/// PeakLimiter's real-time half. The unit allocates the delay lines, the moving
-/// average's window and the sliding minimum, and frees them. Thread: audio, or the
+/// PeakLimiter's real-time half. The delay lines, the moving average's window and the
+/// sliding minimum come from the kernel storage's arena. Thread: audio, or the
 /// control side while no program runs it.
 struct PeakLimiterKernel: UnitKernel {
     let sampleRate: Double

@@ -15,8 +15,8 @@ import TrellisCore
 /// The work goes in runs of up to `longestRun` frames, none longer than the shortest
 /// delay, so a run reads only what earlier runs wrote: the input through the pre-delay and
 /// the diffusers for the whole run, then the lines four frames at a time (`mixLines`),
-/// then the output. The unit allocates `memory` (lines, diffusers, pre-delay, scratch) and
-/// `lines`, and frees them.
+/// then the output. `memory` (lines, diffusers, pre-delay, scratch) and `lines` come from
+/// the kernel storage's arena.
 /// Thread: audio, or the control side while no program runs it.
 struct ReverbKernel: UnitKernel {
     static let lineCount = 8
