@@ -12,7 +12,7 @@ final class PortPattern {
         if code != 0 {
             var buffer = [CChar](repeating: 0, count: 256)
             regerror(code, &expression, &buffer, 256)
-            throw .invalidPattern(text, reason: String(cString: buffer))
+            throw .invalidPattern(text, reason: buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
         }
     }
 
