@@ -32,6 +32,19 @@ private func buffer(_ samples: [Float]) -> AVAudioPCMBuffer {
     return buffer
 }
 
+/// Three seconds of mono white noise at 48 kHz that sox writes into `folder`, opened,
+/// and all of it read.
+private func noiseFile(in folder: String) throws -> (AVAudioFile, AVAudioPCMBuffer) {
+    let path = folder + "/noise.wav"
+    let made = try runCapped("/usr/bin/sox", ["-n", "-r", "48000", "-b", "32", "-e", "floating-point", "-c", "1", path, "synth", "3", "whitenoise", "gain", "-6"],
+                             addressSpace: 1 << 31, deadline: 60)
+    #expect(made.exited && made.status == 0)
+    let file = try AVAudioFile(forReading: URL(fileURLWithPath: path))
+    let all = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(file.length))!
+    try file.read(into: all)
+    return (file, all)
+}
+
 /// Waits up to five seconds for `condition`.
 private func eventually(_ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(5)
@@ -155,13 +168,7 @@ struct AVAudioPlayerNodeTests {
     func segmentOfFile() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/noise.wav"
-        let made = try runCapped("/usr/bin/sox", ["-n", "-r", "48000", "-b", "32", "-e", "floating-point", "-c", "1", path, "synth", "3", "whitenoise", "gain", "-6"],
-                                 addressSpace: 1 << 31, deadline: 60)
-        #expect(made.exited && made.status == 0)
-        let file = try AVAudioFile(forReading: URL(fileURLWithPath: path))
-        let all = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(file.length))!
-        try file.read(into: all)
+        let (file, all) = try noiseFile(in: folder)
         file.framePosition = 17
         let (engine, player) = try playerEngine()
         defer { engine.stop() }
@@ -182,13 +189,7 @@ struct AVAudioPlayerNodeTests {
     func offlineReadsAheadPerSlice() throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/noise.wav"
-        let made = try runCapped("/usr/bin/sox", ["-n", "-r", "48000", "-b", "32", "-e", "floating-point", "-c", "1", path, "synth", "3", "whitenoise", "gain", "-6"],
-                                 addressSpace: 1 << 31, deadline: 60)
-        #expect(made.exited && made.status == 0)
-        let file = try AVAudioFile(forReading: URL(fileURLWithPath: path))
-        let all = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(file.length))!
-        try file.read(into: all)
+        let (file, all) = try noiseFile(in: folder)
         let (engine, player) = try playerEngine()
         defer { engine.stop() }
         // The handler of the first buffer blocks the queue the player's own timer runs on
